@@ -1,0 +1,287 @@
+//! Slice kernels: the mpn layer.
+//!
+//! Every multi-precision operation in this crate bottoms out in one of these
+//! functions. They work on little-endian slices of [`Limb`]s, are constant time
+//! in the *values* of their operands (lengths are public), and are the only
+//! place that would ever know about the CPU: the assembly issue replaces them
+//! one at a time behind the same contracts.
+//!
+//! # Contracts
+//! Each function states the lengths it expects. A length that breaks the
+//! contract is a bug in the calling code, not bad input, and panics; the
+//! public integer types never let caller data reach a kernel with the wrong
+//! lengths.
+
+use crate::Limb;
+
+/// `a + b + carry`, returning `(sum, carry_out)`; `carry` must be 0 or 1.
+#[inline(always)]
+pub const fn adc(a: Limb, b: Limb, carry: Limb) -> (Limb, Limb) {
+    let t = a as u128 + b as u128 + carry as u128;
+    (t as Limb, (t >> Limb::BITS) as Limb)
+}
+
+/// `a - b - borrow`, returning `(difference, borrow_out)`; `borrow` must be 0 or 1.
+#[inline(always)]
+pub const fn sbb(a: Limb, b: Limb, borrow: Limb) -> (Limb, Limb) {
+    let t = (a as u128).wrapping_sub(b as u128 + borrow as u128);
+    (t as Limb, (t >> (2 * Limb::BITS - 1)) as Limb)
+}
+
+/// `acc + a * b + carry`, returning `(low, high)`. Never overflows 128 bits.
+#[inline(always)]
+pub const fn mac(acc: Limb, a: Limb, b: Limb, carry: Limb) -> (Limb, Limb) {
+    let t = acc as u128 + (a as u128) * (b as u128) + carry as u128;
+    (t as Limb, (t >> Limb::BITS) as Limb)
+}
+
+/// An all-ones mask when `bit` is 1, zero when it is 0; `bit` must be 0 or 1.
+#[inline(always)]
+pub const fn mask_from_bit(bit: Limb) -> Limb {
+    bit.wrapping_neg()
+}
+
+/// `r = a + b`; returns the carry (0 or 1). All three have the same length.
+#[inline]
+pub fn add_n(r: &mut [Limb], a: &[Limb], b: &[Limb]) -> Limb {
+    assert!(r.len() == a.len() && a.len() == b.len());
+    let mut carry = 0;
+    for i in 0..r.len() {
+        (r[i], carry) = adc(a[i], b[i], carry);
+    }
+    carry
+}
+
+/// `r += b`; returns the carry. `r` and `b` have the same length.
+#[inline]
+pub fn add_assign(r: &mut [Limb], b: &[Limb]) -> Limb {
+    assert_eq!(r.len(), b.len());
+    let mut carry = 0;
+    for (ri, &bi) in r.iter_mut().zip(b) {
+        (*ri, carry) = adc(*ri, bi, carry);
+    }
+    carry
+}
+
+/// `r += c` for a single limb `c`, propagating through all of `r` (constant
+/// time: every limb is touched); returns the carry.
+#[inline]
+pub fn add_limb_assign(r: &mut [Limb], c: Limb) -> Limb {
+    let mut carry = c;
+    for ri in r.iter_mut() {
+        (*ri, carry) = adc(*ri, carry, 0);
+    }
+    carry
+}
+
+/// `r = a - b`; returns the borrow (0 or 1). All three have the same length.
+#[inline]
+pub fn sub_n(r: &mut [Limb], a: &[Limb], b: &[Limb]) -> Limb {
+    assert!(r.len() == a.len() && a.len() == b.len());
+    let mut borrow = 0;
+    for i in 0..r.len() {
+        (r[i], borrow) = sbb(a[i], b[i], borrow);
+    }
+    borrow
+}
+
+/// `r -= b`; returns the borrow. `r` and `b` have the same length.
+#[inline]
+pub fn sub_assign(r: &mut [Limb], b: &[Limb]) -> Limb {
+    assert_eq!(r.len(), b.len());
+    let mut borrow = 0;
+    for (ri, &bi) in r.iter_mut().zip(b) {
+        (*ri, borrow) = sbb(*ri, bi, borrow);
+    }
+    borrow
+}
+
+/// `r -= c` for a single limb, through all of `r`; returns the borrow.
+#[inline]
+pub fn sub_limb_assign(r: &mut [Limb], c: Limb) -> Limb {
+    let mut borrow = c;
+    for ri in r.iter_mut() {
+        (*ri, borrow) = sbb(*ri, borrow, 0);
+    }
+    borrow
+}
+
+/// `r += b & mask`: adds `b` when `mask` is all ones, nothing when it is zero,
+/// in the same time either way. Returns the carry (0 when `mask` is zero).
+#[inline]
+pub fn cnd_add_assign(r: &mut [Limb], b: &[Limb], mask: Limb) -> Limb {
+    assert_eq!(r.len(), b.len());
+    let mut carry = 0;
+    for (ri, &bi) in r.iter_mut().zip(b) {
+        (*ri, carry) = adc(*ri, bi & mask, carry);
+    }
+    carry
+}
+
+/// `r -= b & mask`, constant time; returns the borrow.
+#[inline]
+pub fn cnd_sub_assign(r: &mut [Limb], b: &[Limb], mask: Limb) -> Limb {
+    assert_eq!(r.len(), b.len());
+    let mut borrow = 0;
+    for (ri, &bi) in r.iter_mut().zip(b) {
+        (*ri, borrow) = sbb(*ri, bi & mask, borrow);
+    }
+    borrow
+}
+
+/// `r = a * b` for a single limb `b`; returns the high limb. `r.len() == a.len()`.
+#[inline]
+pub fn mul_1(r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
+    assert_eq!(r.len(), a.len());
+    let mut carry = 0;
+    for (ri, &ai) in r.iter_mut().zip(a) {
+        (*ri, carry) = mac(0, ai, b, carry);
+    }
+    carry
+}
+
+/// `r += a * b` for a single limb `b`; returns the high limb.
+/// `r.len() == a.len()`.
+#[inline]
+pub fn addmul_1(r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
+    assert_eq!(r.len(), a.len());
+    let mut carry = 0;
+    for (ri, &ai) in r.iter_mut().zip(a) {
+        (*ri, carry) = mac(*ri, ai, b, carry);
+    }
+    carry
+}
+
+/// `r -= a * b` for a single limb `b`; returns the limb to subtract from the
+/// next position up (the "borrow limb"). `r.len() == a.len()`.
+#[inline]
+pub fn submul_1(r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
+    assert_eq!(r.len(), a.len());
+    let mut carry = 0;
+    for (ri, &ai) in r.iter_mut().zip(a) {
+        let (lo, hi) = mac(0, ai, b, carry);
+        let (d, borrow) = sbb(*ri, lo, 0);
+        *ri = d;
+        carry = hi + borrow;
+    }
+    carry
+}
+
+/// Schoolbook product `r = a * b`. `r.len() == a.len() + b.len()`; `a` and `b`
+/// may have different lengths (both non-empty).
+pub fn mul(r: &mut [Limb], a: &[Limb], b: &[Limb]) {
+    assert!(!a.is_empty() && !b.is_empty() && r.len() == a.len() + b.len());
+    let n = a.len();
+    r[n] = mul_1(&mut r[..n], a, b[0]);
+    for (j, &bj) in b.iter().enumerate().skip(1) {
+        r[n + j] = addmul_1(&mut r[j..j + n], a, bj);
+    }
+}
+
+/// Dedicated squaring `r = a * a`, `r.len() == 2 * a.len()`, `a` non-empty.
+///
+/// Computes each off-diagonal product `a[i] * a[j]` (i < j) once, doubles the
+/// sum with a one-bit shift, then adds the diagonal squares: about half the
+/// limb products of [`mul`].
+pub fn sqr(r: &mut [Limb], a: &[Limb]) {
+    let n = a.len();
+    assert!(n > 0 && r.len() == 2 * n);
+    r.fill(0);
+    // Off-diagonal triangle: row i adds a[i] * a[i+1..] at position 2i+1.
+    for i in 0..n.saturating_sub(1) {
+        let row = &mut r[2 * i + 1..i + n];
+        r[i + n] = addmul_1(row, &a[i + 1..], a[i]);
+    }
+    // Double it.
+    let mut top = 0;
+    for limb in r.iter_mut() {
+        let next = *limb >> (Limb::BITS - 1);
+        *limb = (*limb << 1) | top;
+        top = next;
+    }
+    // Add the squares on the diagonal.
+    let mut carry = 0;
+    for i in 0..n {
+        let (lo, hi) = mac(0, a[i], a[i], 0);
+        (r[2 * i], carry) = adc(r[2 * i], lo, carry);
+        (r[2 * i + 1], carry) = adc(r[2 * i + 1], hi, carry);
+    }
+}
+
+/// Montgomery multiplication (CIOS): `r = a * b * R^-1 mod m`, fully reduced,
+/// where `R = 2^(64 n)`.
+///
+/// Requires `n = m.len() = a.len() = b.len() = r.len() > 0`, `m` odd,
+/// `m_inv = -m^-1 mod 2^64`, and `a * b < m * R` (true when either input is
+/// below `m`). The output is then below `m`.
+pub fn mont_mul(r: &mut [Limb], a: &[Limb], b: &[Limb], m: &[Limb], m_inv: Limb) {
+    let n = m.len();
+    assert!(n > 0 && r.len() == n && a.len() == n && b.len() == n);
+    r.fill(0);
+    // The accumulator is r[0..n] plus two overflow limbs kept in registers.
+    let mut hi: Limb = 0;
+    for &bi in b {
+        let c = addmul_1(r, a, bi);
+        let (s, c2) = adc(hi, c, 0);
+        // q makes r[0] + q*m[0] divisible by 2^64; the division is a shift.
+        let q = r[0].wrapping_mul(m_inv);
+        let (_, mut carry) = mac(r[0], m[0], q, 0);
+        for j in 1..n {
+            (r[j - 1], carry) = mac(r[j], m[j], q, carry);
+        }
+        let (s, c3) = adc(s, carry, 0);
+        r[n - 1] = s;
+        hi = c2 + c3;
+    }
+    final_subtract(r, hi, m);
+}
+
+/// Montgomery squaring: `r = a^2 * R^-1 mod m` via [`sqr`] and [`mont_redc`].
+///
+/// Same requirements as [`mont_mul`] with `a < m`, plus a scratch slice of
+/// `2 n` limbs.
+pub fn mont_sqr(r: &mut [Limb], a: &[Limb], m: &[Limb], m_inv: Limb, scratch: &mut [Limb]) {
+    let n = m.len();
+    assert!(scratch.len() == 2 * n);
+    sqr(scratch, a);
+    mont_redc(r, scratch, m, m_inv);
+}
+
+/// Montgomery reduction: `r = t * R^-1 mod m`, fully reduced.
+///
+/// `t` has `2 n` limbs, holds a value below `m * R`, and is destroyed;
+/// `r` and `m` have `n` limbs, `m` odd, `m_inv = -m^-1 mod 2^64`.
+pub fn mont_redc(r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
+    let n = m.len();
+    assert!(n > 0 && r.len() == n && t.len() == 2 * n);
+    let mut hi = 0;
+    for i in 0..n {
+        let q = t[i].wrapping_mul(m_inv);
+        let c = addmul_1(&mut t[i..i + n], m, q);
+        (t[i + n], hi) = adc(t[i + n], c, hi);
+    }
+    r.copy_from_slice(&t[n..]);
+    final_subtract(r, hi, m);
+}
+
+/// Brings `(hi : r)`, known to be below `2 m`, into `[0, m)` with one
+/// constant-time conditional subtraction.
+#[inline]
+fn final_subtract(r: &mut [Limb], hi: Limb, m: &[Limb]) {
+    let borrow = sub_assign(r, m);
+    // Keep the difference unless it went negative without an overflow limb.
+    let undo = borrow & !hi & 1;
+    cnd_add_assign(r, m, mask_from_bit(undo));
+}
+
+/// `-m^-1 mod 2^64` for odd `m0`, by Newton iteration (each step doubles the
+/// number of correct low bits: 1, 2, 4, …, 64).
+pub const fn mont_inverse_limb(m0: Limb) -> Limb {
+    let mut inv: Limb = 1;
+    let mut i = 0;
+    while i < 6 {
+        inv = inv.wrapping_mul(2u64.wrapping_sub(m0.wrapping_mul(inv)));
+        i += 1;
+    }
+    inv.wrapping_neg()
+}

@@ -1,0 +1,60 @@
+//! Constant-time multi-precision arithmetic for public-key cryptography.
+//!
+//! - [`kernels`]: the slice kernels (add, sub, `mul_1`/`addmul_1`/`submul_1`,
+//!   schoolbook multiplication, dedicated squaring, Montgomery
+//!   multiply/square/reduce). Everything else is built on them.
+//! - [`Uint<LIMBS>`]: fixed width, `Copy`, on the stack, with aliases
+//!   [`U256`] … [`U8192`]; [`BoxedUint`] (feature `alloc`): width chosen at
+//!   run time. Both get their arithmetic from the one [`Unsigned`] trait.
+//! - [`MontyParams`]/[`MontyForm`]: Montgomery arithmetic and constant-time
+//!   exponentiation modulo an odd modulus, for either type.
+//!
+//! # Constant time
+//! Every function is constant time in the values it is given — no branch or
+//! memory index depends on them — unless its name ends in `_vartime`, which
+//! is for public values only. Widths (limb counts) are always public, and so
+//! is the `exp_bits` given to [`MontyParams::pow_bounded`]. Errors reveal
+//! only what they report (for example that a modulus is even).
+//!
+//! ```
+//! use numcrypt_limbs::{MontyParams, U256, Unsigned};
+//!
+//! let m: U256 = "0xffffffff00000001000000000000000000000000ffffffffffffffffffffffff".parse()?;
+//! let params = MontyParams::new(m)?;
+//! let base = params.to_monty(&U256::from_u64(3));
+//! let exp = m.wrapping_sub(&U256::from_u64(1));
+//! // Fermat: 3^(m-1) = 1 for the prime m.
+//! assert_eq!(params.from_monty(&params.pow(&base, &exp)), U256::ONE);
+//! # Ok::<(), numcrypt_limbs::Error>(())
+//! ```
+#![no_std]
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
+mod algorithms;
+#[cfg(feature = "alloc")]
+mod boxed;
+mod ct;
+mod error;
+pub mod kernels;
+mod monty;
+#[cfg(feature = "rand_core")]
+mod random;
+mod uint;
+mod unsigned;
+
+#[cfg(feature = "alloc")]
+pub use boxed::BoxedUint;
+pub use error::Error;
+pub use monty::{MontyForm, MontyParams};
+pub use uint::*;
+pub use unsigned::Unsigned;
+
+/// A machine word of a multi-precision integer, least significant first.
+pub type Limb = u64;
+
+pub use subtle;
+#[cfg(feature = "rand_core")]
+pub use rand_core;

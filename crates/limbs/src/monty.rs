@@ -1,0 +1,211 @@
+//! Montgomery arithmetic modulo an odd `m`: parameters, elements and
+//! exponentiation, for every [`Unsigned`] width.
+
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroize;
+
+use crate::algorithms::pow::{self, MontyCtx, POW_SCRATCH_MULTIPLE};
+use crate::algorithms::{div, modular};
+use crate::{Error, Limb, Unsigned, kernels};
+
+/// Precomputed constants for arithmetic modulo an odd `m > 1` in Montgomery
+/// form (`x` is held as `x·R mod m`, `R = 2^width`).
+///
+/// Construction is constant time in the modulus (a secret prime factor is a
+/// fine modulus); it reveals only the width and whether the modulus is valid.
+#[derive(Clone, Debug)]
+pub struct MontyParams<U> {
+    modulus: U,
+    /// `R mod m`: the Montgomery form of 1.
+    one: U,
+    /// `R^2 mod m`: multiplying by it converts into Montgomery form.
+    r2: U,
+    /// `-m^-1 mod 2^64`.
+    m_inv: Limb,
+}
+
+/// A residue in Montgomery form, made by (and only meaningful with) the
+/// [`MontyParams`] that created it. Always fully reduced, below the modulus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MontyForm<U>(U);
+
+impl<U: Unsigned> MontyForm<U> {
+    /// The raw Montgomery representation `x·R mod m`.
+    pub fn as_montgomery(&self) -> &U {
+        &self.0
+    }
+}
+
+impl<U: Unsigned> ConstantTimeEq for MontyForm<U> {
+    fn ct_eq(&self, other: &Self) -> Choice {
+        self.0.ct_eq_value(&other.0)
+    }
+}
+
+impl<U: Unsigned + Copy + ConditionallySelectable> ConditionallySelectable for MontyForm<U> {
+    fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
+        MontyForm(U::conditional_select(&a.0, &b.0, choice))
+    }
+}
+
+impl<U: Unsigned> Zeroize for MontyForm<U> {
+    fn zeroize(&mut self) {
+        self.0.as_mut().zeroize();
+    }
+}
+
+impl<U: Unsigned> MontyParams<U> {
+    /// Parameters for the odd modulus `modulus > 1`.
+    ///
+    /// Errors: [`Error::DivisionByZero`] for 0, [`Error::ModulusTooSmall`]
+    /// for 1, [`Error::EvenModulus`] for an even modulus.
+    pub fn new(modulus: U) -> Result<Self, Error> {
+        if bool::from(modulus.is_zero()) {
+            return Err(Error::DivisionByZero);
+        }
+        if !bool::from(modulus.is_odd()) {
+            return Err(Error::EvenModulus);
+        }
+        if bool::from(modulus.ct_eq_value(&modulus.from_u64_like(1))) {
+            return Err(Error::ModulusTooSmall);
+        }
+        let m = modulus.as_ref();
+        let n = m.len();
+        let m_inv = kernels::mont_inverse_limb(m[0]);
+
+        // R mod m = (R - m) mod m, and R - m is m's two's complement.
+        let mut one = modulus.zero_like();
+        let neg_m = modulus.wrapping_neg();
+        div::div_rem_ct(None, one.as_mut(), neg_m.as_ref(), m);
+
+        // R^2 mod m = (2R)^(64n) in Montgomery arithmetic: 2^(64n)·R = R·R.
+        let mut two = one.clone();
+        modular::add_mod(two.as_mut(), one.as_ref(), m);
+        let mut r2 = modulus.zero_like();
+        let exponent = modulus.from_u64_like(n as u64 * Limb::BITS as u64);
+        modulus.with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
+            let ctx = MontyCtx { m, m_inv, one: one.as_ref() };
+            pow::pow_vartime(r2.as_mut(), two.as_ref(), exponent.as_ref(), &ctx, scratch);
+        });
+        Ok(Self { modulus, one, r2, m_inv })
+    }
+
+    /// The modulus.
+    pub fn modulus(&self) -> &U {
+        &self.modulus
+    }
+
+    fn ctx(&self) -> MontyCtx<'_> {
+        MontyCtx { m: self.modulus.as_ref(), m_inv: self.m_inv, one: self.one.as_ref() }
+    }
+
+    /// The Montgomery form of 1.
+    pub fn one(&self) -> MontyForm<U> {
+        MontyForm(self.one.clone())
+    }
+
+    /// The Montgomery form of 0.
+    pub fn zero(&self) -> MontyForm<U> {
+        MontyForm(self.modulus.zero_like())
+    }
+
+    /// Converts any `x` (of any width; it is reduced) into Montgomery form.
+    pub fn to_monty(&self, x: &U) -> MontyForm<U> {
+        let n = self.modulus.nlimbs();
+        let mut out = self.modulus.zero_like();
+        self.modulus.with_scratch::<1, _>(n, |reduced| {
+            if x.nlimbs() <= n {
+                // Montgomery multiplication accepts any first operand below R.
+                reduced[..x.nlimbs()].copy_from_slice(x.as_ref());
+            } else {
+                div::div_rem_ct(None, reduced, x.as_ref(), self.modulus.as_ref());
+            }
+            kernels::mont_mul(out.as_mut(), reduced, self.r2.as_ref(), self.modulus.as_ref(), self.m_inv);
+        });
+        MontyForm(out)
+    }
+
+    /// Converts out of Montgomery form: the residue in `[0, m)`.
+    pub fn from_monty(&self, x: &MontyForm<U>) -> U {
+        let mut out = self.modulus.zero_like();
+        let one = self.modulus.from_u64_like(1);
+        kernels::mont_mul(out.as_mut(), x.0.as_ref(), one.as_ref(), self.modulus.as_ref(), self.m_inv);
+        out
+    }
+
+    /// `a · b`.
+    pub fn mul(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> MontyForm<U> {
+        let mut out = self.modulus.zero_like();
+        kernels::mont_mul(out.as_mut(), a.0.as_ref(), b.0.as_ref(), self.modulus.as_ref(), self.m_inv);
+        MontyForm(out)
+    }
+
+    /// `a²`, through the dedicated squaring kernel.
+    pub fn square(&self, a: &MontyForm<U>) -> MontyForm<U> {
+        let mut out = self.modulus.zero_like();
+        let n = self.modulus.nlimbs();
+        self.modulus.with_scratch::<2, _>(n, |wide| {
+            kernels::mont_sqr(out.as_mut(), a.0.as_ref(), self.modulus.as_ref(), self.m_inv, wide);
+        });
+        MontyForm(out)
+    }
+
+    /// `a + b`.
+    pub fn add(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> MontyForm<U> {
+        let mut out = a.0.clone();
+        modular::add_mod(out.as_mut(), b.0.as_ref(), self.modulus.as_ref());
+        MontyForm(out)
+    }
+
+    /// `a - b`.
+    pub fn sub(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> MontyForm<U> {
+        let mut out = a.0.clone();
+        modular::sub_mod(out.as_mut(), b.0.as_ref(), self.modulus.as_ref());
+        MontyForm(out)
+    }
+
+    /// `-a`.
+    pub fn neg(&self, a: &MontyForm<U>) -> MontyForm<U> {
+        let mut out = a.0.clone();
+        modular::neg_mod(out.as_mut(), self.modulus.as_ref());
+        MontyForm(out)
+    }
+
+    /// `a^-1` in constant time, or [`Error::NotInvertible`].
+    pub fn invert(&self, a: &MontyForm<U>) -> Result<MontyForm<U>, Error> {
+        // (aR)^-1 = a^-1 R^-1; two multiplications by R^2 give a^-1 R.
+        let inv = a.0.inv_mod(&self.modulus)?;
+        let once = self.mul(&MontyForm(inv), &MontyForm(self.r2.clone()));
+        Ok(self.mul(&once, &MontyForm(self.r2.clone())))
+    }
+
+    /// `base^exp` in constant time, over the full width of `exp`: the time
+    /// depends on the widths only.
+    pub fn pow(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {
+        let bits = exp.as_ref().len() as u32 * Limb::BITS;
+        self.pow_bounded(base, exp, bits)
+    }
+
+    /// `base^e` in constant time, where `e` is the low `exp_bits` bits of
+    /// `exp`: the time depends on `exp_bits` (public) and the widths only.
+    pub fn pow_bounded(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>, exp_bits: u32) -> MontyForm<U> {
+        let exp_bits = exp_bits.min(exp.as_ref().len() as u32 * Limb::BITS);
+        let mut out = self.modulus.zero_like();
+        let n = self.modulus.nlimbs();
+        self.modulus.with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
+            pow::pow_ct(out.as_mut(), base.0.as_ref(), exp.as_ref(), exp_bits, &self.ctx(), scratch);
+        });
+        MontyForm(out)
+    }
+
+    /// `base^exp` by sliding windows, variable time in `exp`: for public
+    /// exponents only (RSA's `e`, Miller–Rabin's `d`).
+    pub fn pow_vartime(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {
+        let mut out = self.modulus.zero_like();
+        let n = self.modulus.nlimbs();
+        self.modulus.with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
+            pow::pow_vartime(out.as_mut(), base.0.as_ref(), exp.as_ref(), &self.ctx(), scratch);
+        });
+        MontyForm(out)
+    }
+}

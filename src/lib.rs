@@ -1,0 +1,9 @@
+//! numcrypt: number-theoretic public-key cryptography.
+//!
+//! This facade re-exports the member crates behind features of the same
+//! name: [`limbs`] (constant-time multi-precision arithmetic).
+#![no_std]
+#![forbid(unsafe_code)]
+
+#[cfg(feature = "limbs")]
+pub use numcrypt_limbs as limbs;
