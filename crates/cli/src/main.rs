@@ -10,7 +10,11 @@ use clap::{Parser, Subcommand};
 use numcrypt_limbs::{BoxedUint, MontyParams};
 
 #[derive(Parser)]
-#[command(name = "numcrypt", version, about = "Number-theoretic public-key cryptography")]
+#[command(
+    name = "numcrypt",
+    version,
+    about = "Number-theoretic public-key cryptography"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -54,7 +58,8 @@ fn run(command: Command) -> Result<String, String> {
 }
 
 fn parse(name: &str, text: &str) -> Result<BoxedUint, String> {
-    text.parse::<BoxedUint>().map_err(|e| format!("{name} {text:?}: {e}"))
+    text.parse::<BoxedUint>()
+        .map_err(|e| format!("{name} {text:?}: {e}"))
 }
 
 fn modexp(base: &str, exp: &str, modulus: &str) -> Result<String, String> {
@@ -64,5 +69,9 @@ fn modexp(base: &str, exp: &str, modulus: &str) -> Result<String, String> {
     let params = MontyParams::new(m).map_err(|e| format!("modulus {modulus:?}: {e}"))?;
     let result = params.from_monty(&params.pow(&params.to_monty(&b), &e));
     let hex = modulus.starts_with("0x") || modulus.starts_with("0X");
-    Ok(if hex { format!("{result:#x}") } else { format!("{result}") })
+    Ok(if hex {
+        format!("{result:#x}")
+    } else {
+        format!("{result}")
+    })
 }

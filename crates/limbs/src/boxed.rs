@@ -7,7 +7,9 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::str::FromStr;
 
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater, ConstantTimeLess};
+use subtle::{
+    Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater, ConstantTimeLess,
+};
 use zeroize::Zeroize;
 
 use crate::algorithms::radix;
@@ -20,7 +22,7 @@ use crate::{Error, Limb, Uint, Unsigned, ct};
 ///
 /// Equality and ordering compare values, so `BoxedUint`s of different widths
 /// holding the same number are equal.
-#[derive(Clone, Hash)]
+#[derive(Clone)]
 pub struct BoxedUint {
     limbs: Box<[Limb]>,
 }
@@ -34,7 +36,9 @@ const fn limbs_for_bits(bits: u32) -> usize {
 impl BoxedUint {
     /// Zero with `nlimbs` limbs (at least one).
     pub fn zero(nlimbs: usize) -> Self {
-        Self { limbs: vec![0; nlimbs.max(1)].into_boxed_slice() }
+        Self {
+            limbs: vec![0; nlimbs.max(1)].into_boxed_slice(),
+        }
     }
 
     /// Zero wide enough for `bits` bits.
@@ -54,7 +58,9 @@ impl BoxedUint {
         if limbs.is_empty() {
             return Self::zero(1);
         }
-        Self { limbs: limbs.into_boxed_slice() }
+        Self {
+            limbs: limbs.into_boxed_slice(),
+        }
     }
 
     /// The limbs, least significant first.
@@ -119,7 +125,11 @@ impl BoxedUint {
 
     /// A uniformly random value below `2^bits`, with `nlimbs` limbs.
     #[cfg(feature = "rand_core")]
-    pub fn random_bits<R: rand_core::CryptoRng + ?Sized>(rng: &mut R, bits: u32, nlimbs: usize) -> Self {
+    pub fn random_bits<R: rand_core::CryptoRng + ?Sized>(
+        rng: &mut R,
+        bits: u32,
+        nlimbs: usize,
+    ) -> Self {
         let mut r = Self::zero(nlimbs);
         crate::random::fill_bits(rng, &mut r.limbs, bits);
         r
@@ -147,7 +157,11 @@ impl Unsigned for BoxedUint {
         Self::zero(self.limbs.len())
     }
 
-    fn with_scratch<const K: usize, R>(&self, nlimbs: usize, f: impl FnOnce(&mut [Limb]) -> R) -> R {
+    fn with_scratch<const K: usize, R>(
+        &self,
+        nlimbs: usize,
+        f: impl FnOnce(&mut [Limb]) -> R,
+    ) -> R {
         let mut scratch = vec![0 as Limb; K * nlimbs.max(self.limbs.len())];
         let r = f(&mut scratch);
         scratch.zeroize();
@@ -211,6 +225,19 @@ impl PartialEq for BoxedUint {
 
 impl Eq for BoxedUint {}
 
+impl core::hash::Hash for BoxedUint {
+    /// Hashes the value (its significant limbs), so that equal values of
+    /// different widths hash alike. Variable time, like any hash.
+    fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
+        let n = self
+            .limbs
+            .iter()
+            .rposition(|&x| x != 0)
+            .map_or(0, |i| i + 1);
+        self.limbs[..n].hash(state);
+    }
+}
+
 impl Ord for BoxedUint {
     fn cmp(&self, other: &Self) -> Ordering {
         let lt = self.ct_lt(other);
@@ -252,7 +279,9 @@ impl FromStr for BoxedUint {
 
 impl fmt::Display for BoxedUint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.with_scratch::<4, _>(self.limbs.len(), |scratch| radix::fmt_decimal(&self.limbs, f, scratch))
+        self.with_scratch::<4, _>(self.limbs.len(), |scratch| {
+            radix::fmt_decimal(&self.limbs, f, scratch)
+        })
     }
 }
 

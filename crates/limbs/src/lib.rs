@@ -55,6 +55,6 @@ pub use unsigned::Unsigned;
 /// A machine word of a multi-precision integer, least significant first.
 pub type Limb = u64;
 
-pub use subtle;
 #[cfg(feature = "rand_core")]
 pub use rand_core;
+pub use subtle;

@@ -66,7 +66,7 @@ impl<U: Unsigned> MontyParams<U> {
         if !bool::from(modulus.is_odd()) {
             return Err(Error::EvenModulus);
         }
-        if bool::from(modulus.ct_eq_value(&modulus.from_u64_like(1))) {
+        if bool::from(modulus.ct_eq_value(&modulus.like_u64(1))) {
             return Err(Error::ModulusTooSmall);
         }
         let m = modulus.as_ref();
@@ -82,12 +82,21 @@ impl<U: Unsigned> MontyParams<U> {
         let mut two = one.clone();
         modular::add_mod(two.as_mut(), one.as_ref(), m);
         let mut r2 = modulus.zero_like();
-        let exponent = modulus.from_u64_like(n as u64 * Limb::BITS as u64);
+        let exponent = modulus.like_u64(n as u64 * Limb::BITS as u64);
         modulus.with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
-            let ctx = MontyCtx { m, m_inv, one: one.as_ref() };
+            let ctx = MontyCtx {
+                m,
+                m_inv,
+                one: one.as_ref(),
+            };
             pow::pow_vartime(r2.as_mut(), two.as_ref(), exponent.as_ref(), &ctx, scratch);
         });
-        Ok(Self { modulus, one, r2, m_inv })
+        Ok(Self {
+            modulus,
+            one,
+            r2,
+            m_inv,
+        })
     }
 
     /// The modulus.
@@ -96,7 +105,11 @@ impl<U: Unsigned> MontyParams<U> {
     }
 
     fn ctx(&self) -> MontyCtx<'_> {
-        MontyCtx { m: self.modulus.as_ref(), m_inv: self.m_inv, one: self.one.as_ref() }
+        MontyCtx {
+            m: self.modulus.as_ref(),
+            m_inv: self.m_inv,
+            one: self.one.as_ref(),
+        }
     }
 
     /// The Montgomery form of 1.
@@ -120,7 +133,13 @@ impl<U: Unsigned> MontyParams<U> {
             } else {
                 div::div_rem_ct(None, reduced, x.as_ref(), self.modulus.as_ref());
             }
-            kernels::mont_mul(out.as_mut(), reduced, self.r2.as_ref(), self.modulus.as_ref(), self.m_inv);
+            kernels::mont_mul(
+                out.as_mut(),
+                reduced,
+                self.r2.as_ref(),
+                self.modulus.as_ref(),
+                self.m_inv,
+            );
         });
         MontyForm(out)
     }
@@ -128,15 +147,27 @@ impl<U: Unsigned> MontyParams<U> {
     /// Converts out of Montgomery form: the residue in `[0, m)`.
     pub fn from_monty(&self, x: &MontyForm<U>) -> U {
         let mut out = self.modulus.zero_like();
-        let one = self.modulus.from_u64_like(1);
-        kernels::mont_mul(out.as_mut(), x.0.as_ref(), one.as_ref(), self.modulus.as_ref(), self.m_inv);
+        let one = self.modulus.like_u64(1);
+        kernels::mont_mul(
+            out.as_mut(),
+            x.0.as_ref(),
+            one.as_ref(),
+            self.modulus.as_ref(),
+            self.m_inv,
+        );
         out
     }
 
     /// `a · b`.
     pub fn mul(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> MontyForm<U> {
         let mut out = self.modulus.zero_like();
-        kernels::mont_mul(out.as_mut(), a.0.as_ref(), b.0.as_ref(), self.modulus.as_ref(), self.m_inv);
+        kernels::mont_mul(
+            out.as_mut(),
+            a.0.as_ref(),
+            b.0.as_ref(),
+            self.modulus.as_ref(),
+            self.m_inv,
+        );
         MontyForm(out)
     }
 
@@ -145,7 +176,13 @@ impl<U: Unsigned> MontyParams<U> {
         let mut out = self.modulus.zero_like();
         let n = self.modulus.nlimbs();
         self.modulus.with_scratch::<2, _>(n, |wide| {
-            kernels::mont_sqr(out.as_mut(), a.0.as_ref(), self.modulus.as_ref(), self.m_inv, wide);
+            kernels::mont_sqr(
+                out.as_mut(),
+                a.0.as_ref(),
+                self.modulus.as_ref(),
+                self.m_inv,
+                wide,
+            );
         });
         MontyForm(out)
     }
@@ -188,13 +225,26 @@ impl<U: Unsigned> MontyParams<U> {
 
     /// `base^e` in constant time, where `e` is the low `exp_bits` bits of
     /// `exp`: the time depends on `exp_bits` (public) and the widths only.
-    pub fn pow_bounded(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>, exp_bits: u32) -> MontyForm<U> {
+    pub fn pow_bounded(
+        &self,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+        exp_bits: u32,
+    ) -> MontyForm<U> {
         let exp_bits = exp_bits.min(exp.as_ref().len() as u32 * Limb::BITS);
         let mut out = self.modulus.zero_like();
         let n = self.modulus.nlimbs();
-        self.modulus.with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
-            pow::pow_ct(out.as_mut(), base.0.as_ref(), exp.as_ref(), exp_bits, &self.ctx(), scratch);
-        });
+        self.modulus
+            .with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
+                pow::pow_ct(
+                    out.as_mut(),
+                    base.0.as_ref(),
+                    exp.as_ref(),
+                    exp_bits,
+                    &self.ctx(),
+                    scratch,
+                );
+            });
         MontyForm(out)
     }
 
@@ -203,9 +253,16 @@ impl<U: Unsigned> MontyParams<U> {
     pub fn pow_vartime(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {
         let mut out = self.modulus.zero_like();
         let n = self.modulus.nlimbs();
-        self.modulus.with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
-            pow::pow_vartime(out.as_mut(), base.0.as_ref(), exp.as_ref(), &self.ctx(), scratch);
-        });
+        self.modulus
+            .with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
+                pow::pow_vartime(
+                    out.as_mut(),
+                    base.0.as_ref(),
+                    exp.as_ref(),
+                    &self.ctx(),
+                    scratch,
+                );
+            });
         MontyForm(out)
     }
 }

@@ -4,7 +4,9 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::str::FromStr;
 
-use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater, ConstantTimeLess};
+use subtle::{
+    Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater, ConstantTimeLess,
+};
 use zeroize::Zeroize;
 
 use crate::algorithms::radix;
@@ -12,6 +14,8 @@ use crate::{Error, Limb, Unsigned};
 
 /// An unsigned integer of `LIMBS` 64-bit limbs (least significant first),
 /// `Copy` and on the stack. Its arithmetic lives in [`Unsigned`].
+// Equality is the constant-time comparison of the same limbs Hash reads.
+#[allow(clippy::derived_hash_with_manual_eq)]
 #[derive(Clone, Copy, Hash)]
 pub struct Uint<const LIMBS: usize> {
     limbs: [Limb; LIMBS],
@@ -23,7 +27,9 @@ impl<const LIMBS: usize> Uint<LIMBS> {
     /// One.
     pub const ONE: Self = Self::from_u64(1);
     /// The largest value, all bits set.
-    pub const MAX: Self = Self { limbs: [Limb::MAX; LIMBS] };
+    pub const MAX: Self = Self {
+        limbs: [Limb::MAX; LIMBS],
+    };
     /// Width in bits.
     pub const BITS: u32 = LIMBS as u32 * Limb::BITS;
     /// Width in bytes.
@@ -100,7 +106,11 @@ impl<const LIMBS: usize> Unsigned for Uint<LIMBS> {
         Self::ZERO
     }
 
-    fn with_scratch<const K: usize, R>(&self, _nlimbs: usize, f: impl FnOnce(&mut [Limb]) -> R) -> R {
+    fn with_scratch<const K: usize, R>(
+        &self,
+        _nlimbs: usize,
+        f: impl FnOnce(&mut [Limb]) -> R,
+    ) -> R {
         let mut scratch = [[0 as Limb; LIMBS]; K];
         let r = f(scratch.as_flattened_mut());
         scratch.as_flattened_mut().zeroize();

@@ -23,7 +23,8 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     /// Runs `f` on `K * nlimbs` limbs of zeroed scratch space (on the stack
     /// for `Uint`, where `nlimbs` never exceeds `LIMBS`), and zeroizes it
     /// afterwards since it may have held secrets.
-    fn with_scratch<const K: usize, R>(&self, nlimbs: usize, f: impl FnOnce(&mut [Limb]) -> R) -> R;
+    fn with_scratch<const K: usize, R>(&self, nlimbs: usize, f: impl FnOnce(&mut [Limb]) -> R)
+    -> R;
 
     /// Number of limbs.
     fn nlimbs(&self) -> usize {
@@ -36,7 +37,7 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     }
 
     /// A value of the same width holding `v`.
-    fn from_u64_like(&self, v: u64) -> Self {
+    fn like_u64(&self, v: u64) -> Self {
         let mut r = self.zero_like();
         if let Some(first) = r.as_mut().first_mut() {
             *first = v;
@@ -65,7 +66,11 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     fn bits_vartime(&self) -> u32 {
         let a = self.as_ref();
         let n = div::significant_limbs(a);
-        if n == 0 { 0 } else { (n as u32) * Limb::BITS - a[n - 1].leading_zeros() }
+        if n == 0 {
+            0
+        } else {
+            (n as u32) * Limb::BITS - a[n - 1].leading_zeros()
+        }
     }
 
     /// Number of trailing zero bits (the full width for zero).
@@ -81,7 +86,9 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     /// Bit `index`, variable time in `index`.
     fn bit_vartime(&self, index: u32) -> bool {
         let limb = (index / Limb::BITS) as usize;
-        self.as_ref().get(limb).is_some_and(|&x| (x >> (index % Limb::BITS)) & 1 == 1)
+        self.as_ref()
+            .get(limb)
+            .is_some_and(|&x| (x >> (index % Limb::BITS)) & 1 == 1)
     }
 
     // ---- comparison -----------------------------------------------------
@@ -204,14 +211,18 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     /// value and in `shift`.
     fn shl(&self, shift: u32) -> Self {
         let mut r = self.clone();
-        self.with_scratch::<1, _>(self.nlimbs(), |tmp| shift::shift_ct(r.as_mut(), shift, false, tmp));
+        self.with_scratch::<1, _>(self.nlimbs(), |tmp| {
+            shift::shift_ct(r.as_mut(), shift, false, tmp)
+        });
         r
     }
 
     /// `self >> shift`, constant time in the value and in `shift`.
     fn shr(&self, shift: u32) -> Self {
         let mut r = self.clone();
-        self.with_scratch::<1, _>(self.nlimbs(), |tmp| shift::shift_ct(r.as_mut(), shift, true, tmp));
+        self.with_scratch::<1, _>(self.nlimbs(), |tmp| {
+            shift::shift_ct(r.as_mut(), shift, true, tmp)
+        });
         r
     }
 
@@ -236,7 +247,12 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     fn div_rem(&self, divisor: &Self) -> Result<(Self, Self), Error> {
         check_nonzero(divisor)?;
         let (mut q, mut r) = (self.zero_like(), divisor.zero_like());
-        div::div_rem_ct(Some(q.as_mut()), r.as_mut(), self.as_ref(), divisor.as_ref());
+        div::div_rem_ct(
+            Some(q.as_mut()),
+            r.as_mut(),
+            self.as_ref(),
+            divisor.as_ref(),
+        );
         Ok((q, r))
     }
 
@@ -254,7 +270,13 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         let (mut q, mut r) = (self.zero_like(), divisor.zero_like());
         let n = self.nlimbs().max(divisor.nlimbs());
         self.with_scratch::<3, _>(n, |scratch| {
-            div::div_rem_vartime(q.as_mut(), r.as_mut(), self.as_ref(), divisor.as_ref(), scratch);
+            div::div_rem_vartime(
+                q.as_mut(),
+                r.as_mut(),
+                self.as_ref(),
+                divisor.as_ref(),
+                scratch,
+            );
         });
         Ok((q, r))
     }
@@ -335,7 +357,11 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
             div::div_rem_ct(None, x, self.as_ref(), m.as_ref());
             gcd::inv_mod_odd(out.as_mut(), x, m.as_ref(), rest)
         });
-        if bool::from(ok) { Ok(out) } else { Err(Error::NotInvertible) }
+        if bool::from(ok) {
+            Ok(out)
+        } else {
+            Err(Error::NotInvertible)
+        }
     }
 
     /// `self^-1 mod m` for any `m > 1` (odd or even), variable time: for
@@ -348,9 +374,18 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
             let (x, rest) = scratch.split_at_mut(n);
             let (q, rest) = rest.split_at_mut(self.nlimbs());
             div::div_rem_vartime(q, x, self.as_ref(), m.as_ref(), rest);
-            gcd::inv_mod_vartime(out.as_mut(), x, m.as_ref(), &mut rest[..gcd::inv_mod_vartime_scratch(n)])
+            gcd::inv_mod_vartime(
+                out.as_mut(),
+                x,
+                m.as_ref(),
+                &mut rest[..gcd::inv_mod_vartime_scratch(n)],
+            )
         });
-        if ok { Ok(out) } else { Err(Error::NotInvertible) }
+        if ok {
+            Ok(out)
+        } else {
+            Err(Error::NotInvertible)
+        }
     }
 
     /// Greatest common divisor (binary algorithm), variable time. The result
@@ -372,12 +407,14 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
             return Err(Error::EvenModulus);
         }
         let width = n.nlimbs();
-        Ok(self.with_scratch::<5, _>(width.max(self.nlimbs()), |scratch| {
-            let (a, rest) = scratch.split_at_mut(width);
-            let (q, rest) = rest.split_at_mut(self.nlimbs());
-            div::div_rem_vartime(q, a, self.as_ref(), n.as_ref(), rest);
-            gcd::jacobi_vartime(a, n.as_ref(), rest)
-        }))
+        Ok(
+            self.with_scratch::<5, _>(width.max(self.nlimbs()), |scratch| {
+                let (a, rest) = scratch.split_at_mut(width);
+                let (q, rest) = rest.split_at_mut(self.nlimbs());
+                div::div_rem_vartime(q, a, self.as_ref(), n.as_ref(), rest);
+                gcd::jacobi_vartime(a, n.as_ref(), rest)
+            }),
+        )
     }
 
     // ---- encodings ------------------------------------------------------
@@ -399,7 +436,10 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     /// rejection sampling on `bits(bound)` random bits (fewer than two tries
     /// on average; the number of tries reveals nothing about the result).
     #[cfg(feature = "rand_core")]
-    fn random_below<R: rand_core::CryptoRng + ?Sized>(rng: &mut R, bound: &Self) -> Result<Self, Error> {
+    fn random_below<R: rand_core::CryptoRng + ?Sized>(
+        rng: &mut R,
+        bound: &Self,
+    ) -> Result<Self, Error> {
         check_nonzero_vartime(bound).map_err(|_| Error::EmptyRange)?;
         let bits = bound.bits_vartime();
         loop {
@@ -436,17 +476,25 @@ fn rhs_fits<U: Unsigned>(lhs: &U, rhs: &U) -> Choice {
 fn check_nonzero<U: Unsigned>(m: &U) -> Result<(), Error> {
     // Zeroness of a divisor is treated as public: dividing by zero is a
     // caller error, not a secret-dependent event.
-    if bool::from(m.is_zero()) { Err(Error::DivisionByZero) } else { Ok(()) }
+    if bool::from(m.is_zero()) {
+        Err(Error::DivisionByZero)
+    } else {
+        Ok(())
+    }
 }
 
 fn check_nonzero_vartime<U: Unsigned>(m: &U) -> Result<(), Error> {
-    if m.as_ref().iter().all(|&x| x == 0) { Err(Error::DivisionByZero) } else { Ok(()) }
+    if m.as_ref().iter().all(|&x| x == 0) {
+        Err(Error::DivisionByZero)
+    } else {
+        Ok(())
+    }
 }
 
 /// Moduli are public: zero and one are rejected.
 fn check_modulus<U: Unsigned>(m: &U) -> Result<(), Error> {
     check_nonzero(m)?;
-    let one = m.from_u64_like(1);
+    let one = m.like_u64(1);
     if bool::from(m.ct_eq_value(&one)) {
         return Err(Error::ModulusTooSmall);
     }

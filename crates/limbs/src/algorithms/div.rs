@@ -112,7 +112,11 @@ pub(crate) fn div_rem_vartime(
     // The remainder is un[..d] shifted back.
     // un[d] is zero after the loop; un has at least d + 1 limbs.
     for i in 0..d {
-        r[i] = if s == 0 { un[i] } else { (un[i] >> s) | (un[i + 1] << (Limb::BITS - s)) };
+        r[i] = if s == 0 {
+            un[i]
+        } else {
+            (un[i] >> s) | (un[i + 1] << (Limb::BITS - s))
+        };
     }
 }
 

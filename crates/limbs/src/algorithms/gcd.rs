@@ -9,7 +9,7 @@ use super::shift::{shr_vartime, shr1_with};
 use crate::Limb;
 use crate::ct;
 use crate::kernels::{
-    add_limb_assign, adc, cnd_add_assign, cnd_sub_assign, mask_from_bit, mul, sub_assign,
+    adc, add_limb_assign, cnd_add_assign, cnd_sub_assign, mask_from_bit, mul, sub_assign,
 };
 
 /// Limbs of scratch space [`inv_mod_odd`] needs for an `n`-limb modulus.
@@ -29,7 +29,12 @@ pub(crate) const fn inv_mod_odd_scratch(n: usize) -> usize {
 /// even (subtracting `b`, swapping first if `a < b`) and halves it, so
 /// `bits(a) + bits(b)` falls by at least one per step until `a = 0`;
 /// `2·bits(m)` steps always suffice, and then `b = gcd(x, m)`.
-pub(crate) fn inv_mod_odd(out: &mut [Limb], x: &[Limb], m: &[Limb], scratch: &mut [Limb]) -> Choice {
+pub(crate) fn inv_mod_odd(
+    out: &mut [Limb],
+    x: &[Limb],
+    m: &[Limb],
+    scratch: &mut [Limb],
+) -> Choice {
     let n = m.len();
     let (a, rest) = scratch[..3 * n].split_at_mut(n);
     let (b, u) = rest.split_at_mut(n);
@@ -82,7 +87,12 @@ pub(crate) const fn inv_mod_vartime_scratch(n: usize) -> usize {
 /// be odd), it inverts the other way round: with `y = m^-1 mod x`,
 /// `(1 + m·(x − y)) / x` is an integer below `m` whose product with `x` is
 /// `1 mod m`.
-pub(crate) fn inv_mod_vartime(out: &mut [Limb], x: &[Limb], m: &[Limb], scratch: &mut [Limb]) -> bool {
+pub(crate) fn inv_mod_vartime(
+    out: &mut [Limb],
+    x: &[Limb],
+    m: &[Limb],
+    scratch: &mut [Limb],
+) -> bool {
     let n = m.len();
     if m[0] & 1 == 1 {
         return bool::from(inv_mod_odd(out, x, m, scratch));

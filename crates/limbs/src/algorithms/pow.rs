@@ -138,7 +138,13 @@ pub(crate) fn pow_vartime(
     mont_sqr(square, base, ctx.m, ctx.m_inv, wide);
     for k in 1..entries {
         let (done, next) = table.split_at_mut(k * n);
-        mont_mul(&mut next[..n], &done[(k - 1) * n..], square, ctx.m, ctx.m_inv);
+        mont_mul(
+            &mut next[..n],
+            &done[(k - 1) * n..],
+            square,
+            ctx.m,
+            ctx.m_inv,
+        );
     }
 
     let mut started = false;

@@ -147,7 +147,11 @@ fn mul_1_in_place(a: &mut [Limb], b: Limb) -> Limb {
 
 /// Writes `a` in decimal. `scratch` (at least `2 n + 2` limbs) holds a
 /// working copy and the base-10^19 chunks (at most `n + 2` of them).
-pub(crate) fn fmt_decimal(a: &[Limb], f: &mut fmt::Formatter<'_>, scratch: &mut [Limb]) -> fmt::Result {
+pub(crate) fn fmt_decimal(
+    a: &[Limb],
+    f: &mut fmt::Formatter<'_>,
+    scratch: &mut [Limb],
+) -> fmt::Result {
     const CHUNK: u128 = 10_000_000_000_000_000_000; // 10^19
     let n = a.len();
     let (work, chunks) = scratch.split_at_mut(n);

@@ -18,7 +18,11 @@ pub(crate) fn shl_vartime(a: &mut [Limb], shift: u32) {
     for i in (0..n).rev() {
         let lo = if i >= limbs { a[i - limbs] } else { 0 };
         let below = if i > limbs { a[i - limbs - 1] } else { 0 };
-        a[i] = if bits == 0 { lo } else { (lo << bits) | (below >> (Limb::BITS - bits)) };
+        a[i] = if bits == 0 {
+            lo
+        } else {
+            (lo << bits) | (below >> (Limb::BITS - bits))
+        };
     }
 }
 
@@ -33,8 +37,16 @@ pub(crate) fn shr_vartime(a: &mut [Limb], shift: u32) {
     }
     for i in 0..n {
         let hi = if i + limbs < n { a[i + limbs] } else { 0 };
-        let above = if i + limbs + 1 < n { a[i + limbs + 1] } else { 0 };
-        a[i] = if bits == 0 { hi } else { (hi >> bits) | (above << (Limb::BITS - bits)) };
+        let above = if i + limbs + 1 < n {
+            a[i + limbs + 1]
+        } else {
+            0
+        };
+        a[i] = if bits == 0 {
+            hi
+        } else {
+            (hi >> bits) | (above << (Limb::BITS - bits))
+        };
     }
 }
 
