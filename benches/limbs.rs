@@ -1,1 +1,410 @@
-fn main() {}
+//! Limb arithmetic: numcrypt against crypto-bigint, GMP (through rug) and
+//! num-bigint, with every peer in the same criterion group so that ratios
+//! come from one run.
+//!
+//! Operand sizes: 256, 512, 1024, 2048, 3072 and 4096 bits. numcrypt and
+//! crypto-bigint use their fixed-width `Uint<LIMBS>` (64-bit limbs, named
+//! `U<bits>` in the bench ids); GMP uses `mpz_t` (`rug::Integer`), num-bigint
+//! `BigUint`. All peers get the same inputs, drawn from ChaCha20 with a fixed
+//! seed per size; before timing, every peer's result is checked against the
+//! others.
+//!
+//! Groups (benchmark id `<group>/<bits>/<peer>`):
+//! - `mul`: full n×n → 2n-bit product of two random full-width operands.
+//!   numcrypt `widening_mul` and crypto-bigint `widening_mul` (both constant
+//!   time, result by value on the stack); GMP `mpz_mul` into a preallocated
+//!   `Integer` (no allocation in the loop); num-bigint `&a * &b` (allocates
+//!   its result, the only way its API offers). GMP and num-bigint are
+//!   variable time.
+//! - `square`: full n → 2n-bit square. numcrypt `widening_square`,
+//!   crypto-bigint `widening_square` (constant time); GMP `mpz_mul(r, a, a)`
+//!   (`square_ref`, which GMP routes to its squaring code) into a preallocated
+//!   `Integer`; num-bigint `&a * &a` (it has no dedicated squaring).
+//! - `mont_mul`: one Montgomery multiplication of two residues modulo a random
+//!   n-bit odd modulus with its top bit set, operands already in Montgomery
+//!   form, parameters precomputed. numcrypt `MontyParams::mul`, crypto-bigint
+//!   `FixedMontyForm::mul` (both constant time). GMP and num-bigint have no
+//!   Montgomery multiplication: their `ref_modmul_*` entries are a plain
+//!   `(a * b) mod m` (variable time), a reference point only.
+//! - `modexp_ct`: `base^e mod m`, with `m` a random n-bit odd modulus with its
+//!   top bit set, `base` a random residue and `e` a random exponent of exactly
+//!   n bits (top bit set). Residue in, residue out: for numcrypt and
+//!   crypto-bigint the conversion into and out of Montgomery form is included
+//!   in the timing, the Montgomery parameters (one-time per modulus) are not;
+//!   GMP and num-bigint do their own per-call setup. numcrypt
+//!   `MontyParams::pow` and crypto-bigint `FixedMontyForm::pow` are constant
+//!   time over the exponent's full width; GMP `mpz_powm_sec` is constant time;
+//!   num-bigint `modpow` is NOT constant time (labelled `_vartime`).
+//!
+//! Every group runs twice: wall time, and (x86_64 only) cycles read with
+//! `rdtsc` through `criterion_cycles_per_byte::CyclesPerByte` (groups suffixed
+//! `_cycles`). `rdtsc` counts reference cycles at the constant TSC rate, not
+//! core clock cycles.
+//!
+//! Run with `cargo bench --bench limbs` (about 7 minutes on the 2-core reference machine).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, WallTime};
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
+use crypto_bigint::Odd;
+use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
+use num_bigint::BigUint;
+use numcrypt::limbs::{MontyParams, Unsigned};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+use rug::integer::Order;
+use rug::{Assign, Integer};
+
+type NcUint<const L: usize> = numcrypt::limbs::Uint<L>;
+type CbUint<const L: usize> = crypto_bigint::Uint<L>;
+
+/// The inputs for one operand size, as little-endian 64-bit words.
+struct Inputs {
+    bits: usize,
+    /// Random full-width operands for `mul` and `square`.
+    a: Vec<u64>,
+    b: Vec<u64>,
+    /// Random odd modulus with the top bit set.
+    m: Vec<u64>,
+    /// `a mod m`, `b mod m`.
+    ar: Vec<u64>,
+    br: Vec<u64>,
+    /// Random exponent of exactly `bits` bits.
+    e: Vec<u64>,
+}
+
+impl Inputs {
+    fn new(limbs: usize) -> Self {
+        let mut rng = ChaCha20Rng::seed_from_u64(0x6e75_6d63_7279_7074 ^ limbs as u64);
+        let words =
+            |rng: &mut ChaCha20Rng| -> Vec<u64> { (0..limbs).map(|_| rng.next_u64()).collect() };
+        let a = words(&mut rng);
+        let b = words(&mut rng);
+        let mut m = words(&mut rng);
+        m[0] |= 1;
+        m[limbs - 1] |= 1 << 63;
+        let mut e = words(&mut rng);
+        e[limbs - 1] |= 1 << 63;
+        let (mb, ab, bb) = (to_biguint(&m), to_biguint(&a), to_biguint(&b));
+        let ar = padded(&(&ab % &mb).to_u64_digits(), limbs);
+        let br = padded(&(&bb % &mb).to_u64_digits(), limbs);
+        Self {
+            bits: limbs * 64,
+            a,
+            b,
+            m,
+            ar,
+            br,
+            e,
+        }
+    }
+}
+
+fn padded(words: &[u64], len: usize) -> Vec<u64> {
+    assert!(words.len() <= len, "value wider than {len} words");
+    let mut v = words.to_vec();
+    v.resize(len, 0);
+    v
+}
+
+fn to_nc<const L: usize>(w: &[u64]) -> NcUint<L> {
+    NcUint::<L>::from_words(w.try_into().expect("word count"))
+}
+
+fn to_cb<const L: usize>(w: &[u64]) -> CbUint<L> {
+    CbUint::<L>::from_words(w.try_into().expect("word count"))
+}
+
+fn to_gmp(w: &[u64]) -> Integer {
+    Integer::from_digits(w, Order::Lsf)
+}
+
+fn to_biguint(w: &[u64]) -> BigUint {
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    BigUint::from_bytes_le(&bytes)
+}
+
+fn gmp_words(x: &Integer, len: usize) -> Vec<u64> {
+    padded(&x.to_digits::<u64>(Order::Lsf), len)
+}
+
+fn biguint_words(x: &BigUint, len: usize) -> Vec<u64> {
+    padded(&x.to_u64_digits(), len)
+}
+
+/// `lo || hi` as one little-endian word vector.
+fn wide(lo: &[u64], hi: &[u64]) -> Vec<u64> {
+    let mut v = lo.to_vec();
+    v.extend_from_slice(hi);
+    v
+}
+
+/// Sets the per-group configuration shared by both measurements.
+fn configure<M: Measurement>(g: &mut BenchmarkGroup<'_, M>) {
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1200));
+}
+
+fn mul_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp: &Inputs) {
+    let bits = inp.bits;
+    let (na, nb) = (to_nc::<L>(&inp.a), to_nc::<L>(&inp.b));
+    let (ca, cb) = (to_cb::<L>(&inp.a), to_cb::<L>(&inp.b));
+    let (ga, gb) = (to_gmp(&inp.a), to_gmp(&inp.b));
+    let (ba, bb) = (to_biguint(&inp.a), to_biguint(&inp.b));
+
+    let expect = gmp_words(&Integer::from(&ga * &gb), 2 * L);
+    let (lo, hi) = na.widening_mul(&nb);
+    assert_eq!(
+        wide(lo.as_ref(), hi.as_ref()),
+        expect,
+        "numcrypt mul at {bits}"
+    );
+    let (lo, hi) = ca.widening_mul(&cb);
+    assert_eq!(
+        wide(lo.as_words(), hi.as_words()),
+        expect,
+        "crypto-bigint mul at {bits}"
+    );
+    assert_eq!(
+        biguint_words(&(&ba * &bb), 2 * L),
+        expect,
+        "num-bigint mul at {bits}"
+    );
+
+    g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
+        b.iter(|| black_box(&na).widening_mul(black_box(&nb)))
+    });
+    g.bench_function(format!("{bits}/crypto-bigint_U{bits}"), |b| {
+        b.iter(|| black_box(&ca).widening_mul(black_box(&cb)))
+    });
+    let mut out = Integer::with_capacity(2 * bits + 64);
+    g.bench_function(format!("{bits}/gmp_mpz_mul"), |b| {
+        b.iter(|| out.assign(black_box(&ga) * black_box(&gb)))
+    });
+    g.bench_function(format!("{bits}/num-bigint_BigUint"), |b| {
+        b.iter(|| black_box(&ba) * black_box(&bb))
+    });
+}
+
+fn square_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp: &Inputs) {
+    let bits = inp.bits;
+    let na = to_nc::<L>(&inp.a);
+    let ca = to_cb::<L>(&inp.a);
+    let ga = to_gmp(&inp.a);
+    let ba = to_biguint(&inp.a);
+
+    let expect = gmp_words(&Integer::from(ga.square_ref()), 2 * L);
+    let (lo, hi) = na.widening_square();
+    assert_eq!(
+        wide(lo.as_ref(), hi.as_ref()),
+        expect,
+        "numcrypt square at {bits}"
+    );
+    let (lo, hi) = ca.widening_square();
+    assert_eq!(
+        wide(lo.as_words(), hi.as_words()),
+        expect,
+        "crypto-bigint square at {bits}"
+    );
+    assert_eq!(
+        biguint_words(&(&ba * &ba), 2 * L),
+        expect,
+        "num-bigint square at {bits}"
+    );
+
+    g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
+        b.iter(|| black_box(&na).widening_square())
+    });
+    g.bench_function(format!("{bits}/crypto-bigint_U{bits}"), |b| {
+        b.iter(|| black_box(&ca).widening_square())
+    });
+    let mut out = Integer::with_capacity(2 * bits + 64);
+    g.bench_function(format!("{bits}/gmp_mpz_sqr"), |b| {
+        b.iter(|| out.assign(black_box(&ga).square_ref()))
+    });
+    g.bench_function(format!("{bits}/num-bigint_BigUint"), |b| {
+        b.iter(|| {
+            let x = black_box(&ba);
+            x * x
+        })
+    });
+}
+
+fn mont_mul_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp: &Inputs) {
+    let bits = inp.bits;
+    let np = MontyParams::new(to_nc::<L>(&inp.m)).expect("numcrypt params");
+    let (na, nb) = (
+        np.to_monty(&to_nc::<L>(&inp.ar)),
+        np.to_monty(&to_nc::<L>(&inp.br)),
+    );
+    let cp = FixedMontyParams::new(Odd::new(to_cb::<L>(&inp.m)).expect("odd modulus"));
+    let (ca, cb) = (
+        FixedMontyForm::new(&to_cb::<L>(&inp.ar), &cp),
+        FixedMontyForm::new(&to_cb::<L>(&inp.br), &cp),
+    );
+    let (ga, gb, gm) = (to_gmp(&inp.ar), to_gmp(&inp.br), to_gmp(&inp.m));
+    let (ba, bb, bm) = (to_biguint(&inp.ar), to_biguint(&inp.br), to_biguint(&inp.m));
+
+    let expect = gmp_words(&(Integer::from(&ga * &gb) % &gm), L);
+    assert_eq!(
+        np.from_monty(&np.mul(&na, &nb)).as_ref(),
+        expect,
+        "numcrypt mont_mul at {bits}"
+    );
+    assert_eq!(
+        ca.mul(&cb).retrieve().as_words()[..],
+        expect,
+        "crypto-bigint mont_mul at {bits}"
+    );
+    assert_eq!(
+        biguint_words(&(&ba * &bb % &bm), L),
+        expect,
+        "num-bigint modmul at {bits}"
+    );
+
+    g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
+        b.iter(|| np.mul(black_box(&na), black_box(&nb)))
+    });
+    g.bench_function(format!("{bits}/crypto-bigint_U{bits}"), |b| {
+        b.iter(|| black_box(&ca).mul(black_box(&cb)))
+    });
+    let mut out = Integer::with_capacity(2 * bits + 64);
+    g.bench_function(format!("{bits}/ref_modmul_gmp_vartime"), |b| {
+        b.iter(|| {
+            out.assign(black_box(&ga) * black_box(&gb));
+            out %= black_box(&gm);
+        })
+    });
+    g.bench_function(format!("{bits}/ref_modmul_num-bigint_vartime"), |b| {
+        b.iter(|| black_box(&ba) * black_box(&bb) % black_box(&bm))
+    });
+}
+
+fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp: &Inputs) {
+    let bits = inp.bits;
+    let (nbase, ne) = (to_nc::<L>(&inp.ar), to_nc::<L>(&inp.e));
+    let np = MontyParams::new(to_nc::<L>(&inp.m)).expect("numcrypt params");
+    let (cbase, ce) = (to_cb::<L>(&inp.ar), to_cb::<L>(&inp.e));
+    let cp = FixedMontyParams::new(Odd::new(to_cb::<L>(&inp.m)).expect("odd modulus"));
+    let (gbase, ge, gm) = (to_gmp(&inp.ar), to_gmp(&inp.e), to_gmp(&inp.m));
+    let (bbase, be, bm) = (to_biguint(&inp.ar), to_biguint(&inp.e), to_biguint(&inp.m));
+
+    let nc_pow = |base: &NcUint<L>, e: &NcUint<L>| np.from_monty(&np.pow(&np.to_monty(base), e));
+    let cb_pow = |base: &CbUint<L>, e: &CbUint<L>| FixedMontyForm::new(base, &cp).pow(e).retrieve();
+
+    let expect = gmp_words(&Integer::from(gbase.secure_pow_mod_ref(&ge, &gm)), L);
+    assert_eq!(
+        nc_pow(&nbase, &ne).as_ref(),
+        expect,
+        "numcrypt modexp at {bits}"
+    );
+    assert_eq!(
+        cb_pow(&cbase, &ce).as_words()[..],
+        expect,
+        "crypto-bigint modexp at {bits}"
+    );
+    assert_eq!(
+        biguint_words(&bbase.modpow(&be, &bm), L),
+        expect,
+        "num-bigint modexp at {bits}"
+    );
+
+    g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
+        b.iter(|| nc_pow(black_box(&nbase), black_box(&ne)))
+    });
+    g.bench_function(format!("{bits}/crypto-bigint_U{bits}"), |b| {
+        b.iter(|| cb_pow(black_box(&cbase), black_box(&ce)))
+    });
+    let mut out = Integer::with_capacity(bits + 64);
+    g.bench_function(format!("{bits}/gmp_mpz_powm_sec"), |b| {
+        b.iter(|| out.assign(black_box(&gbase).secure_pow_mod_ref(black_box(&ge), black_box(&gm))))
+    });
+    g.bench_function(format!("{bits}/num-bigint_modpow_vartime"), |b| {
+        b.iter(|| black_box(&bbase).modpow(black_box(&be), black_box(&bm)))
+    });
+}
+
+/// Runs `$f::<M, L>` for every operand size.
+macro_rules! all_sizes {
+    ($f:ident, $g:expr) => {
+        for (limbs, run) in [
+            (4, $f::<M, 4> as fn(&mut BenchmarkGroup<'_, M>, &Inputs)),
+            (8, $f::<M, 8>),
+            (16, $f::<M, 16>),
+            (32, $f::<M, 32>),
+            (48, $f::<M, 48>),
+            (64, $f::<M, 64>),
+        ] {
+            run($g, &Inputs::new(limbs));
+        }
+    };
+}
+
+fn group_name<M: Measurement>(base: &str) -> String {
+    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
+        base.to_owned()
+    } else {
+        format!("{base}_cycles")
+    }
+}
+
+fn bench_mul<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("mul"));
+    configure(&mut g);
+    all_sizes!(mul_at, &mut g);
+    g.finish();
+}
+
+fn bench_square<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("square"));
+    configure(&mut g);
+    all_sizes!(square_at, &mut g);
+    g.finish();
+}
+
+fn bench_mont_mul<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("mont_mul"));
+    configure(&mut g);
+    all_sizes!(mont_mul_at, &mut g);
+    g.finish();
+}
+
+fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("modexp_ct"));
+    // Tens of milliseconds per operation at the top sizes: flat sampling
+    // (same iteration count in every sample) and few samples.
+    g.sample_size(15)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(2000));
+    all_sizes!(modexp_at, &mut g);
+    g.finish();
+}
+
+fn config<M: Measurement>(measurement: M) -> Criterion<M> {
+    Criterion::default()
+        .with_measurement(measurement)
+        .without_plots()
+        .nresamples(20_000)
+}
+
+criterion_group!(
+    name = time;
+    config = config(WallTime);
+    targets = bench_mul, bench_square, bench_mont_mul, bench_modexp_ct
+);
+
+#[cfg(target_arch = "x86_64")]
+criterion_group!(
+    name = cycles;
+    config = config(criterion_cycles_per_byte::CyclesPerByte);
+    targets = bench_mul, bench_square, bench_mont_mul, bench_modexp_ct
+);
+
+#[cfg(target_arch = "x86_64")]
+criterion_main!(time, cycles);
+#[cfg(not(target_arch = "x86_64"))]
+criterion_main!(time);

@@ -7,3 +7,8 @@
 
 #[cfg(feature = "limbs")]
 pub use numcrypt_limbs as limbs;
+
+// The README's examples are compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

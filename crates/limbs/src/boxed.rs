@@ -93,13 +93,18 @@ impl BoxedUint {
         r
     }
 
+    /// Rejects (and zeroes) a value of `bits_precision` limbs that needs more
+    /// than `bits` bits; a width of 0 bits holds only zero.
     fn check_fits_bits(&mut self, bits: u32) -> Result<(), Error> {
-        if bits % Limb::BITS != 0 {
-            let top = self.limbs[self.limbs.len() - 1];
-            if top >> (bits % Limb::BITS) != 0 {
-                self.limbs.zeroize();
-                return Err(Error::Overflow);
-            }
+        let top = self.limbs[self.limbs.len() - 1];
+        let excess = match bits % Limb::BITS {
+            0 if bits == 0 => top,
+            0 => 0,
+            used => top >> used,
+        };
+        if excess != 0 {
+            self.limbs.zeroize();
+            return Err(Error::Overflow);
         }
         Ok(())
     }

@@ -364,6 +364,22 @@ mod boxed {
         assert_eq!(Uint::<3>::try_from(&b).unwrap_err(), Error::Overflow);
         assert_eq!(Uint::<8>::try_from(&b).unwrap().bits(), 256);
         assert!(BigUint::zero() == big(&BoxedUint::zero(0)));
+        // A zero-bit width holds only zero (found by the fuzzer).
+        assert_eq!(
+            BoxedUint::from_be_slice(&[1], 0).unwrap_err(),
+            Error::Overflow
+        );
+        assert_eq!(
+            BoxedUint::from_le_slice(&[0, 0x80], 0).unwrap_err(),
+            Error::Overflow
+        );
+        assert!(bool::from(
+            BoxedUint::from_be_slice(&[0, 0], 0).unwrap().is_zero()
+        ));
+        assert_eq!(
+            BoxedUint::from_be_slice(&[1, 0], 8).unwrap_err(),
+            Error::Overflow
+        );
     }
 }
 

@@ -1,0 +1,139 @@
+//! Constant-time probe for `.ci/ct-check`: one Montgomery exponentiation
+//! (`MontyParams::pow`) with an exponent chosen on the command line, inside a
+//! function callgrind can count on its own.
+//!
+//! ```text
+//! cargo run --release --example ct_probe -- <1024|2048> <zero|one|ones|top|alternating|random>
+//! valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*probe_target*' \
+//!     target/release/examples/ct_probe 2048 ones
+//! ```
+//!
+//! The 1024-bit case uses `Uint<16>`, the 2048-bit case `BoxedUint` with 32
+//! limbs. Every exponent has the same declared width (that of the modulus);
+//! only its bits differ, so a constant-time `pow` must execute the same
+//! instructions for all of them. Modulus and base are fixed, so the runs
+//! differ in nothing but the exponent's value.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+
+// Through the dev-dependency rather than `numcrypt::limbs`, so the probe builds
+// whatever features the facade is built with.
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint};
+
+/// The exponent patterns, all of the full declared width.
+const PATTERNS: [&str; 6] = ["zero", "one", "ones", "top", "alternating", "random"];
+
+/// The measured exponentiation at 1024 bits. Not inlined, so that callgrind
+/// can collect exactly this call (`--toggle-collect='*probe_target*'`).
+#[inline(never)]
+fn probe_target_u1024(
+    params: &MontyParams<Uint<16>>,
+    base: &MontyForm<Uint<16>>,
+    exp: &Uint<16>,
+) -> MontyForm<Uint<16>> {
+    params.pow(base, exp)
+}
+
+/// The measured exponentiation at 2048 bits, on the heap-allocated type.
+#[inline(never)]
+fn probe_target_boxed2048(
+    params: &MontyParams<BoxedUint>,
+    base: &MontyForm<BoxedUint>,
+    exp: &BoxedUint,
+) -> MontyForm<BoxedUint> {
+    params.pow(base, exp)
+}
+
+/// Deterministic pseudo-random limbs (xorshift64*), so every run uses the
+/// same modulus, base and "random" exponent.
+fn limbs(seed: u64, n: usize) -> Vec<u64> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        })
+        .collect()
+}
+
+/// An odd modulus of exactly `64 n` bits.
+fn modulus(n: usize) -> Vec<u64> {
+    let mut m = limbs(0x006d_6f64_756c_7573, n);
+    m[0] |= 1;
+    m[n - 1] |= 1 << 63;
+    m
+}
+
+/// The exponent limbs for `pattern`, `n` limbs wide.
+fn exponent(pattern: &str, n: usize) -> Option<Vec<u64>> {
+    let mut e = vec![0u64; n];
+    match pattern {
+        "zero" => {}
+        "one" => e[0] = 1,
+        "ones" => e.fill(u64::MAX),
+        "top" => e[n - 1] = 1 << 63,
+        "alternating" => e.fill(0xaaaa_aaaa_aaaa_aaaa),
+        "random" => e = limbs(0x6578_706f_6e65_6e74, n),
+        _ => return None,
+    }
+    Some(e)
+}
+
+fn run_u1024(e: Vec<u64>) -> u64 {
+    let m = Uint::<16>::from_words(modulus(16).try_into().expect("16 limbs"));
+    let exp = Uint::<16>::from_words(e.try_into().expect("16 limbs"));
+    let params = MontyParams::new(m).expect("odd modulus");
+    let base = params.to_monty(&Uint::<16>::from_words(
+        limbs(0x6261_7365, 16).try_into().expect("16 limbs"),
+    ));
+    let result = black_box(probe_target_u1024(
+        black_box(&params),
+        black_box(&base),
+        black_box(&exp),
+    ));
+    // Cross-check with the variable-time path (outside the measured call).
+    assert_eq!(
+        params.from_monty(&result),
+        params.from_monty(&params.pow_vartime(&base, &exp))
+    );
+    params.from_monty(&result).as_words()[0]
+}
+
+fn run_boxed2048(e: Vec<u64>) -> u64 {
+    let m = BoxedUint::from_words(modulus(32));
+    let exp = BoxedUint::from_words(e);
+    let params = MontyParams::new(m).expect("odd modulus");
+    let base = params.to_monty(&BoxedUint::from_words(limbs(0x6261_7365, 32)));
+    let result = black_box(probe_target_boxed2048(
+        black_box(&params),
+        black_box(&base),
+        black_box(&exp),
+    ));
+    assert_eq!(
+        params.from_monty(&result),
+        params.from_monty(&params.pow_vartime(&base, &exp))
+    );
+    let out = params.from_monty(&result);
+    out.as_words()[0]
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = || {
+        eprintln!("usage: ct_probe <1024|2048> <{}>", PATTERNS.join("|"));
+        ExitCode::from(2)
+    };
+    let [width, pattern] = args.as_slice() else {
+        return usage();
+    };
+    let digest = match (width.as_str(), exponent(pattern, 32)) {
+        ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern")),
+        ("2048", Some(e)) => run_boxed2048(e),
+        _ => return usage(),
+    };
+    println!("{width}-bit pow, exponent {pattern}: low limb of result {digest:#018x}");
+    ExitCode::SUCCESS
+}

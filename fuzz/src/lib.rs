@@ -1,0 +1,4 @@
+//! Checks shared by the fuzz targets and by the root package's corpus
+//! replay test (`tests/fuzz_corpus.rs`), which includes the modules by path.
+
+pub mod differential;
