@@ -120,6 +120,17 @@ fn run_boxed2048(e: Vec<u64>) -> u64 {
     out.as_words()[0]
 }
 
+/// Which multiplication kernels ran: under valgrind the emulated CPUID hides
+/// ADX, so the assembly path is measured from a build that enables it at
+/// compile time (see `.ci/ct-check`).
+fn kernel_backend() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if numcrypt_limbs::kernels::Adx::detect().is_some() {
+        return "x86_64 mulx/adx";
+    }
+    "portable"
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
@@ -135,5 +146,6 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     println!("{width}-bit pow, exponent {pattern}: low limb of result {digest:#018x}");
+    println!("kernels: {}", kernel_backend());
     ExitCode::SUCCESS
 }

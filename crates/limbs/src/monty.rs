@@ -126,48 +126,47 @@ impl<U: Unsigned> MontyParams<U> {
     pub fn to_monty(&self, x: &U) -> MontyForm<U> {
         let n = self.modulus.nlimbs();
         let mut out = self.modulus.zero_like();
-        self.modulus.with_scratch::<1, _>(n, |reduced| {
+        self.modulus.with_scratch::<3, _>(n, |scratch| {
+            let (reduced, wide) = scratch.split_at_mut(n);
             if x.nlimbs() <= n {
                 // Montgomery multiplication accepts any first operand below R.
                 reduced[..x.nlimbs()].copy_from_slice(x.as_ref());
             } else {
                 div::div_rem_ct(None, reduced, x.as_ref(), self.modulus.as_ref());
             }
-            kernels::mont_mul(
-                out.as_mut(),
-                reduced,
-                self.r2.as_ref(),
-                self.modulus.as_ref(),
-                self.m_inv,
-            );
+            let m = self.modulus.as_ref();
+            kernels::mont_mul(out.as_mut(), reduced, self.r2.as_ref(), m, self.m_inv, wide);
         });
         MontyForm(out)
     }
 
     /// Converts out of Montgomery form: the residue in `[0, m)`.
     pub fn from_monty(&self, x: &MontyForm<U>) -> U {
+        let n = self.modulus.nlimbs();
         let mut out = self.modulus.zero_like();
-        let one = self.modulus.like_u64(1);
-        kernels::mont_mul(
-            out.as_mut(),
-            x.0.as_ref(),
-            one.as_ref(),
-            self.modulus.as_ref(),
-            self.m_inv,
-        );
+        // x·R^-1 is one reduction of x, zero-extended to 2n limbs.
+        self.modulus.with_scratch::<2, _>(n, |wide| {
+            wide[..n].copy_from_slice(x.0.as_ref());
+            kernels::mont_redc(out.as_mut(), wide, self.modulus.as_ref(), self.m_inv);
+        });
         out
     }
 
     /// `a · b`.
     pub fn mul(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> MontyForm<U> {
+        let n = self.modulus.nlimbs();
         let mut out = self.modulus.zero_like();
-        kernels::mont_mul(
-            out.as_mut(),
-            a.0.as_ref(),
-            b.0.as_ref(),
-            self.modulus.as_ref(),
-            self.m_inv,
-        );
+        self.modulus.with_scratch::<2, _>(n, |wide| {
+            let m = self.modulus.as_ref();
+            kernels::mont_mul(
+                out.as_mut(),
+                a.0.as_ref(),
+                b.0.as_ref(),
+                m,
+                self.m_inv,
+                wide,
+            );
+        });
         MontyForm(out)
     }
 

@@ -1,12 +1,13 @@
-//! The slice kernels against num-bigint, at every length from 1 to 70 limbs:
-//! the contracts the assembly kernels must also meet.
+//! The slice kernels against num-bigint, at every length from 1 to 70 limbs,
+//! on every backend: the portable one always, and each assembly backend the
+//! CPU supports, forced explicitly rather than left to run-time detection.
 
 mod common;
 
 use common::{limbs_strategy, make_odd_modulus, to_big};
 use num_bigint::BigUint;
 use num_traits::One;
-use numcrypt_limbs::kernels;
+use numcrypt_limbs::kernels::{self, Kernels, Portable};
 use proptest::prelude::*;
 
 fn pair(max: usize) -> impl Strategy<Value = (Vec<u64>, Vec<u64>)> {
@@ -34,53 +35,163 @@ proptest! {
     }
 
     #[test]
-    fn mul_1_family((a, r0) in pair(70), b in any::<u64>()) {
+    fn rows((a, r0) in pair(70), b in any::<u64>()) {
+        for_each_backend(|k| check_rows(k, &a, &r0, b))?;
+    }
+
+    #[test]
+    fn mul_and_sqr(a in (1usize..=70).prop_flat_map(limbs_strategy), b in (1usize..=40).prop_flat_map(limbs_strategy)) {
+        for_each_backend(|k| check_mul_sqr(k, &a, &b))?;
+    }
+
+    #[test]
+    fn montgomery((a, b) in pair(70), m in (1usize..=70).prop_flat_map(limbs_strategy)) {
+        for_each_backend(|k| check_montgomery(k, &a, &b, &m))?;
+    }
+
+    #[test]
+    fn submul((a, r0) in pair(70), b in any::<u64>()) {
         let n = a.len();
-        let mut r = vec![0; n];
-        let hi = kernels::mul_1(&mut r, &a, b);
-        prop_assert_eq!(to_big(&r) + (BigUint::from(hi) << (64 * n)), to_big(&a) * b);
-        let mut r = r0.clone();
-        let hi = kernels::addmul_1(&mut r, &a, b);
-        prop_assert_eq!(to_big(&r) + (BigUint::from(hi) << (64 * n)), to_big(&r0) + to_big(&a) * b);
         let mut r = r0.clone();
         let borrow = kernels::submul_1(&mut r, &a, b);
         // r0 - a*b = r - borrow * 2^(64n)
         prop_assert_eq!(to_big(&r) + to_big(&a) * b, to_big(&r0) + (BigUint::from(borrow) << (64 * n)));
     }
+}
 
-    #[test]
-    fn mul_and_sqr(a in (1usize..=70).prop_flat_map(limbs_strategy), b in (1usize..=40).prop_flat_map(limbs_strategy)) {
-        let mut r = vec![0; a.len() + b.len()];
-        kernels::mul(&mut r, &a, &b);
-        prop_assert_eq!(to_big(&r), to_big(&a) * to_big(&b));
-        let mut s = vec![0; 2 * a.len()];
-        kernels::sqr(&mut s, &a);
-        prop_assert_eq!(to_big(&s), to_big(&a) * to_big(&a));
-    }
+type Check = Result<(), TestCaseError>;
 
-    #[test]
-    fn montgomery((a, b) in pair(70), m in (1usize..=70).prop_flat_map(limbs_strategy)) {
-        let n = a.len();
-        let mut m = m;
-        m.resize(n, u64::MAX);
-        let m = make_odd_modulus(m);
-        let bm = to_big(&m);
-        let m_inv = kernels::mont_inverse_limb(m[0]);
-        prop_assert_eq!(m_inv.wrapping_mul(m[0]), u64::MAX); // -1 mod 2^64
-        let r_inv = (BigUint::one() << (64 * n)).modinv(&bm).unwrap();
-        // Inputs reduced below m, as the contract requires.
-        let (ra, rb) = (to_big(&a) % &bm, to_big(&b) % &bm);
-        let (a, b) = (common::from_big_limbs(&ra, n), common::from_big_limbs(&rb, n));
-        let mut r = vec![0; n];
-        kernels::mont_mul(&mut r, &a, &b, &m, m_inv);
-        prop_assert_eq!(to_big(&r), &ra * &rb * &r_inv % &bm);
-        let mut scratch = vec![0; 2 * n];
-        kernels::mont_sqr(&mut r, &a, &m, m_inv, &mut scratch);
-        prop_assert_eq!(to_big(&r), &ra * &ra * &r_inv % &bm);
-        // REDC of any t below m·R.
-        let t = &ra * &rb;
-        let mut wide = common::from_big_limbs(&t, 2 * n);
-        kernels::mont_redc(&mut r, &mut wide, &m, m_inv);
-        prop_assert_eq!(to_big(&r), t * &r_inv % &bm);
+/// Runs `check` on the portable backend and on every assembly backend this
+/// CPU supports.
+fn for_each_backend(check: impl Fn(&dyn Backend) -> Check) -> Check {
+    check(&Portable)?;
+    #[cfg(target_arch = "x86_64")]
+    if let Some(adx) = kernels::Adx::detect() {
+        check(&adx)?;
     }
+    Ok(())
+}
+
+/// An object-safe view of [`Kernels`], so one check serves every backend.
+trait Backend {
+    fn name(&self) -> &'static str;
+    fn mul_1(&self, r: &mut [u64], a: &[u64], b: u64) -> u64;
+    fn addmul_1(&self, r: &mut [u64], a: &[u64], b: u64) -> u64;
+    fn mul(&self, r: &mut [u64], a: &[u64], b: &[u64]);
+    fn sqr(&self, r: &mut [u64], a: &[u64]);
+    fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]);
+    fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]);
+    fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: &[u64], m_inv: u64);
+}
+
+impl<K: Kernels> Backend for K {
+    fn name(&self) -> &'static str {
+        std::any::type_name::<K>()
+    }
+    fn mul_1(&self, r: &mut [u64], a: &[u64], b: u64) -> u64 {
+        Kernels::mul_1(*self, r, a, b)
+    }
+    fn addmul_1(&self, r: &mut [u64], a: &[u64], b: u64) -> u64 {
+        Kernels::addmul_1(*self, r, a, b)
+    }
+    fn mul(&self, r: &mut [u64], a: &[u64], b: &[u64]) {
+        Kernels::mul(*self, r, a, b)
+    }
+    fn sqr(&self, r: &mut [u64], a: &[u64]) {
+        Kernels::sqr(*self, r, a)
+    }
+    fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]) {
+        Kernels::mont_mul(*self, r, a, b, m, m_inv, s)
+    }
+    fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]) {
+        Kernels::mont_sqr(*self, r, a, m, m_inv, s)
+    }
+    fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: &[u64], m_inv: u64) {
+        Kernels::mont_redc(*self, r, t, m, m_inv)
+    }
+}
+
+fn check_rows(k: &dyn Backend, a: &[u64], r0: &[u64], b: u64) -> Check {
+    let n = a.len();
+    let name = k.name();
+    let mut r = vec![0; n];
+    let hi = k.mul_1(&mut r, a, b);
+    prop_assert_eq!(
+        to_big(&r) + (BigUint::from(hi) << (64 * n)),
+        to_big(a) * b,
+        "{} mul_1",
+        name
+    );
+    let mut r = r0.to_vec();
+    let hi = k.addmul_1(&mut r, a, b);
+    prop_assert_eq!(
+        to_big(&r) + (BigUint::from(hi) << (64 * n)),
+        to_big(r0) + to_big(a) * b,
+        "{} addmul_1",
+        name
+    );
+    Ok(())
+}
+
+fn check_mul_sqr(k: &dyn Backend, a: &[u64], b: &[u64]) -> Check {
+    let mut r = vec![0; a.len() + b.len()];
+    k.mul(&mut r, a, b);
+    prop_assert_eq!(to_big(&r), to_big(a) * to_big(b), "{} mul", k.name());
+    let mut s = vec![u64::MAX; 2 * a.len()]; // garbage in the output must not matter
+    k.sqr(&mut s, a);
+    prop_assert_eq!(to_big(&s), to_big(a) * to_big(a), "{} sqr", k.name());
+    Ok(())
+}
+
+fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
+    let n = a.len();
+    let mut m = m.to_vec();
+    m.resize(n, u64::MAX);
+    let m = make_odd_modulus(m);
+    let bm = to_big(&m);
+    let m_inv = kernels::mont_inverse_limb(m[0]);
+    prop_assert_eq!(m_inv.wrapping_mul(m[0]), u64::MAX); // -1 mod 2^64
+    let r_inv = (BigUint::one() << (64 * n)).modinv(&bm).unwrap();
+    // b reduced below m, as the contract requires; a may be anything below R.
+    let rb = to_big(b) % &bm;
+    let b = common::from_big_limbs(&rb, n);
+    let mut r = vec![0; n];
+    let mut scratch = vec![0; 2 * n];
+    k.mont_mul(&mut r, a, &b, &m, m_inv, &mut scratch);
+    prop_assert_eq!(
+        to_big(&r),
+        to_big(a) * &rb * &r_inv % &bm,
+        "{} mont_mul",
+        k.name()
+    );
+    k.mont_sqr(&mut r, &b, &m, m_inv, &mut scratch);
+    prop_assert_eq!(
+        to_big(&r),
+        &rb * &rb * &r_inv % &bm,
+        "{} mont_sqr",
+        k.name()
+    );
+    // REDC of any t below m·R.
+    let t = to_big(a) * &rb;
+    let mut wide = common::from_big_limbs(&t, 2 * n);
+    k.mont_redc(&mut r, &mut wide, &m, m_inv);
+    prop_assert_eq!(to_big(&r), t * &r_inv % &bm, "{} mont_redc", k.name());
+    Ok(())
+}
+
+#[test]
+fn backends_present() {
+    // Say which paths this run covered.
+    #[cfg(target_arch = "x86_64")]
+    eprintln!(
+        "x86_64 BMI2+ADX backend: {}",
+        if kernels::Adx::detect().is_some() {
+            "tested"
+        } else {
+            "absent on this CPU"
+        }
+    );
+    let mut r = [0u64; 2];
+    kernels::mul(&mut r, &[u64::MAX], &[u64::MAX]);
+    assert_eq!(r, [1, u64::MAX - 1]);
 }

@@ -2,7 +2,7 @@
 
 use crate::Limb;
 use crate::ct;
-use crate::kernels::{mont_mul, mont_sqr};
+use crate::kernels::{Kernels, dispatch};
 
 /// Largest window either exponentiation uses; the constant-time table then
 /// has 64 entries.
@@ -78,6 +78,18 @@ pub(crate) fn pow_ct(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
+    dispatch!(k => pow_ct_with(k, out, base, exp, exp_bits, ctx, scratch))
+}
+
+fn pow_ct_with<K: Kernels>(
+    k: K,
+    out: &mut [Limb],
+    base: &[Limb],
+    exp: &[Limb],
+    exp_bits: u32,
+    ctx: &MontyCtx<'_>,
+    scratch: &mut [Limb],
+) {
     let n = ctx.m.len();
     let w = window_ct(exp_bits);
     let entries = 1usize << w;
@@ -90,7 +102,14 @@ pub(crate) fn pow_ct(
     table[n..2 * n].copy_from_slice(base);
     for i in 2..entries {
         let (done, next) = table.split_at_mut(i * n);
-        mont_mul(&mut next[..n], &done[(i - 1) * n..], base, ctx.m, ctx.m_inv);
+        k.mont_mul(
+            &mut next[..n],
+            &done[(i - 1) * n..],
+            base,
+            ctx.m,
+            ctx.m_inv,
+            wide,
+        );
     }
 
     if exp_bits == 0 {
@@ -102,11 +121,11 @@ pub(crate) fn pow_ct(
     ct::lookup(out, table, window_bits(exp, (windows - 1) * w, top_width));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
-            mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
+            k.mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
             out.copy_from_slice(tmp);
         }
         ct::lookup(entry, table, window_bits(exp, j * w, w));
-        mont_mul(tmp, out, entry, ctx.m, ctx.m_inv);
+        k.mont_mul(tmp, out, entry, ctx.m, ctx.m_inv, wide);
         out.copy_from_slice(tmp);
     }
 }
@@ -114,6 +133,17 @@ pub(crate) fn pow_ct(
 /// Variable-time sliding-window exponentiation for public exponents:
 /// `out = base^exp` in Montgomery form. Only odd powers are tabulated.
 pub(crate) fn pow_vartime(
+    out: &mut [Limb],
+    base: &[Limb],
+    exp: &[Limb],
+    ctx: &MontyCtx<'_>,
+    scratch: &mut [Limb],
+) {
+    dispatch!(k => pow_vartime_with(k, out, base, exp, ctx, scratch))
+}
+
+fn pow_vartime_with<K: Kernels>(
+    k: K,
     out: &mut [Limb],
     base: &[Limb],
     exp: &[Limb],
@@ -135,15 +165,16 @@ pub(crate) fn pow_vartime(
 
     // table[k] = base^(2k + 1)
     table[..n].copy_from_slice(base);
-    mont_sqr(square, base, ctx.m, ctx.m_inv, wide);
-    for k in 1..entries {
-        let (done, next) = table.split_at_mut(k * n);
-        mont_mul(
+    k.mont_sqr(square, base, ctx.m, ctx.m_inv, wide);
+    for i in 1..entries {
+        let (done, next) = table.split_at_mut(i * n);
+        k.mont_mul(
             &mut next[..n],
-            &done[(k - 1) * n..],
+            &done[(i - 1) * n..],
             square,
             ctx.m,
             ctx.m_inv,
+            wide,
         );
     }
 
@@ -152,7 +183,7 @@ pub(crate) fn pow_vartime(
     while i >= 0 {
         if !bit_vartime(exp, i as u32) {
             if started {
-                mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
+                k.mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
                 out.copy_from_slice(tmp);
             }
             i -= 1;
@@ -168,10 +199,10 @@ pub(crate) fn pow_vartime(
         let entry = &table[(value >> 1) * n..][..n];
         if started {
             for _ in 0..width {
-                mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
+                k.mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
                 out.copy_from_slice(tmp);
             }
-            mont_mul(tmp, out, entry, ctx.m, ctx.m_inv);
+            k.mont_mul(tmp, out, entry, ctx.m, ctx.m_inv, wide);
             out.copy_from_slice(tmp);
         } else {
             out.copy_from_slice(entry);
