@@ -1,10 +1,14 @@
 //! Slice kernels: the mpn layer.
 //!
 //! Every multi-precision operation in this crate bottoms out in one of these
-//! functions. They work on little-endian slices of [`Limb`]s, are constant time
-//! in the *values* of their operands (lengths are public), and are the only
-//! place that would ever know about the CPU: the assembly issue replaces them
-//! one at a time behind the same contracts.
+//! functions. They work on little-endian slices of [`Limb`]s and are constant
+//! time in the *values* of their operands (lengths are public).
+//!
+//! The multiplication kernels come from a backend ([`Kernels`]): [`Portable`]
+//! Rust everywhere, and on x86_64 with BMI2 and ADX the `Adx` assembly rows.
+//! The free functions use the fastest backend the CPU has (detected once, at
+//! run time, or at compile time when the target features are enabled); the
+//! backends themselves are public so that tests and benches can force a path.
 //!
 //! # Contracts
 //! Each function states the lengths it expects. A length that breaks the

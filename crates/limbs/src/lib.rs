@@ -2,7 +2,10 @@
 //!
 //! - [`kernels`]: the slice kernels (add, sub, `mul_1`/`addmul_1`/`submul_1`,
 //!   schoolbook multiplication, dedicated squaring, Montgomery
-//!   multiply/square/reduce). Everything else is built on them.
+//!   multiply/square/reduce), with a portable backend and, on x86_64 with
+//!   BMI2/ADX, a `mulx`/`adcx`/`adox` assembly backend chosen at run time.
+//!   Everything else is built on them. The assembly in `arch/` is the only
+//!   `unsafe` code in numcrypt.
 //! - [`Uint<LIMBS>`]: fixed width, `Copy`, on the stack, with aliases
 //!   [`U256`] … [`U8192`]; [`BoxedUint`] (feature `alloc`): width chosen at
 //!   run time. Both get their arithmetic from the one [`Unsigned`] trait.
