@@ -350,6 +350,21 @@ pub fn mont_sqr(r: &mut [Limb], a: &[Limb], m: &[Limb], m_inv: Limb, scratch: &m
     dispatch!(k => k.mont_sqr(r, a, m, m_inv, scratch))
 }
 
+/// [`Kernels::mont_mul`] as a product then a reduction: the default, and the
+/// fallback of backends that specialise some sizes.
+pub(crate) fn mont_mul_separated<K: Kernels>(
+    k: K,
+    r: &mut [Limb],
+    a: &[Limb],
+    b: &[Limb],
+    m: &[Limb],
+    m_inv: Limb,
+    scratch: &mut [Limb],
+) {
+    k.mul(scratch, a, b);
+    k.mont_redc(r, scratch, m, m_inv);
+}
+
 /// Brings `(hi : r)`, known to be below `2 m`, into `[0, m)` with one
 /// constant-time conditional subtraction.
 #[inline]

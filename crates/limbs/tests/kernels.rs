@@ -195,3 +195,13 @@ fn backends_present() {
     kernels::mul(&mut r, &[u64::MAX], &[u64::MAX]);
     assert_eq!(r, [1, u64::MAX - 1]);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5000))]
+
+    /// The unrolled fixed-size Montgomery kernel (4 limbs), hit hard at its width.
+    #[test]
+    fn montgomery_4_limbs(a in limbs_strategy(4), b in limbs_strategy(4), m in limbs_strategy(4)) {
+        for_each_backend(|k| check_montgomery(k, &a, &b, &m))?;
+    }
+}
