@@ -253,13 +253,17 @@ pub trait Kernels: Copy {
         m_inv: Limb,
         scratch: &mut [Limb],
     ) {
-        self.mul(scratch, a, b);
-        self.mont_redc(r, scratch, m, m_inv);
+        mont_mul_separated(self, r, a, b, m, m_inv, scratch);
     }
 
     /// Montgomery squaring `r = a^2 * R^-1 mod m` through the dedicated
     /// squaring; same requirements as [`mont_mul`](Kernels::mont_mul).
     fn mont_sqr(self, r: &mut [Limb], a: &[Limb], m: &[Limb], m_inv: Limb, scratch: &mut [Limb]) {
+        if a.len() < SQR_MIN_LIMBS {
+            // `sqr` would multiply here anyway; going through `mont_mul` also
+            // picks up a backend's size-specific multiplication.
+            return self.mont_mul(r, a, a, m, m_inv, scratch);
+        }
         self.sqr(scratch, a);
         self.mont_redc(r, scratch, m, m_inv);
     }

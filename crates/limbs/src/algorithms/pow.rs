@@ -64,6 +64,31 @@ pub(crate) struct MontyCtx<'a> {
     pub(crate) one: &'a [Limb],
 }
 
+/// Fills `table` (entries of `n` limbs) with `first · step^i`, the same
+/// sequence of multiplications whatever the values.
+fn fill_powers<K: Kernels>(
+    k: K,
+    table: &mut [Limb],
+    first: &[Limb],
+    step: &[Limb],
+    ctx: &MontyCtx<'_>,
+    wide: &mut [Limb],
+) {
+    let n = ctx.m.len();
+    table[..n].copy_from_slice(first);
+    for i in 1..table.len() / n {
+        let (done, next) = table.split_at_mut(i * n);
+        k.mont_mul(
+            &mut next[..n],
+            &done[(i - 1) * n..],
+            step,
+            ctx.m,
+            ctx.m_inv,
+            wide,
+        );
+    }
+}
+
 /// Constant-time fixed-window exponentiation: `out = base^e` in Montgomery
 /// form, where `e` is the low `exp_bits` bits of `exp`.
 ///
@@ -98,19 +123,7 @@ fn pow_ct_with<K: Kernels>(
     let (tmp, rest) = rest.split_at_mut(n);
     let wide = &mut rest[..2 * n];
 
-    table[..n].copy_from_slice(ctx.one);
-    table[n..2 * n].copy_from_slice(base);
-    for i in 2..entries {
-        let (done, next) = table.split_at_mut(i * n);
-        k.mont_mul(
-            &mut next[..n],
-            &done[(i - 1) * n..],
-            base,
-            ctx.m,
-            ctx.m_inv,
-            wide,
-        );
-    }
+    fill_powers(k, table, ctx.one, base, ctx, wide);
 
     if exp_bits == 0 {
         out.copy_from_slice(ctx.one);
@@ -163,20 +176,9 @@ fn pow_vartime_with<K: Kernels>(
     let (tmp, rest) = rest.split_at_mut(n);
     let wide = &mut rest[..2 * n];
 
-    // table[k] = base^(2k + 1)
-    table[..n].copy_from_slice(base);
+    // table[i] = base^(2i + 1)
     k.mont_sqr(square, base, ctx.m, ctx.m_inv, wide);
-    for i in 1..entries {
-        let (done, next) = table.split_at_mut(i * n);
-        k.mont_mul(
-            &mut next[..n],
-            &done[(i - 1) * n..],
-            square,
-            ctx.m,
-            ctx.m_inv,
-            wide,
-        );
-    }
+    fill_powers(k, table, base, square, ctx, wide);
 
     let mut started = false;
     let mut i = bits as i64 - 1;

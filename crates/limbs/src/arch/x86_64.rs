@@ -187,10 +187,6 @@ impl Kernels for Adx {
         }
         mont_mul_separated(self, r, a, b, m, m_inv, scratch)
     }
-
-    fn mont_sqr(self, r: &mut [Limb], a: &[Limb], m: &[Limb], m_inv: Limb, scratch: &mut [Limb]) {
-        self.mont_mul(r, a, a, m, m_inv, scratch);
-    }
 }
 
 /// `r = r * b * 2^-256 mod m` for 4-limb operands, `m` odd,
