@@ -182,7 +182,7 @@ impl Kernels for Adx {
                 (r4, <&[Limb; 4]>::try_from(b), <&[Limb; 4]>::try_from(m))
             {
                 r4.copy_from_slice(a);
-                return mont_mul_4(r4, b4, m4, m_inv);
+                return mont_mul_4(self, r4, b4, m4, m_inv);
             }
         }
         mont_mul_separated(self, r, a, b, m, m_inv, scratch)
@@ -194,8 +194,8 @@ impl Kernels for Adx {
 /// by `tools/gen_mont_mul_x86_64.py 4`: unrolled CIOS with the accumulator
 /// in six registers and one `cmov` subtraction at the end.
 #[inline]
-fn mont_mul_4(r: &mut [Limb; 4], b: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) {
-    // SAFETY: only called on an `Adx` value, which proves BMI2 and ADX. The
+fn mont_mul_4(_cpu: Adx, r: &mut [Limb; 4], b: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) {
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads r, b and m (four limbs each, by their array types) and
     // writes r; every register it changes is declared; no stack is used.
     unsafe {
