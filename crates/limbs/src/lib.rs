@@ -5,7 +5,7 @@
 //!   multiply/square/reduce), with a portable backend and, on x86_64 with
 //!   BMI2/ADX, a `mulx`/`adcx`/`adox` assembly backend chosen at run time.
 //!   Everything else is built on them. The assembly in `arch/` is the only
-//!   `unsafe` code in numcrypt.
+//!   code in numcrypt that is allowed `unsafe_code`.
 //! - [`Uint<LIMBS>`]: fixed width, `Copy`, on the stack, with aliases
 //!   [`U256`] … [`U8192`]; [`BoxedUint`] (feature `alloc`): width chosen at
 //!   run time. Both get their arithmetic from the one [`Unsigned`] trait.
@@ -31,7 +31,7 @@
 //! # Ok::<(), numcrypt_limbs::Error>(())
 //! ```
 #![no_std]
-// `unsafe` is denied everywhere but `arch`, which holds the assembly.
+// `unsafe_code` is denied everywhere but `arch`, which holds the assembly.
 #![deny(unsafe_code)]
 
 #[cfg(feature = "alloc")]
