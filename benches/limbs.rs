@@ -31,9 +31,12 @@
 //!   n bits (top bit set). Residue in, residue out: for numcrypt and
 //!   crypto-bigint the conversion into and out of Montgomery form is included
 //!   in the timing, the Montgomery parameters (one-time per modulus) are not;
-//!   GMP and num-bigint do their own per-call setup. numcrypt
+//!   GMP, OpenSSL and num-bigint do their own per-call setup. numcrypt
 //!   `MontyParams::pow` and crypto-bigint `FixedMontyForm::pow` are constant
 //!   time over the exponent's full width; GMP `mpz_powm_sec` is constant time;
+//!   OpenSSL is `BN_mod_exp` on `BN_FLG_CONSTTIME` operands, which runs
+//!   `BN_mod_exp_mont_consttime` (its mulx/`mont5` assembly; the Montgomery
+//!   context is built per call, as in OpenSSL's own non-RSA callers);
 //!   num-bigint `modpow` is NOT constant time (labelled `_vartime`).
 //!
 //! Every group runs twice: wall time, and (x86_64 only) cycles read with
@@ -52,6 +55,7 @@ use crypto_bigint::Odd;
 use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
 use num_bigint::BigUint;
 use numcrypt::limbs::{MontyParams, Unsigned};
+use openssl::bn::{BigNum, BigNumContext};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use rug::integer::Order;
@@ -291,6 +295,9 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     let cp = FixedMontyParams::new(Odd::new(to_cb::<L>(&inp.m)).expect("odd modulus"));
     let (gbase, ge, gm) = (to_gmp(&inp.ar), to_gmp(&inp.e), to_gmp(&inp.m));
     let (bbase, be, bm) = (to_biguint(&inp.ar), to_biguint(&inp.e), to_biguint(&inp.m));
+    let (obase, oe, om) = (to_openssl(&inp.ar), to_openssl(&inp.e), to_openssl(&inp.m));
+    let mut octx = BigNumContext::new().expect("openssl context");
+    let mut oout = BigNum::new().expect("openssl bignum");
 
     let nc_pow = |base: &NcUint<L>, e: &NcUint<L>| np.from_monty(&np.pow(&np.to_monty(base), e));
     let cb_pow = |base: &CbUint<L>, e: &CbUint<L>| FixedMontyForm::new(base, &cp).pow(e).retrieve();
@@ -312,6 +319,10 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
         "num-bigint modexp at {bits}"
     );
 
+    oout.mod_exp(&obase, &oe, &om, &mut octx)
+        .expect("openssl mod_exp");
+    assert_eq!(openssl_words(&oout, L), expect, "openssl modexp at {bits}");
+
     g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
         b.iter(|| nc_pow(black_box(&nbase), black_box(&ne)))
     });
@@ -322,9 +333,34 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     g.bench_function(format!("{bits}/gmp_mpz_powm_sec"), |b| {
         b.iter(|| out.assign(black_box(&gbase).secure_pow_mod_ref(black_box(&ge), black_box(&gm))))
     });
+    g.bench_function(format!("{bits}/openssl_BN_mod_exp_mont_consttime"), |b| {
+        b.iter(|| {
+            oout.mod_exp(black_box(&obase), black_box(&oe), black_box(&om), &mut octx)
+                .expect("openssl mod_exp")
+        })
+    });
     g.bench_function(format!("{bits}/num-bigint_modpow_vartime"), |b| {
         b.iter(|| black_box(&bbase).modpow(black_box(&be), black_box(&bm)))
     });
+}
+
+/// An OpenSSL `BIGNUM` from little-endian words, flagged constant time so
+/// that `BN_mod_exp` takes `BN_mod_exp_mont_consttime`.
+fn to_openssl(words: &[u64]) -> BigNum {
+    let bytes: Vec<u8> = words.iter().rev().flat_map(|w| w.to_be_bytes()).collect();
+    let mut n = BigNum::from_slice(&bytes).expect("openssl bignum");
+    n.set_const_time();
+    n
+}
+
+/// The value of an OpenSSL `BIGNUM` as `limbs` little-endian words.
+fn openssl_words(n: &BigNum, limbs: usize) -> Vec<u64> {
+    let bytes = n.to_vec_padded(8 * limbs as i32).expect("fits");
+    bytes
+        .chunks(8)
+        .rev()
+        .map(|c| u64::from_be_bytes(c.try_into().unwrap()))
+        .collect()
 }
 
 /// Runs `$f::<M, L>` for every operand size.
