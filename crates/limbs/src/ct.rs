@@ -58,11 +58,19 @@ pub(crate) fn swap_if(a: &mut [Limb], b: &mut [Limb], c: Choice) {
 /// Copies entry `index` of `table` (entries of `out.len()` limbs each) into
 /// `out`, reading every entry so that the memory access pattern does not
 /// depend on `index`.
+///
+/// The masks come from arithmetic rather than `subtle`'s per-call
+/// optimisation barrier (which cost more than the reads at 512 bits); one
+/// `black_box` over the index keeps the compiler from knowing which mask is
+/// the non-zero one, so it cannot skip entries.
 pub(crate) fn lookup(out: &mut [Limb], table: &[Limb], index: Limb) {
     let n = out.len();
     out.fill(0);
+    let index = core::hint::black_box(index);
     for (i, entry) in table.chunks_exact(n).enumerate() {
-        let m = mask((i as Limb).ct_eq(&index));
+        // i ^ index is below 2^63 (both are table positions), so subtracting
+        // one sets the top bit exactly when they are equal.
+        let m = 0 as Limb - (((i as Limb ^ index).wrapping_sub(1)) >> (Limb::BITS - 1));
         for (o, &e) in out.iter_mut().zip(entry) {
             *o |= e & m;
         }

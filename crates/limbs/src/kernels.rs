@@ -5,7 +5,8 @@
 //! time in the *values* of their operands (lengths are public).
 //!
 //! The multiplication kernels come from a backend ([`Kernels`]): [`Portable`]
-//! Rust everywhere, and on x86_64 with BMI2 and ADX the `Adx` assembly rows.
+//! Rust everywhere, on x86_64 with BMI2 and ADX the `Adx` assembly rows, and
+//! on aarch64 the `Aarch64` ones.
 //! The free functions use the fastest backend the CPU has (detected once, at
 //! run time, or at compile time when the target features are enabled); the
 //! backends themselves are public so that tests and benches can force a path.
@@ -149,6 +150,9 @@ pub fn submul_1(r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
     carry
 }
 
+mod karatsuba;
+pub use karatsuba::{KARATSUBA_MAX_LIMBS, KARATSUBA_MIN_LIMBS};
+
 /// Below this many limbs, [`Kernels::sqr`] multiplies instead: the
 /// triangle, doubling and diagonal passes only pay once rows are long enough
 /// (measured with the ADX rows: squaring/multiplying is 1.67 at 4 limbs,
@@ -160,9 +164,9 @@ pub const SQR_MIN_LIMBS: usize = 10;
 ///
 /// A backend supplies [`mul_1`](Kernels::mul_1) and
 /// [`addmul_1`](Kernels::addmul_1), the inner loops where the CPU matters.
-/// The provided methods build schoolbook multiplication, squaring and
-/// Montgomery reduction on top, so each backend gets its own monomorphised
-/// copy with no per-row dispatch. The free functions of this module pick
+/// The provided methods build schoolbook and Karatsuba multiplication,
+/// squaring and Montgomery reduction on top, so each backend gets its own
+/// monomorphised copy with no per-row dispatch. The free functions of this module pick
 /// the fastest backend the CPU supports, once per call; tests and benches
 /// can name a backend to force its path.
 pub trait Kernels: Copy {
@@ -174,9 +178,22 @@ pub trait Kernels: Copy {
     /// `r.len() == a.len() > 0`.
     fn addmul_1(self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb;
 
+    /// Product `r = a * b`, `r.len() == a.len() + b.len()`, both non-empty
+    /// (the lengths may differ): Karatsuba for equal lengths in
+    /// [`KARATSUBA_MIN_LIMBS`]`..=`[`KARATSUBA_MAX_LIMBS`] (even counts), else
+    /// [`mul_basecase`](Kernels::mul_basecase).
+    fn mul(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
+        if a.len() == b.len() && karatsuba::applies(a.len()) {
+            assert_eq!(r.len(), 2 * a.len());
+            karatsuba::mul(self, r, a, b);
+        } else {
+            self.mul_basecase(r, a, b);
+        }
+    }
+
     /// Schoolbook product `r = a * b`, `r.len() == a.len() + b.len()`, both
     /// non-empty (the lengths may differ).
-    fn mul(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
+    fn mul_basecase(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
         assert!(!a.is_empty() && !b.is_empty() && r.len() == a.len() + b.len());
         let n = a.len();
         r[n] = self.mul_1(&mut r[..n], a, b[0]);
@@ -193,7 +210,7 @@ pub trait Kernels: Copy {
         let n = a.len();
         assert!(n > 0 && r.len() == 2 * n);
         if n < SQR_MIN_LIMBS {
-            return self.mul(r, a, a);
+            return self.mul_basecase(r, a, a);
         }
         // Off-diagonal triangle: row i adds a[i] * a[i+1..] at position 2i+1.
         r[0] = 0;
@@ -202,7 +219,15 @@ pub trait Kernels: Copy {
         for i in 1..n - 1 {
             r[i + n] = self.addmul_1(&mut r[2 * i + 1..i + n], &a[i + 1..], a[i]);
         }
-        // Double it, and add the squares on the diagonal.
+        self.double_add_squares(r, a);
+    }
+
+    /// The last pass of [`sqr`](Kernels::sqr): `r = 2 r + Σ a[i]² 2^(128 i)`,
+    /// `r.len() == 2 * a.len()`, where the result is known to fit (`r` holds
+    /// the off-diagonal triangle of `a`'s square).
+    fn double_add_squares(self, r: &mut [Limb], a: &[Limb]) {
+        let n = a.len();
+        assert!(r.len() == 2 * n);
         let mut top = 0;
         for limb in r.iter_mut() {
             let next = *limb >> (Limb::BITS - 1);
@@ -222,17 +247,23 @@ pub trait Kernels: Copy {
     /// is destroyed; `r` and `m` have `n` limbs, `m` odd,
     /// `m_inv = -m^-1 mod 2^64`.
     fn mont_redc(self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
-        let n = m.len();
-        assert!(n > 0 && r.len() == n && t.len() == 2 * n);
-        let mut hi = 0;
-        for i in 0..n {
-            // q makes t[i] + q*m[0] divisible by 2^64.
-            let q = t[i].wrapping_mul(m_inv);
-            let c = self.addmul_1(&mut t[i..i + n], m, q);
-            (t[i + n], hi) = adc(t[i + n], c, hi);
-        }
-        r.copy_from_slice(&t[n..]);
-        final_subtract(r, hi, m);
+        mont_redc_rows(self, r, t, m, m_inv);
+    }
+
+    /// The backend's fully unrolled Montgomery multiplication for this
+    /// length, if it has one: `r = a * b * R^-1 mod m` under the requirements
+    /// of [`mont_mul`](Kernels::mont_mul), with no scratch. Returns `false`,
+    /// leaving `r` alone, when the length has none (the default).
+    fn mont_mul_unrolled(
+        self,
+        r: &mut [Limb],
+        a: &[Limb],
+        b: &[Limb],
+        m: &[Limb],
+        m_inv: Limb,
+    ) -> bool {
+        let _ = (r, a, b, m, m_inv);
+        false
     }
 
     /// Montgomery multiplication `r = a * b * R^-1 mod m`, fully reduced:
@@ -253,7 +284,9 @@ pub trait Kernels: Copy {
         m_inv: Limb,
         scratch: &mut [Limb],
     ) {
-        mont_mul_separated(self, r, a, b, m, m_inv, scratch);
+        if !self.mont_mul_unrolled(r, a, b, m, m_inv) {
+            mont_mul_separated(self, r, a, b, m, m_inv, scratch);
+        }
     }
 
     /// Montgomery squaring `r = a^2 * R^-1 mod m` through the dedicated
@@ -296,6 +329,8 @@ impl Kernels for Portable {
     }
 }
 
+#[cfg(target_arch = "aarch64")]
+pub use crate::arch::aarch64::Aarch64;
 #[cfg(target_arch = "x86_64")]
 pub use crate::arch::x86_64::Adx;
 
@@ -306,6 +341,10 @@ macro_rules! dispatch {
         if let Some($k) = $crate::kernels::Adx::detect() {
             return $body;
         }
+        // Every aarch64 CPU has what the `Aarch64` backend needs.
+        #[cfg(target_arch = "aarch64")]
+        let $k = $crate::kernels::Aarch64::new();
+        #[cfg(not(target_arch = "aarch64"))]
         let $k = $crate::kernels::Portable;
         $body
     }};
@@ -349,6 +388,12 @@ pub fn mont_mul(
     dispatch!(k => k.mont_mul(r, a, b, m, m_inv, scratch))
 }
 
+/// [`Kernels::mont_mul_unrolled`] on the fastest backend: `false` when it
+/// has no unrolled kernel for this length.
+pub fn mont_mul_unrolled(r: &mut [Limb], a: &[Limb], b: &[Limb], m: &[Limb], m_inv: Limb) -> bool {
+    dispatch!(k => k.mont_mul_unrolled(r, a, b, m, m_inv))
+}
+
 /// [`Kernels::mont_sqr`] on the fastest backend.
 pub fn mont_sqr(r: &mut [Limb], a: &[Limb], m: &[Limb], m_inv: Limb, scratch: &mut [Limb]) {
     dispatch!(k => k.mont_sqr(r, a, m, m_inv, scratch))
@@ -369,10 +414,32 @@ pub(crate) fn mont_mul_separated<K: Kernels>(
     k.mont_redc(r, scratch, m, m_inv);
 }
 
+/// [`Kernels::mont_redc`] as `n` calls of the backend's `addmul_1`: the
+/// default, and the fallback of backends that specialise some sizes.
+pub(crate) fn mont_redc_rows<K: Kernels>(
+    k: K,
+    r: &mut [Limb],
+    t: &mut [Limb],
+    m: &[Limb],
+    m_inv: Limb,
+) {
+    let n = m.len();
+    assert!(n > 0 && r.len() == n && t.len() == 2 * n);
+    let mut hi = 0;
+    for i in 0..n {
+        // q makes t[i] + q*m[0] divisible by 2^64.
+        let q = t[i].wrapping_mul(m_inv);
+        let c = k.addmul_1(&mut t[i..i + n], m, q);
+        (t[i + n], hi) = adc(t[i + n], c, hi);
+    }
+    r.copy_from_slice(&t[n..]);
+    final_subtract(r, hi, m);
+}
+
 /// Brings `(hi : r)`, known to be below `2 m`, into `[0, m)` with one
 /// constant-time conditional subtraction.
 #[inline]
-fn final_subtract(r: &mut [Limb], hi: Limb, m: &[Limb]) {
+pub(crate) fn final_subtract(r: &mut [Limb], hi: Limb, m: &[Limb]) {
     let borrow = sub_assign(r, m);
     // Keep the difference unless it went negative without an overflow limb.
     let undo = borrow & !hi & 1;

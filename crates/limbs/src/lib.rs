@@ -3,7 +3,8 @@
 //! - [`kernels`]: the slice kernels (add, sub, `mul_1`/`addmul_1`/`submul_1`,
 //!   schoolbook multiplication, dedicated squaring, Montgomery
 //!   multiply/square/reduce), with a portable backend and, on x86_64 with
-//!   BMI2/ADX, a `mulx`/`adcx`/`adox` assembly backend chosen at run time.
+//!   BMI2/ADX, a `mulx`/`adcx`/`adox` assembly backend chosen at run time
+//!   (on aarch64, a `mul`/`umulh` one, always).
 //!   Everything else is built on them. The assembly in `arch/` is the only
 //!   code in numcrypt that is allowed `unsafe_code`.
 //! - [`Uint<LIMBS>`]: fixed width, `Copy`, on the stack, with aliases

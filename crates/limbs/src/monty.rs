@@ -34,6 +34,12 @@ impl<U: Unsigned> MontyForm<U> {
     pub fn as_montgomery(&self) -> &U {
         &self.0
     }
+
+    /// `self = other` when `choice` is set, in constant time (both made by
+    /// the same parameters, so of the same width).
+    pub fn conditional_assign(&mut self, other: &Self, choice: Choice) {
+        crate::ct::assign_if(self.0.as_mut(), other.0.as_ref(), choice);
+    }
 }
 
 impl<U: Unsigned> ConstantTimeEq for MontyForm<U> {
@@ -154,36 +160,28 @@ impl<U: Unsigned> MontyParams<U> {
 
     /// `a · b`.
     pub fn mul(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> MontyForm<U> {
-        let n = self.modulus.nlimbs();
-        let mut out = self.modulus.zero_like();
-        self.modulus.with_scratch::<2, _>(n, |wide| {
-            let m = self.modulus.as_ref();
-            kernels::mont_mul(
-                out.as_mut(),
-                a.0.as_ref(),
-                b.0.as_ref(),
-                m,
-                self.m_inv,
-                wide,
-            );
-        });
-        MontyForm(out)
+        MontyForm(self.mont_mul(a.0.as_ref(), Some(b.0.as_ref())))
     }
 
     /// `a²`, through the dedicated squaring kernel.
     pub fn square(&self, a: &MontyForm<U>) -> MontyForm<U> {
+        MontyForm(self.mont_mul(a.0.as_ref(), None))
+    }
+
+    /// `a · b · R⁻¹ mod m`, or `a² · R⁻¹ mod m` when `b` is `None`. A length
+    /// with an unrolled kernel needs no scratch, which keeps the smallest
+    /// sizes free of the scratch's setup and zeroing.
+    fn mont_mul(&self, a: &[Limb], b: Option<&[Limb]>) -> U {
+        let m = self.modulus.as_ref();
         let mut out = self.modulus.zero_like();
-        let n = self.modulus.nlimbs();
-        self.modulus.with_scratch::<2, _>(n, |wide| {
-            kernels::mont_sqr(
-                out.as_mut(),
-                a.0.as_ref(),
-                self.modulus.as_ref(),
-                self.m_inv,
-                wide,
-            );
+        if kernels::mont_mul_unrolled(out.as_mut(), a, b.unwrap_or(a), m, self.m_inv) {
+            return out;
+        }
+        self.modulus.with_scratch::<2, _>(m.len(), |wide| match b {
+            Some(b) => kernels::mont_mul(out.as_mut(), a, b, m, self.m_inv, wide),
+            None => kernels::mont_sqr(out.as_mut(), a, m, self.m_inv, wide),
         });
-        MontyForm(out)
+        out
     }
 
     /// `a + b`.

@@ -62,13 +62,15 @@ proptest! {
 type Check = Result<(), TestCaseError>;
 
 /// Runs `check` on the portable backend and on every assembly backend this
-/// CPU supports.
+/// CPU supports (on aarch64, always the `Aarch64` one).
 fn for_each_backend(check: impl Fn(&dyn Backend) -> Check) -> Check {
     check(&Portable)?;
     #[cfg(target_arch = "x86_64")]
     if let Some(adx) = kernels::Adx::detect() {
         check(&adx)?;
     }
+    #[cfg(target_arch = "aarch64")]
+    check(&kernels::Aarch64::new())?;
     Ok(())
 }
 
@@ -191,6 +193,8 @@ fn backends_present() {
             "absent on this CPU"
         }
     );
+    #[cfg(target_arch = "aarch64")]
+    eprintln!("aarch64 mul/umulh backend: tested");
     let mut r = [0u64; 2];
     kernels::mul(&mut r, &[u64::MAX], &[u64::MAX]);
     assert_eq!(r, [1, u64::MAX - 1]);
@@ -199,9 +203,60 @@ fn backends_present() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(5000))]
 
-    /// The unrolled fixed-size Montgomery kernel (4 limbs), hit hard at its width.
+    /// Karatsuba: equal lengths from below its threshold to beyond its
+    /// largest size, odd and even, including all-ones operands.
     #[test]
-    fn montgomery_4_limbs(a in limbs_strategy(4), b in limbs_strategy(4), m in limbs_strategy(4)) {
+    fn karatsuba_products(
+        (a, b) in (kernels::KARATSUBA_MIN_LIMBS - 2..=kernels::KARATSUBA_MAX_LIMBS + 2)
+            .prop_flat_map(|n| (limbs_strategy(n), limbs_strategy(n)))
+    ) {
+        for_each_backend(|k| {
+            let mut r = vec![u64::MAX; 2 * a.len()]; // garbage in the output must not matter
+            k.mul(&mut r, &a, &b);
+            prop_assert_eq!(to_big(&r), to_big(&a) * to_big(&b), "{} mul", k.name());
+            k.sqr(&mut r, &a);
+            prop_assert_eq!(to_big(&r), to_big(&a) * to_big(&a), "{} sqr", k.name());
+            Ok(())
+        })?;
+    }
+
+    /// The unrolled fixed-size Montgomery kernels (4, 6 and 8 limbs), hit
+    /// hard at their widths.
+    #[test]
+    fn montgomery_unrolled_sizes(
+        (a, b, m) in prop::sample::select(vec![4usize, 6, 8])
+            .prop_flat_map(|n| (limbs_strategy(n), limbs_strategy(n), limbs_strategy(n)))
+    ) {
         for_each_backend(|k| check_montgomery(k, &a, &b, &m))?;
+    }
+}
+
+/// The carry extremes of Montgomery multiplication at 1 to 10 limbs, on every
+/// backend: operands 0, 1, m - 1 and all ones against the largest modulus
+/// (all ones), the smallest (3), one just above 2^(64n-1), and one with a
+/// zero middle.
+#[test]
+fn montgomery_extremes() {
+    // Small sizes, and those of the reduction assembly and Karatsuba.
+    for n in (1..=10).chain([16, 32, 34, 64]) {
+        let ones = vec![u64::MAX; n];
+        let mut half = vec![0; n];
+        half[0] = 1;
+        half[n - 1] |= 1 << 63;
+        let mut three = vec![0; n];
+        three[0] = 3;
+        let mut hollow = vec![u64::MAX; n];
+        hollow[n / 2..n - 1].fill(0);
+        for m in [ones.clone(), half, three, hollow] {
+            let m_minus_1 = common::from_big_limbs(&(to_big(&m) - 1u32), n);
+            let mut one = vec![0; n];
+            one[0] = 1;
+            let values = [vec![0; n], one, m_minus_1, ones.clone()];
+            for a in &values {
+                for b in &values {
+                    for_each_backend(|k| check_montgomery(k, a, b, &m)).unwrap();
+                }
+            }
+        }
     }
 }

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Generates the fully unrolled x86_64 Montgomery multiplication for a fixed
-limb count (CIOS with mulx and the adcx/adox carry chains, accumulator held
-in registers), as the body of a Rust `asm!` block.
+"""Generates src/arch/x86_64/unrolled.rs: fully unrolled x86_64 Montgomery
+multiplications for fixed limb counts (CIOS with mulx and the adcx/adox
+carry chains, the accumulator held in registers).
 
-Usage: python3 tools/gen_mont_mul_x86_64.py 4 > /tmp/mont4.rs
-The output is pasted into src/arch/x86_64.rs (`mont_mul_4`).
+Usage: python3 tools/gen_mont_mul_x86_64.py > src/arch/x86_64/unrolled.rs
+(`.ci/run` checks that the file matches this script's output.)
 
 Per outer step i:
   t += a * b[i]   (CF chain: low halves into t[j]; OF chain: high halves into t[j+1])
@@ -12,52 +12,174 @@ Per outer step i:
   t += q * m      (same two chains; t[0] becomes 0)
   rotate the register names so that t[j] <- t[j+1] (the zeroed t[0] becomes
   the new top limb).
-Then one constant-time conditional subtraction of m (sub/sbb, cmovnc).
+Then one constant-time conditional subtraction of m.
+
+Registers: up to 5 limbs, the accumulator t[0..=n+1] fits in registers
+beside the three pointers, m_inv, two temporaries and rdx (13 registers).
+From 6 limbs the block keeps m_inv and the pointer to b on the stack (b[i] is
+loaded through it once per step) and holds t[n+1], the overflow of each row
+(at most 1 after the reduction row), in a stack slot, so the accumulator
+needs n+1 registers and the block n+6 in all. LLVM can hand out 14 registers
+even when rbp is kept as the frame pointer, so 8 limbs is the largest size.
 """
 import sys
 
-n = int(sys.argv[1])
-regs = [f"t{k}" for k in range(n + 2)]  # accumulator limbs t[0..=n+1]
-out = []
-emit = out.append
+SIZES = [4, 6, 8]  # 5 and 7 would fit too; nothing asks for them
+IND = " " * 12
 
 
-def row(src):
-    # t[0..n] += src[0..n] * rdx, t[n+1] gets the overflow; rdx holds the multiplier.
-    emit('"xor {lo:e}, {lo:e}",')  # CF = OF = 0
+def e32(r):
+    """The 32-bit name of an accumulator register (writing it zeroes the top half)."""
+    return r[:-1] + ":e}" if r.startswith("{") else "e" + r[1:]
+
+
+def gen(n):
+    out = []
+    emit = lambda s: out.append(IND + s)
+    stack = n > 5
+    named = n + 1 if stack else n + 2
+    regs = [f"{{t{k}}}" for k in range(named)]
+
+    if stack:
+        emit('"push {t1}",          // the pointer to b, at [rsp + 16]')
+        emit('"push {t0}",          // m_inv, at [rsp + 8]')
+        emit('"push {t0}",          // the overflow slot, at [rsp]')
+        minv = "qword ptr [rsp + 8]"
+    else:
+        minv = "{m_inv}"
+
+    def row(src):
+        emit('"xor {lo:e}, {lo:e}",  // CF = OF = 0')
+        for j in range(n):
+            emit(f'"mulx {{hi}}, {{lo}}, [{{{src}}} + {8 * j}]",')
+            emit(f'"adcx {regs[j]}, {{lo}}",')
+            emit(f'"adox {regs[j + 1]}, {{hi}}",')
+        emit('"mov {lo:e}, 0",      // a zero that leaves the flags alone')
+        emit(f'"adcx {regs[n]}, {{lo}}",')
+
+    for i in range(n):
+        emit(f'// step {i}: t += a * b[{i}], then t += q * m and shift down a limb')
+        if stack:
+            emit('"mov rdx, [rsp + 16]",')
+            emit(f'"mov rdx, [rdx + {8 * i}]",')
+        else:
+            emit(f'"mov rdx, [{{b}} + {8 * i}]",')
+        if i == 0:
+            # t is still zero: t = a * b[0] needs one carry chain and no
+            # additions into t, and cannot overflow t[n].
+            emit(f'"mulx {regs[1]}, {regs[0]}, [{{a}}]",')
+            for j in range(1, n):
+                emit(f'"mulx {regs[j + 1]}, {{lo}}, [{{a}} + {8 * j}]",')
+                emit(f'"{"add" if j == 1 else "adc"} {regs[j]}, {{lo}}",')
+            emit(f'"adc {regs[n]}, 0",')
+            if stack:
+                emit('"mov qword ptr [rsp], 0",')
+        else:
+            row("a")
+            # The row's overflow (CF + OF) goes to the top limb or the slot.
+            if stack:
+                emit('"mov {hi:e}, 0",')
+                emit('"adcx {hi}, {lo}",')
+                emit('"adox {hi}, {lo}",')
+                emit('"mov [rsp], {hi}",')
+            else:
+                emit(f'"adcx {regs[n + 1]}, {{lo}}",')
+                emit(f'"adox {regs[n + 1]}, {{lo}}",')
+        emit(f'"mov rdx, {regs[0]}",')
+        emit(f'"imul rdx, {minv}",')
+        row("m")
+        if stack:
+            # t[0] is now zero: it becomes the new top limb, taking the
+            # overflow of both rows (at most 1 in all).
+            emit(f'"adcx {regs[0]}, [rsp]",')
+            emit(f'"adox {regs[0]}, {{lo}}",')
+            regs = regs[1:] + regs[:1]
+        else:
+            emit(f'"adcx {regs[n + 1]}, {{lo}}",')
+            emit(f'"adox {regs[n + 1]}, {{lo}}",')
+            # t[0] is now zero: it becomes the new top limb.
+            regs = regs[1:] + regs[:1]
+
+    emit("// t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.")
+    if stack:
+        # No spare registers: keep t in r while the registers take t - m.
+        for j in range(n):
+            emit(f'"mov [{{a}} + {8 * j}], {regs[j]}",')
+        for j in range(n):
+            op = "sub" if j == 0 else "sbb"
+            emit(f'"{op} {regs[j]}, [{{m}} + {8 * j}]",')
+        emit(f'"sbb {regs[n]}, 0",  // borrow out: the value was below m')
+        for j in range(n):
+            emit(f'"cmovc {regs[j]}, [{{a}} + {8 * j}]",')
+    else:
+        # t - m in the registers no longer needed.
+        tmps = ["{lo}", "{hi}", "{b}", "{m_inv}"]
+        assert n <= len(tmps)
+        for j in range(n):
+            emit(f'"mov {tmps[j]}, {regs[j]}",')
+        for j in range(n):
+            op = "sub" if j == 0 else "sbb"
+            emit(f'"{op} {tmps[j]}, [{{m}} + {8 * j}]",')
+        emit(f'"sbb {regs[n]}, 0",  // borrow out: the value was below m')
+        for j in range(n):
+            emit(f'"cmovnc {regs[j]}, {tmps[j]}",')
     for j in range(n):
-        emit(f'"mulx {{hi}}, {{lo}}, [{{{src}}} + {8 * j}]",')
-        emit(f'"adcx {{{regs[j]}}}, {{lo}}",')
-        emit(f'"adox {{{regs[j + 1]}}}, {{hi}}",')
-    emit('"mov {hi:e}, 0",')  # a zero that leaves the flags alone
-    emit(f'"adcx {{{regs[n]}}}, {{hi}}",')
-    emit(f'"adcx {{{regs[n + 1]}}}, {{hi}}",')
-    emit(f'"adox {{{regs[n + 1]}}}, {{hi}}",')
+        emit(f'"mov [{{a}} + {8 * j}], {regs[j]}",')
+    if stack:
+        emit('"add rsp, 24",')
+
+    body = "\n".join(out)
+    if stack:
+        ops = [f"{IND}t0 = inout(reg) m_inv => _,", f"{IND}t1 = inout(reg) b.as_ptr() => _,"]
+        ops += [f"{IND}t{k} = out(reg) _," for k in range(2, named)]
+        options = "options()"
+        safety_stack = (
+            "It pushes three limbs and pops\n    // them before it ends, so the stack pointer is restored."
+        )
+        b_op = ""
+    else:
+        ops = [f"{IND}m_inv = inout(reg) m_inv => _,"]
+        ops += [f"{IND}t{k} = out(reg) _," for k in range(named - 1)]
+        ops += [f"{IND}t{named - 1} = inout(reg) 0 as Limb => _,  // t[n+1] starts at zero"]
+        options = "options(nostack)"
+        safety_stack = "It uses no stack."
+        b_op = f"{IND}b = inout(reg) b.as_ptr() => _,\n"
+    ops = "\n".join(ops)
+    return f'''
+/// `r = r * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^{64 * n}`.
+#[inline]
+pub(super) fn mont_mul_{n}(_cpu: Adx, r: &mut [Limb; {n}], b: &[Limb; {n}], m: &[Limb; {n}], m_inv: Limb) {{
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads r, b and m ({n} limbs each, by their array types) and writes
+    // r; every named register it changes is declared. {safety_stack}
+    unsafe {{
+        asm!(
+{body}
+{IND}a = in(reg) r.as_mut_ptr(),
+{b_op}{IND}m = in(reg) m.as_ptr(),
+{ops}
+{IND}lo = out(reg) _,
+{IND}hi = out(reg) _,
+{IND}out("rdx") _,
+{IND}{options},
+        );
+    }}
+}}
+'''
 
 
-for i in range(n):
-    emit(f'// step {i}: t += a * b[{i}]')
-    emit(f'"mov rdx, [{{b}} + {8 * i}]",')
-    row("a")
-    emit('"mov rdx, {m_inv}",')
-    emit(f'"imul rdx, {{{regs[0]}}}",')
-    row("m")
-    # t[0] is now zero: it becomes the new top limb.
-    regs = regs[1:] + regs[:1]
+header = '''//! Fully unrolled Montgomery multiplications for the sizes where a row
+//! kernel's entry and exit would dominate.
+//!
+//! GENERATED by `tools/gen_mont_mul_x86_64.py`; do not edit by hand (`.ci/run`
+//! checks that this file matches the script).
 
-emit("// t[0..n] (+ t[n] as a carry bit) is below 2m: subtract m once if it fits.")
-tmps = ["lo", "hi", "b", "m_inv"][:n] if n <= 4 else None
-assert tmps, "this generator keeps the subtraction in four spare registers (n <= 4)"
-for j in range(n):
-    emit(f'"mov {{{tmps[j]}}}, {{{regs[j]}}}",')
-for j in range(n):
-    op = "sub" if j == 0 else "sbb"
-    emit(f'"{op} {{{tmps[j]}}}, [{{m}} + {8 * j}]",')
-emit(f'"sbb {{{regs[n]}}}, 0",')  # borrow out: the value was below m
-for j in range(n):
-    emit(f'"cmovnc {{{regs[j]}}}, {{{tmps[j]}}}",')
-for j in range(n):
-    emit(f'"mov [{{r}} + {8 * j}], {{{regs[j]}}}",')
+use core::arch::asm;
 
-for line in out:
-    print("                " + line)
+use super::Adx;
+use crate::Limb;
+'''
+sys.stdout.write(header)
+for n in SIZES:
+    sys.stdout.write(gen(n))

@@ -131,15 +131,23 @@ fn pow_ct_with<K: Kernels>(
     }
     let windows = exp_bits.div_ceil(w);
     let top_width = exp_bits - (windows - 1) * w;
-    ct::lookup(out, table, window_bits(exp, (windows - 1) * w, top_width));
+    // The accumulator alternates between `out` and `tmp` instead of being
+    // copied back after every operation; where it ends depends only on the
+    // (public) number of operations.
+    let (mut acc, mut next) = (out, tmp);
+    ct::lookup(acc, table, window_bits(exp, (windows - 1) * w, top_width));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
-            k.mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
-            out.copy_from_slice(tmp);
+            k.mont_sqr(next, acc, ctx.m, ctx.m_inv, wide);
+            core::mem::swap(&mut acc, &mut next);
         }
         ct::lookup(entry, table, window_bits(exp, j * w, w));
-        k.mont_mul(tmp, out, entry, ctx.m, ctx.m_inv, wide);
-        out.copy_from_slice(tmp);
+        k.mont_mul(next, acc, entry, ctx.m, ctx.m_inv, wide);
+        core::mem::swap(&mut acc, &mut next);
+    }
+    // One copy if an odd number of operations left the result in `tmp`.
+    if (windows - 1) * (w + 1) % 2 == 1 {
+        next.copy_from_slice(acc);
     }
 }
 
