@@ -1,17 +1,30 @@
-//! Replays the checked-in cargo-fuzz corpus of the `differential` target
-//! (`fuzz/corpus/differential/`) through the same check the fuzzer runs, so
-//! that CI exercises every saved input without libFuzzer or a nightly
-//! toolchain.
+//! Replays the checked-in cargo-fuzz corpora of the `differential` and
+//! `is_prime` targets (`fuzz/corpus/<target>/`) through the same checks the
+//! fuzzer runs, so that CI exercises every saved input without libFuzzer or
+//! a nightly toolchain.
 
 #[path = "../fuzz/src/differential.rs"]
 mod differential;
+#[path = "../fuzz/src/is_prime.rs"]
+mod is_prime;
 
 use std::fs;
 use std::path::PathBuf;
 
 #[test]
 fn differential_corpus() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/differential");
+    replay("differential", differential::check);
+}
+
+#[test]
+fn is_prime_corpus() {
+    replay("is_prime", is_prime::check);
+}
+
+fn replay(target: &str, check: fn(&[u8])) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus")
+        .join(target);
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
@@ -23,7 +36,7 @@ fn differential_corpus() {
     let mut failed = Vec::new();
     for path in &files {
         let data = fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-        if std::panic::catch_unwind(|| differential::check(&data)).is_err() {
+        if std::panic::catch_unwind(|| check(&data)).is_err() {
             eprintln!(
                 "corpus file {} failed (panic message above)",
                 path.display()

@@ -2,3 +2,4 @@
 //! replay test (`tests/fuzz_corpus.rs`), which includes the modules by path.
 
 pub mod differential;
+pub mod is_prime;

@@ -1,13 +1,19 @@
 //! `numcrypt`: the command line.
 //!
 //! Exit status: 0 on success, 2 on a usage or input error (one line on
-//! standard error saying what was wrong).
+//! standard error saying what was wrong); `is-prime` exits 1 when a number
+//! is composite.
 #![forbid(unsafe_code)]
 
+use std::io::{BufRead, IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use numcrypt_limbs::{BoxedUint, MontyParams};
+use numcrypt_prime::{Error as PrimeError, Progress};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
 
 #[derive(Parser)]
 #[command(
@@ -35,11 +41,56 @@ enum Command {
         /// The modulus: odd, greater than 1.
         modulus: String,
     },
+    /// Tests numbers for primality (MR64: error at most 2^-128 for any input).
+    ///
+    /// Numbers are decimal, or hexadecimal with a 0x prefix; negative numbers
+    /// are composite. With no arguments, reads one number per line from
+    /// standard input. Prints `<N> prime` or `<N> composite` for each. Exit
+    /// status: 0 if all are prime, 1 if any is composite, 2 on malformed
+    /// input.
+    IsPrime {
+        /// The numbers to test.
+        #[arg(allow_hyphen_values = true)]
+        numbers: Vec<String>,
+    },
+    /// Generates random primes, one per line.
+    ///
+    /// Primes have exactly BITS bits with the top two set. Progress goes to
+    /// standard error when it is a terminal.
+    Prime {
+        /// Size of each prime in bits.
+        #[arg(long)]
+        bits: u32,
+        /// Safe primes: p = 2q + 1 with q prime.
+        #[arg(long, conflicts_with = "strong")]
+        safe: bool,
+        /// Strong primes (Gordon): p - 1, p + 1 and r - 1 (for the large
+        /// factor r of p - 1) each have a large prime factor.
+        #[arg(long)]
+        strong: bool,
+        /// How many primes to print.
+        #[arg(long, default_value_t = 1)]
+        count: u64,
+        /// Print in hexadecimal (0x prefix) instead of decimal.
+        #[arg(long)]
+        hex: bool,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli.command) {
+    let command = match cli.command {
+        Command::IsPrime { numbers } => return is_prime_command(&numbers),
+        Command::Prime {
+            bits,
+            safe,
+            strong,
+            count,
+            hex,
+        } => return prime_command(bits, safe, strong, count, hex),
+        other => other,
+    };
+    match run(command) {
         Ok(output) => {
             println!("{output}");
             ExitCode::SUCCESS
@@ -54,6 +105,7 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<String, String> {
     match command {
         Command::Modexp { base, exp, modulus } => modexp(&base, &exp, &modulus),
+        Command::IsPrime { .. } | Command::Prime { .. } => unreachable!("handled in main"),
     }
 }
 
@@ -74,4 +126,125 @@ fn modexp(base: &str, exp: &str, modulus: &str) -> Result<String, String> {
     } else {
         format!("{result}")
     })
+}
+
+/// Primality of one number as written: `Ok(true)` for a prime, `Err` with
+/// a message for malformed text. Negative numbers are composite.
+fn classify(text: &str) -> Result<bool, String> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let n = digits
+        .parse::<BoxedUint>()
+        .map_err(|e| format!("number {text:?}: {e}"))?;
+    Ok(!negative && numcrypt_prime::is_prime_vartime(&n))
+}
+
+fn is_prime_command(numbers: &[String]) -> ExitCode {
+    let mut all_prime = true;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut report = |text: &str, prime: bool| {
+        let verdict = if prime { "prime" } else { "composite" };
+        // A closed pipe is not an error worth reporting.
+        let _ = writeln!(out, "{text} {verdict}");
+    };
+    if numbers.is_empty() {
+        for line in std::io::stdin().lock().lines() {
+            let line = match line {
+                Ok(line) => line,
+                Err(e) => {
+                    eprintln!("numcrypt: error: reading standard input: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let text = line.trim();
+            if text.is_empty() {
+                continue;
+            }
+            match classify(text) {
+                Ok(prime) => {
+                    all_prime &= prime;
+                    report(text, prime);
+                }
+                Err(message) => {
+                    eprintln!("numcrypt: error: {message}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    } else {
+        // Check every argument before printing anything.
+        let mut verdicts = Vec::with_capacity(numbers.len());
+        for text in numbers {
+            match classify(text) {
+                Ok(prime) => verdicts.push(prime),
+                Err(message) => {
+                    eprintln!("numcrypt: error: {message}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        for (text, prime) in numbers.iter().zip(verdicts) {
+            all_prime &= prime;
+            report(text, prime);
+        }
+    }
+    if all_prime {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn prime_command(bits: u32, safe: bool, strong: bool, count: u64, hex: bool) -> ExitCode {
+    let mut seed = [0u8; 32];
+    if let Err(e) = getrandom::fill(&mut seed) {
+        eprintln!("numcrypt: error: no operating-system randomness: {e}");
+        return ExitCode::from(2);
+    }
+    let mut rng = ChaCha20Rng::from_seed(seed);
+    let show = std::io::stderr().is_terminal();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for i in 0..count {
+        let mut progress = |p: &Progress| {
+            if show {
+                eprint!(
+                    "\rprime {}/{count}: {} candidates, {} Miller-Rabin rounds",
+                    i + 1,
+                    p.candidates,
+                    p.tests
+                );
+            }
+            ControlFlow::Continue(())
+        };
+        let result: Result<BoxedUint, PrimeError> = if safe {
+            numcrypt_prime::generate_safe_prime_with_progress(bits, &mut rng, &mut progress)
+        } else if strong {
+            numcrypt_prime::generate_strong_prime_with_progress(bits, &mut rng, &mut progress)
+        } else {
+            numcrypt_prime::generate_prime_with_progress(bits, &mut rng, &mut progress)
+        };
+        if show {
+            eprint!("\r\x1b[K");
+        }
+        let p = match result {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("numcrypt: error: --bits {bits}: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let line = if hex {
+            format!("{p:#x}")
+        } else {
+            format!("{p}")
+        };
+        if writeln!(out, "{line}").is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }
+    ExitCode::SUCCESS
 }

@@ -70,7 +70,7 @@ pub(crate) fn lookup(out: &mut [Limb], table: &[Limb], index: Limb) {
     for (i, entry) in table.chunks_exact(n).enumerate() {
         // i ^ index is below 2^63 (both are table positions), so subtracting
         // one sets the top bit exactly when they are equal.
-        let m = 0 as Limb - (((i as Limb ^ index).wrapping_sub(1)) >> (Limb::BITS - 1));
+        let m = (0 as Limb).wrapping_sub(((i as Limb ^ index).wrapping_sub(1)) >> (Limb::BITS - 1));
         for (o, &e) in out.iter_mut().zip(entry) {
             *o |= e & m;
         }

@@ -1,0 +1,261 @@
+//! Miller–Rabin rounds, in constant time (for secret candidates) and in
+//! variable time (for public ones), and where their bases come from.
+
+use numcrypt_limbs::{Limb, MontyForm, MontyParams, Unsigned};
+use rand_core::CryptoRng;
+use sha2::{Digest, Sha256};
+use subtle::{Choice, ConstantTimeEq, ConstantTimeLess};
+use zeroize::Zeroize;
+
+/// The constant-time round always performs at least this many squarings
+/// after the exponentiation, so that its running time does not reveal
+/// `s = v2(n - 1)` unless `s` exceeds it (probability `2^-32` for a random
+/// odd candidate).
+const CT_SQUARINGS: u32 = 32;
+
+/// Number of rounds in MR64.
+pub(crate) const MR64_ROUNDS: usize = 64;
+
+/// One odd modulus `n > 1` prepared for Miller–Rabin: `n - 1 = 2^s d`.
+pub(crate) struct MillerRabin<U: Unsigned> {
+    params: MontyParams<U>,
+    one: MontyForm<U>,
+    minus_one: MontyForm<U>,
+    d: U,
+    s: u32,
+    /// A public bound on the bit length of `d`.
+    exp_bits: u32,
+    /// The limbs that hold `n` (public), for base derivation.
+    limbs: usize,
+    /// `2^(64 limbs)` in Montgomery form, for base derivation.
+    shift: MontyForm<U>,
+}
+
+impl<U: Unsigned> Drop for MillerRabin<U> {
+    fn drop(&mut self) {
+        self.d.as_mut().zeroize();
+        self.s = 0;
+    }
+}
+
+impl<U: Unsigned> MillerRabin<U> {
+    /// Prepares the odd `n > 1`, constant time in `n` (given its width and
+    /// the public number of limbs `limbs` that hold it). `None` if `n` is
+    /// even or below 3.
+    pub(crate) fn new(n: &U, limbs: usize) -> Option<Self> {
+        let params = MontyParams::new(n.clone()).ok()?;
+        let one = params.one();
+        let minus_one = params.neg(&one);
+        let n_minus_1 = n.wrapping_sub(&n.like_u64(1));
+        let s = n_minus_1.trailing_zeros();
+        let d = n_minus_1.shr(s);
+        let limbs = limbs.clamp(1, n.nlimbs());
+        let shift = if limbs < n.nlimbs() {
+            params.to_monty(
+                &n.zero_like()
+                    .wrapping_add(&n.like_u64(1))
+                    .shl_vartime(64 * limbs as u32),
+            )
+        } else {
+            // 2^(64 width) = R, whose plain residue is the raw form of one.
+            params.to_monty(one.as_montgomery())
+        };
+        Some(Self {
+            params,
+            one,
+            minus_one,
+            d,
+            s,
+            exp_bits: 64 * limbs as u32,
+            limbs,
+            shift,
+        })
+    }
+
+    pub(crate) fn modulus(&self) -> &U {
+        self.params.modulus()
+    }
+
+    /// The base 2, in Montgomery form.
+    pub(crate) fn two(&self) -> MontyForm<U> {
+        self.params.add(&self.one, &self.one)
+    }
+
+    /// The base `X mod n` for `X = lo + hi 2^(64 limbs)`, with `lo` and `hi`
+    /// given as `limbs` limbs each (`wide.len() == 2 * limbs`); 0 becomes 1.
+    ///
+    /// For uniform `X` the base is within statistical distance
+    /// `n / 2^(128 limbs) < 2^(-64 limbs)` of uniform on `[0, n)` (with 0
+    /// moved to 1, a strong liar like every other unit it could be).
+    pub(crate) fn base_from_wide(&self, wide: &[Limb]) -> MontyForm<U> {
+        let n = self.modulus();
+        let mut lo = n.zero_like();
+        let mut hi = n.zero_like();
+        lo.as_mut()[..self.limbs].copy_from_slice(&wide[..self.limbs]);
+        hi.as_mut()[..self.limbs].copy_from_slice(&wide[self.limbs..2 * self.limbs]);
+        let high = self.params.mul(&self.params.to_monty(&hi), &self.shift);
+        let mut base = self.params.add(&self.params.to_monty(&lo), &high);
+        lo.as_mut().zeroize();
+        hi.as_mut().zeroize();
+        let zero = base.ct_eq(&self.params.zero());
+        base.conditional_assign(&self.one, zero);
+        base
+    }
+
+    /// One Miller–Rabin round, constant time in `n` and the base (the
+    /// running time reveals `s` only when `s > 32`). True when `base` is
+    /// not a witness of compositeness.
+    pub(crate) fn round_ct(&self, base: &MontyForm<U>) -> Choice {
+        let p = &self.params;
+        let mut x = p.pow_bounded(base, &self.d, self.exp_bits);
+        let mut pass = x.ct_eq(&self.one) | x.ct_eq(&self.minus_one);
+        for j in 1..self.s.max(CT_SQUARINGS) {
+            x = p.square(&x);
+            pass |= x.ct_eq(&self.minus_one) & j.ct_lt(&self.s);
+        }
+        x.zeroize();
+        pass
+    }
+
+    /// One Miller–Rabin round, variable time: for public `n` only.
+    pub(crate) fn round_vartime(&self, base: &MontyForm<U>) -> bool {
+        let p = &self.params;
+        let mut x = p.pow_vartime(base, &self.d);
+        if eq_vartime(&x, &self.one) || eq_vartime(&x, &self.minus_one) {
+            return true;
+        }
+        for _ in 1..self.s {
+            x = p.square(&x);
+            if eq_vartime(&x, &self.minus_one) {
+                return true;
+            }
+            if eq_vartime(&x, &self.one) {
+                return false;
+            }
+        }
+        false
+    }
+
+    /// `rounds` constant-time rounds with bases from `source`: true when all
+    /// pass. Always runs every round.
+    pub(crate) fn rounds_ct(&self, source: &mut impl BaseSource, rounds: usize) -> Choice {
+        let mut wide = [0 as Limb; 2 * MAX_BASE_LIMBS];
+        let mut all = Choice::from(1);
+        for _ in 0..rounds {
+            let base = self.next_base(source, &mut wide);
+            all &= self.round_ct(&base);
+        }
+        wide.zeroize();
+        all
+    }
+
+    /// `rounds` variable-time rounds, stopping at the first witness.
+    pub(crate) fn rounds_vartime(&self, source: &mut impl BaseSource, rounds: usize) -> bool {
+        let mut wide = [0 as Limb; 2 * MAX_BASE_LIMBS];
+        for _ in 0..rounds {
+            let base = self.next_base(source, &mut wide);
+            if !self.round_vartime(&base) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn next_base(
+        &self,
+        source: &mut impl BaseSource,
+        stack: &mut [Limb; 2 * MAX_BASE_LIMBS],
+    ) -> MontyForm<U> {
+        let need = 2 * self.limbs;
+        if need <= stack.len() {
+            source.fill(&mut stack[..need]);
+            self.base_from_wide(&stack[..need])
+        } else {
+            // Wider than the stack buffer: borrow scratch from the modulus type.
+            self.modulus().with_scratch::<2, _>(self.limbs, |wide| {
+                source.fill(&mut wide[..need]);
+                self.base_from_wide(&wide[..need])
+            })
+        }
+    }
+}
+
+/// Bases for up to 8192-bit moduli are drawn into a stack buffer.
+const MAX_BASE_LIMBS: usize = 128;
+
+/// A stream of random limbs for Miller–Rabin bases.
+pub(crate) trait BaseSource {
+    fn fill(&mut self, out: &mut [Limb]);
+}
+
+/// Bases from a `CryptoRng`.
+pub(crate) struct RngBases<'a, R: CryptoRng + ?Sized>(pub(crate) &'a mut R);
+
+impl<R: CryptoRng + ?Sized> BaseSource for RngBases<'_, R> {
+    fn fill(&mut self, out: &mut [Limb]) {
+        for x in out {
+            *x = self.0.next_u64();
+        }
+    }
+}
+
+/// Bases derived from SHA-256 of a key and the candidate, in counter mode:
+/// block `i` is `SHA-256(DOMAIN || key || len || n || i)`.
+pub(crate) struct HashBases {
+    prefix: Sha256,
+    counter: u64,
+    buf: [u8; 32],
+    used: usize,
+}
+
+/// Domain separation for the base derivation (versioned: changing it
+/// changes every answer's bases).
+const DOMAIN: &[u8] = b"numcrypt-prime MR64 bases v1\0";
+
+impl HashBases {
+    /// Bases for `n` (its significant `limbs` limbs), under `key`: the zero
+    /// key for the public test, a random key for generation.
+    pub(crate) fn new(key: &[u8; 32], n: &[Limb]) -> Self {
+        let mut prefix = Sha256::new();
+        prefix.update(DOMAIN);
+        prefix.update(key);
+        prefix.update((n.len() as u64).to_be_bytes());
+        for limb in n.iter().rev() {
+            prefix.update(limb.to_be_bytes());
+        }
+        Self {
+            prefix,
+            counter: 0,
+            buf: [0; 32],
+            used: 32,
+        }
+    }
+}
+
+impl BaseSource for HashBases {
+    fn fill(&mut self, out: &mut [Limb]) {
+        for x in out {
+            if self.used == 32 {
+                let mut h = self.prefix.clone();
+                h.update(self.counter.to_be_bytes());
+                self.counter += 1;
+                self.buf.copy_from_slice(&h.finalize());
+                self.used = 0;
+            }
+            let mut limb = [0u8; 8];
+            limb.copy_from_slice(&self.buf[self.used..self.used + 8]);
+            *x = u64::from_be_bytes(limb);
+            self.used += 8;
+        }
+    }
+}
+
+impl Drop for HashBases {
+    fn drop(&mut self) {
+        self.buf.zeroize();
+    }
+}
+
+fn eq_vartime<U: Unsigned>(a: &MontyForm<U>, b: &MontyForm<U>) -> bool {
+    a.as_montgomery().as_ref() == b.as_montgomery().as_ref()
+}
