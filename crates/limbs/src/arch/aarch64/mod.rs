@@ -38,7 +38,7 @@
 use core::arch::asm;
 
 use crate::Limb;
-use crate::kernels::Kernels;
+use crate::kernels::{Kernels, run_unrolled};
 
 mod unrolled;
 
@@ -219,26 +219,17 @@ impl Kernels for Aarch64 {
         m: &[Limb],
         m_inv: Limb,
     ) -> bool {
-        macro_rules! unrolled {
-            ($n:literal, $f:path) => {
-                if let (Ok(r), Ok(b), Ok(m)) = (
-                    <&mut [Limb; $n]>::try_from(&mut *r),
-                    <&[Limb; $n]>::try_from(b),
-                    <&[Limb; $n]>::try_from(m),
-                ) {
-                    // The kernels multiply in place.
-                    r.copy_from_slice(a);
-                    $f(self, r, b, m, m_inv);
-                    return true;
-                }
-            };
-        }
         match a.len() {
-            4 => unrolled!(4, unrolled::mont_mul_4),
-            6 => unrolled!(6, unrolled::mont_mul_6),
-            8 => unrolled!(8, unrolled::mont_mul_8),
-            _ => {}
+            4 => run_unrolled(r, a, b, m, |r, b, m| {
+                unrolled::mont_mul_4(self, r, b, m, m_inv)
+            }),
+            6 => run_unrolled(r, a, b, m, |r, b, m| {
+                unrolled::mont_mul_6(self, r, b, m, m_inv)
+            }),
+            8 => run_unrolled(r, a, b, m, |r, b, m| {
+                unrolled::mont_mul_8(self, r, b, m, m_inv)
+            }),
+            _ => false,
         }
-        false
     }
 }
