@@ -54,7 +54,7 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criter
 use crypto_bigint::Odd;
 use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
 use num_bigint::BigUint;
-use numcrypt::limbs::{MontyParams, Unsigned};
+use numcrypt::limbs::{MontyParams, Unsigned, kernels};
 use openssl::bn::{BigNum, BigNumContext};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
@@ -300,6 +300,11 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     let mut oout = BigNum::new().expect("openssl bignum");
 
     let nc_pow = |base: &NcUint<L>, e: &NcUint<L>| np.from_monty(&np.pow(&np.to_monty(base), e));
+    // The same on the limb kernels alone (mulx rows), where the default is
+    // the AVX-512 IFMA backend.
+    let nc_pow_limbs = |base: &NcUint<L>, e: &NcUint<L>| {
+        np.from_monty(&np.pow_bounded_limb_kernels(&np.to_monty(base), e, 64 * L as u32))
+    };
     let cb_pow = |base: &CbUint<L>, e: &CbUint<L>| FixedMontyForm::new(base, &cp).pow(e).retrieve();
 
     let expect = gmp_words(&Integer::from(gbase.secure_pow_mod_ref(&ge, &gm)), L);
@@ -307,6 +312,11 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
         nc_pow(&nbase, &ne).as_ref(),
         expect,
         "numcrypt modexp at {bits}"
+    );
+    assert_eq!(
+        nc_pow_limbs(&nbase, &ne).as_ref(),
+        expect,
+        "numcrypt limb-kernel modexp at {bits}"
     );
     assert_eq!(
         cb_pow(&cbase, &ce).as_words()[..],
@@ -326,6 +336,11 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
         b.iter(|| nc_pow(black_box(&nbase), black_box(&ne)))
     });
+    if kernels::ifma_exponentiation(L) {
+        g.bench_function(format!("{bits}/numcrypt-limb-kernels_U{bits}"), |b| {
+            b.iter(|| nc_pow_limbs(black_box(&nbase), black_box(&ne)))
+        });
+    }
     g.bench_function(format!("{bits}/crypto-bigint_U{bits}"), |b| {
         b.iter(|| cb_pow(black_box(&cbase), black_box(&ce)))
     });

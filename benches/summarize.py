@@ -35,13 +35,15 @@ def main():
             continue
         ids = sorted(os.listdir(gdir), key=lambda s: (int(s.split("_")[0]) if s[0].isdigit() else 0, s))
         sizes = sorted({int(i.split("_", 1)[0]) for i in ids if i[0].isdigit()})
+
+        def peer_of(bench_id):
+            peer = bench_id.split("_", 1)[1]
+            return peer.rsplit("_U", 1)[0] if peer.startswith(("numcrypt", "crypto-bigint")) else peer
+
         peers = []
         for i in ids:
-            if i[0].isdigit():
-                peer = i.split("_", 1)[1]
-                peer = peer.rsplit("_U", 1)[0] if peer.startswith(("numcrypt", "crypto-bigint")) else peer
-                if peer not in peers:
-                    peers.append(peer)
+            if i[0].isdigit() and peer_of(i) not in peers:
+                peers.append(peer_of(i))
         others = [p for p in peers if p != "numcrypt"]
         print(f"### `{group}`\n")
         print("| bits | numcrypt | cycles | " + " | ".join(f"{p} | cycles | numcrypt ÷ it" for p in others) + " |")
@@ -49,7 +51,7 @@ def main():
         for bits in sizes:
             def find(peer):
                 for i in ids:
-                    if i.startswith(f"{bits}_{peer}"):
+                    if i.startswith(f"{bits}_") and peer_of(i) == peer:
                         return median(group, i), median(group + "_cycles", i)
                 return None, None
             nt, nc = find("numcrypt")

@@ -351,6 +351,20 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
+/// Whether exponentiations ([`MontyParams::pow`](crate::MontyParams::pow)
+/// and its variants) modulo an `nlimbs`-limb modulus run on the AVX-512
+/// IFMA backend on this CPU: x86_64 with AVX512F and AVX512-IFMA, moduli of
+/// 16 to 103 limbs (1024 to 6592 bits). Elsewhere they use the limb kernels.
+pub fn ifma_exponentiation(nlimbs: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return crate::arch::x86_64::ifma::handles(nlimbs);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = nlimbs;
+        false
+    }
+}
+
 /// [`Kernels::mul_1`] on the fastest backend.
 pub fn mul_1(r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
     dispatch!(k => k.mul_1(r, a, b))

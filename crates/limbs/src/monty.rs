@@ -94,6 +94,7 @@ impl<U: Unsigned> MontyParams<U> {
                 m,
                 m_inv,
                 one: one.as_ref(),
+                r2: None,
             };
             pow::pow_vartime(r2.as_mut(), two.as_ref(), exponent.as_ref(), &ctx, scratch);
         });
@@ -115,6 +116,7 @@ impl<U: Unsigned> MontyParams<U> {
             m: self.modulus.as_ref(),
             m_inv: self.m_inv,
             one: self.one.as_ref(),
+            r2: Some(self.r2.as_ref()),
         }
     }
 
@@ -222,8 +224,38 @@ impl<U: Unsigned> MontyParams<U> {
 
     /// `base^e` in constant time, where `e` is the low `exp_bits` bits of
     /// `exp`: the time depends on `exp_bits` (public) and the widths only.
+    ///
+    /// On x86_64 CPUs with AVX-512 IFMA, moduli from 1024 bits run on the
+    /// radix-2^52 IFMA backend ([`kernels::ifma_exponentiation`]).
     pub fn pow_bounded(
         &self,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+        exp_bits: u32,
+    ) -> MontyForm<U> {
+        self.pow_ct_in(&self.ctx(), base, exp, exp_bits)
+    }
+
+    /// [`pow_bounded`](Self::pow_bounded) on the limb kernels alone, never
+    /// on the IFMA backend: for the tests and benches that compare the two.
+    #[doc(hidden)]
+    pub fn pow_bounded_limb_kernels(
+        &self,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+        exp_bits: u32,
+    ) -> MontyForm<U> {
+        // Without R² the IFMA backend cannot convert, so it declines.
+        let ctx = MontyCtx {
+            r2: None,
+            ..self.ctx()
+        };
+        self.pow_ct_in(&ctx, base, exp, exp_bits)
+    }
+
+    fn pow_ct_in(
+        &self,
+        ctx: &MontyCtx<'_>,
         base: &MontyForm<U>,
         exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
@@ -238,7 +270,7 @@ impl<U: Unsigned> MontyParams<U> {
                     base.0.as_ref(),
                     exp.as_ref(),
                     exp_bits,
-                    &self.ctx(),
+                    ctx,
                     scratch,
                 );
             });

@@ -9,7 +9,8 @@ use crate::kernels::{Kernels, dispatch};
 pub(crate) const MAX_WINDOW: u32 = 6;
 
 /// Scratch the exponentiations need, in multiples of the modulus' limb
-/// count: a table for any window up to [`MAX_WINDOW`] and four temporaries.
+/// count: a table for any window up to [`MAX_WINDOW`], two temporaries and
+/// a double-width product.
 pub(crate) const POW_SCRATCH_MULTIPLE: usize = (1 << MAX_WINDOW) + 4;
 
 /// Window for the fixed-window constant-time exponentiation: the cost is
@@ -62,30 +63,67 @@ pub(crate) struct MontyCtx<'a> {
     pub(crate) m_inv: Limb,
     /// `R mod m`, the Montgomery form of 1.
     pub(crate) one: &'a [Limb],
+    /// `R^2 mod m`, which a representation other than the limbs' own needs
+    /// to convert into its Montgomery form; `None` while the parameters are
+    /// being built (then only the limb kernels run).
+    pub(crate) r2: Option<&'a [Limb]>,
 }
 
-/// Fills `table` (entries of `n` limbs) with `first · step^i`, the same
-/// sequence of multiplications whatever the values.
-fn fill_powers<K: Kernels>(
+/// Montgomery multiplication as an exponentiation sees it. Elements are
+/// slices of [`elem_len`](MontMul::elem_len) words, in the implementation's
+/// own representation: `n` limbs for the limb kernels, radix-2^52 digits
+/// for the AVX-512 IFMA backend. The exponentiations below are written once
+/// over this trait.
+pub(crate) trait MontMul {
+    /// Words per element.
+    fn elem_len(&self) -> usize;
+    /// The largest window (table of `2^w` elements) the caller's scratch holds.
+    fn max_window(&self) -> u32 {
+        MAX_WINDOW
+    }
+    /// `out = a · b · R⁻¹`; `out` does not alias `a` or `b`.
+    fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]);
+    /// `out = a² · R⁻¹`; `out` does not alias `a`.
+    fn sqr(&mut self, out: &mut [Limb], a: &[Limb]);
+    /// Constant-time `out = table[index]`, reading every entry.
+    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
+        ct::lookup(out, table, index);
+    }
+}
+
+/// The limb kernels of backend `K`, with the double-width scratch they need.
+struct LimbMontMul<'a, K> {
     k: K,
+    m: &'a [Limb],
+    m_inv: Limb,
+    wide: &'a mut [Limb],
+}
+
+impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
+    fn elem_len(&self) -> usize {
+        self.m.len()
+    }
+    fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
+        self.k.mont_mul(out, a, b, self.m, self.m_inv, self.wide);
+    }
+    fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
+        self.k.mont_sqr(out, a, self.m, self.m_inv, self.wide);
+    }
+}
+
+/// Fills `table` (entries of `elem_len` words) with `first · step^i`, the
+/// same sequence of multiplications whatever the values.
+fn fill_powers<A: MontMul + ?Sized>(
+    arith: &mut A,
     table: &mut [Limb],
     first: &[Limb],
     step: &[Limb],
-    ctx: &MontyCtx<'_>,
-    wide: &mut [Limb],
 ) {
-    let n = ctx.m.len();
+    let n = arith.elem_len();
     table[..n].copy_from_slice(first);
     for i in 1..table.len() / n {
         let (done, next) = table.split_at_mut(i * n);
-        k.mont_mul(
-            &mut next[..n],
-            &done[(i - 1) * n..],
-            step,
-            ctx.m,
-            ctx.m_inv,
-            wide,
-        );
+        arith.mul(&mut next[..n], &done[(i - 1) * n..], step);
     }
 }
 
@@ -103,30 +141,41 @@ pub(crate) fn pow_ct(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    dispatch!(k => pow_ct_with(k, out, base, exp, exp_bits, ctx, scratch))
+    #[cfg(target_arch = "x86_64")]
+    if crate::arch::x86_64::ifma::pow(out, base, exp, exp_bits, ctx) {
+        return;
+    }
+    let n = ctx.m.len();
+    let (wide, scratch) = scratch.split_at_mut(2 * n);
+    dispatch!(k => {
+        let mut arith = LimbMontMul { k, m: ctx.m, m_inv: ctx.m_inv, wide };
+        pow_ct_with(&mut arith, out, base, exp, exp_bits, ctx.one, scratch)
+    })
 }
 
-fn pow_ct_with<K: Kernels>(
-    k: K,
+/// [`pow_ct`] over any [`MontMul`]: `base`, `one` and `out` are elements in
+/// its representation; `scratch` holds `2^w + 2` elements for the window `w`
+/// (at most [`MontMul::max_window`]).
+pub(crate) fn pow_ct_with<A: MontMul + ?Sized>(
+    arith: &mut A,
     out: &mut [Limb],
     base: &[Limb],
     exp: &[Limb],
     exp_bits: u32,
-    ctx: &MontyCtx<'_>,
+    one: &[Limb],
     scratch: &mut [Limb],
 ) {
-    let n = ctx.m.len();
-    let w = window_ct(exp_bits);
+    let n = arith.elem_len();
+    let w = window_ct(exp_bits).min(arith.max_window());
     let entries = 1usize << w;
     let (table, rest) = scratch.split_at_mut(entries * n);
     let (entry, rest) = rest.split_at_mut(n);
-    let (tmp, rest) = rest.split_at_mut(n);
-    let wide = &mut rest[..2 * n];
+    let tmp = &mut rest[..n];
 
-    fill_powers(k, table, ctx.one, base, ctx, wide);
+    fill_powers(arith, table, one, base);
 
     if exp_bits == 0 {
-        out.copy_from_slice(ctx.one);
+        out.copy_from_slice(one);
         return;
     }
     let windows = exp_bits.div_ceil(w);
@@ -135,14 +184,14 @@ fn pow_ct_with<K: Kernels>(
     // copied back after every operation; where it ends depends only on the
     // (public) number of operations.
     let (mut acc, mut next) = (out, tmp);
-    ct::lookup(acc, table, window_bits(exp, (windows - 1) * w, top_width));
+    arith.lookup(acc, table, window_bits(exp, (windows - 1) * w, top_width));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
-            k.mont_sqr(next, acc, ctx.m, ctx.m_inv, wide);
+            arith.sqr(next, acc);
             core::mem::swap(&mut acc, &mut next);
         }
-        ct::lookup(entry, table, window_bits(exp, j * w, w));
-        k.mont_mul(next, acc, entry, ctx.m, ctx.m_inv, wide);
+        arith.lookup(entry, table, window_bits(exp, j * w, w));
+        arith.mul(next, acc, entry);
         core::mem::swap(&mut acc, &mut next);
     }
     // One copy if an odd number of operations left the result in `tmp`.
@@ -160,41 +209,54 @@ pub(crate) fn pow_vartime(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    dispatch!(k => pow_vartime_with(k, out, base, exp, ctx, scratch))
+    #[cfg(target_arch = "x86_64")]
+    if crate::arch::x86_64::ifma::pow_vartime(out, base, exp, ctx) {
+        return;
+    }
+    let n = ctx.m.len();
+    let (wide, scratch) = scratch.split_at_mut(2 * n);
+    dispatch!(k => {
+        let mut arith = LimbMontMul { k, m: ctx.m, m_inv: ctx.m_inv, wide };
+        pow_vartime_with(&mut arith, out, base, exp, ctx.one, scratch)
+    })
 }
 
-fn pow_vartime_with<K: Kernels>(
-    k: K,
+/// [`pow_vartime`] over any [`MontMul`]; `scratch` as for [`pow_ct_with`].
+pub(crate) fn pow_vartime_with<A: MontMul + ?Sized>(
+    arith: &mut A,
     out: &mut [Limb],
     base: &[Limb],
     exp: &[Limb],
-    ctx: &MontyCtx<'_>,
+    one: &[Limb],
     scratch: &mut [Limb],
 ) {
-    let n = ctx.m.len();
+    let n = arith.elem_len();
     let bits = ct::bit_length(exp);
-    out.copy_from_slice(ctx.one);
+    out.copy_from_slice(one);
     if bits == 0 {
         return;
     }
-    let w = window_vartime(bits);
+    let w = window_vartime(bits).min(arith.max_window());
     let entries = 1usize << (w - 1);
     let (table, rest) = scratch.split_at_mut(entries * n);
     let (square, rest) = rest.split_at_mut(n);
-    let (tmp, rest) = rest.split_at_mut(n);
-    let wide = &mut rest[..2 * n];
+    let tmp = &mut rest[..n];
 
     // table[i] = base^(2i + 1)
-    k.mont_sqr(square, base, ctx.m, ctx.m_inv, wide);
-    fill_powers(k, table, base, square, ctx, wide);
+    arith.sqr(square, base);
+    fill_powers(arith, table, base, square);
 
     let mut started = false;
     let mut i = bits as i64 - 1;
+    // The accumulator alternates between `out` and `tmp`, as in `pow_ct_with`.
+    let (mut acc, mut next) = (out, tmp);
+    let mut swapped = false;
     while i >= 0 {
         if !bit_vartime(exp, i as u32) {
             if started {
-                k.mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
-                out.copy_from_slice(tmp);
+                arith.sqr(next, acc);
+                core::mem::swap(&mut acc, &mut next);
+                swapped = !swapped;
             }
             i -= 1;
             continue;
@@ -209,15 +271,20 @@ fn pow_vartime_with<K: Kernels>(
         let entry = &table[(value >> 1) * n..][..n];
         if started {
             for _ in 0..width {
-                k.mont_sqr(tmp, out, ctx.m, ctx.m_inv, wide);
-                out.copy_from_slice(tmp);
+                arith.sqr(next, acc);
+                core::mem::swap(&mut acc, &mut next);
+                swapped = !swapped;
             }
-            k.mont_mul(tmp, out, entry, ctx.m, ctx.m_inv, wide);
-            out.copy_from_slice(tmp);
+            arith.mul(next, acc, entry);
+            core::mem::swap(&mut acc, &mut next);
+            swapped = !swapped;
         } else {
-            out.copy_from_slice(entry);
+            acc.copy_from_slice(entry);
             started = true;
         }
         i = low - 1;
+    }
+    if swapped {
+        next.copy_from_slice(acc);
     }
 }

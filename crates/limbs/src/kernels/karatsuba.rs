@@ -32,7 +32,7 @@ const fn scratch_limbs(n: usize) -> usize {
 
 /// Whether [`Kernels::mul`] takes the Karatsuba path for `n`-limb operands.
 pub(super) const fn applies(n: usize) -> bool {
-    n >= KARATSUBA_MIN_LIMBS && n <= KARATSUBA_MAX_LIMBS && n % 2 == 0
+    n >= KARATSUBA_MIN_LIMBS && n <= KARATSUBA_MAX_LIMBS && n.is_multiple_of(2)
 }
 
 /// `r = a * b` for `a.len() == b.len()` with [`applies`] true.

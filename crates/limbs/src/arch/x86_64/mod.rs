@@ -10,6 +10,7 @@ use core::arch::asm;
 use crate::Limb;
 use crate::kernels::{Kernels, add_n, final_subtract, mont_redc_rows, run_unrolled};
 
+pub(crate) mod ifma;
 mod unrolled;
 
 cpufeatures::new!(bmi2_adx, "bmi2", "adx");
@@ -215,7 +216,7 @@ impl Kernels for Adx {
     /// one pass at the end instead of rippling through the rows.
     fn mont_redc(self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
         let n = m.len();
-        if n % 4 != 0 {
+        if !n.is_multiple_of(4) {
             return mont_redc_rows(self, r, t, m, m_inv);
         }
         assert!(n > 0 && r.len() == n && t.len() == 2 * n);

@@ -1,0 +1,157 @@
+//! Exponentiation on every backend, against num-bigint: the AVX-512 IFMA
+//! backend (radix 2^52) where this CPU has it, and the limb kernels always,
+//! forced explicitly in the same run (`pow_bounded_limb_kernels`), at every
+//! width the IFMA backend takes and just outside it.
+
+mod common;
+
+use common::{limbs_strategy, make_odd_modulus, to_big};
+use num_bigint::BigUint;
+use num_traits::One;
+use numcrypt_limbs::{BoxedUint, MontyParams, U1024, U2048, Unsigned, kernels};
+use proptest::prelude::*;
+
+/// Widths (limbs) around every size class of the IFMA backend: its lower
+/// bound, digit counts on both sides of a vector boundary, the RSA sizes,
+/// its upper bound (103) and the first width past it.
+const WIDTHS: &[usize] = &[
+    15, 16, 17, 19, 20, 24, 25, 31, 32, 33, 39, 40, 48, 56, 63, 64, 65, 80, 96, 103, 104,
+];
+
+fn big(x: &BoxedUint) -> BigUint {
+    to_big(x.as_words())
+}
+
+/// `(modulus, base, exponent, exponent bits)` at one of [`WIDTHS`].
+fn case() -> impl Strategy<Value = (Vec<u64>, Vec<u64>, Vec<u64>, u32)> {
+    prop::sample::select(WIDTHS).prop_flat_map(|n| {
+        (
+            limbs_strategy(n).prop_map(make_odd_modulus),
+            limbs_strategy(n),
+            prop::collection::vec(any::<u64>(), 1..=n),
+            0u32..=(64 * n as u32 + 8),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn every_backend_matches_num_bigint((m, a, e, bits) in case()) {
+        let n = m.len();
+        let m = BoxedUint::from_words(m);
+        let a = BoxedUint::from_words(a);
+        let e = BoxedUint::from_words(e);
+        let bm = big(&m);
+        let params = MontyParams::new(m).unwrap();
+        let base = params.to_monty(&a);
+        let width = bits.min(e.nlimbs() as u32 * 64);
+        let low = big(&e) % (BigUint::one() << width);
+        let expect = big(&a).modpow(&low, &bm);
+
+        let default = params.from_monty(&params.pow_bounded(&base, &e, bits));
+        let limbs = params.from_monty(&params.pow_bounded_limb_kernels(&base, &e, bits));
+        prop_assert_eq!(big(&default), expect.clone(), "default backend, {} limbs", n);
+        prop_assert_eq!(big(&limbs), expect, "limb kernels, {} limbs", n);
+        let full = big(&a).modpow(&big(&e), &bm);
+        prop_assert_eq!(big(&params.from_monty(&params.pow_vartime(&base, &e))), full);
+    }
+}
+
+/// Values at the edges of the AMM bounds: the largest modulus of each width
+/// (so that `2m` nearly fills the digits), bases `m − 1` and all ones (not
+/// reduced), exponents of all ones, and a modulus whose high limbs are zero.
+#[test]
+fn extremes() {
+    for &n in WIDTHS {
+        let max = vec![u64::MAX; n];
+        let mut small = vec![0; n];
+        small[0] = 0xffff_ffff_ffff_ffc5; // 2^64 - 59, prime
+        let mut top_only = vec![0; n];
+        top_only[0] = 1;
+        top_only[n - 1] = 1 << 63;
+        for m in [max.clone(), small, top_only] {
+            let m = BoxedUint::from_words(m);
+            let bm = big(&m);
+            let params = MontyParams::new(m.clone()).unwrap();
+            let m_minus_1 = m.wrapping_sub(&BoxedUint::from_u64(1, n));
+            for a in [
+                m_minus_1,
+                BoxedUint::from_words(max.clone()),
+                BoxedUint::zero(n),
+                BoxedUint::from_u64(1, n),
+            ] {
+                let base = params.to_monty(&a);
+                for e in [
+                    BoxedUint::from_words(max.clone()),
+                    BoxedUint::from_u64(1, 1),
+                    BoxedUint::from_u64(2, 1),
+                ] {
+                    let expect = big(&a).modpow(&big(&e), &bm);
+                    assert_eq!(
+                        big(&params.from_monty(&params.pow(&base, &e))),
+                        expect,
+                        "{n} limbs"
+                    );
+                    let bits = e.nlimbs() as u32 * 64;
+                    let limbs = params.pow_bounded_limb_kernels(&base, &e, bits);
+                    assert_eq!(
+                        big(&params.from_monty(&limbs)),
+                        expect,
+                        "{n} limbs, limb kernels"
+                    );
+                    assert_eq!(
+                        big(&params.from_monty(&params.pow_vartime(&base, &e))),
+                        expect
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The fixed-width types reach the same backends.
+#[test]
+fn fixed_width() {
+    let m: U1024 = U1024::MAX.wrapping_sub(&U1024::from_u64(188)); // odd
+    let params = MontyParams::new(m).unwrap();
+    let e = U1024::MAX.shr_vartime(3);
+    let base = params.to_monty(&U1024::from_u64(7));
+    let expect = BigUint::from(7u32).modpow(&to_big(e.as_ref()), &to_big(m.as_ref()));
+    assert_eq!(
+        to_big(params.from_monty(&params.pow(&base, &e)).as_ref()),
+        expect
+    );
+
+    let m: U2048 = U2048::MAX.shr_vartime(1);
+    let params = MontyParams::new(m).unwrap();
+    let base = params.to_monty(&U2048::from_u64(3));
+    let e = m.wrapping_sub(&U2048::ONE);
+    let expect = BigUint::from(3u32).modpow(&to_big(e.as_ref()), &to_big(m.as_ref()));
+    assert_eq!(
+        to_big(params.from_monty(&params.pow(&base, &e)).as_ref()),
+        expect
+    );
+}
+
+#[test]
+fn backends_present() {
+    let sizes: Vec<_> = WIDTHS
+        .iter()
+        .filter(|&&n| kernels::ifma_exponentiation(n))
+        .collect();
+    eprintln!(
+        "IFMA exponentiation backend: {}",
+        if sizes.is_empty() {
+            "not on this CPU (limb kernels only)".to_string()
+        } else {
+            format!("used at widths {sizes:?} limbs")
+        }
+    );
+    // Where the CPU has it, it takes exactly 16..=103 limbs.
+    if kernels::ifma_exponentiation(16) {
+        assert!(!kernels::ifma_exponentiation(15) && !kernels::ifma_exponentiation(104));
+        assert!(kernels::ifma_exponentiation(103));
+    }
+}
