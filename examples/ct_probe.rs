@@ -9,7 +9,10 @@
 //! ```
 //!
 //! The 1024-bit case uses `Uint<16>`, the 2048-bit case `BoxedUint` with 32
-//! limbs. Every exponent has the same declared width (that of the modulus);
+//! limbs. The call is bracketed by two `getppid()` system calls, the markers
+//! between which `.ci/icount.c` counts instructions natively (single-stepping
+//! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
+//! run, is counted. Every exponent has the same declared width (that of the modulus);
 //! only its bits differ, so a constant-time `pow` must execute the same
 //! instructions for all of them. Modulus and base are fixed, so the runs
 //! differ in nothing but the exponent's value.
@@ -32,7 +35,10 @@ fn probe_target_u1024(
     base: &MontyForm<Uint<16>>,
     exp: &Uint<16>,
 ) -> MontyForm<Uint<16>> {
-    params.pow(base, exp)
+    marker();
+    let r = params.pow(base, exp);
+    marker();
+    r
 }
 
 /// The measured exponentiation at 2048 bits, on the heap-allocated type.
@@ -42,7 +48,16 @@ fn probe_target_boxed2048(
     base: &MontyForm<BoxedUint>,
     exp: &BoxedUint,
 ) -> MontyForm<BoxedUint> {
-    params.pow(base, exp)
+    marker();
+    let r = params.pow(base, exp);
+    marker();
+    r
+}
+
+/// A `getppid()` system call: the start and end marks for `.ci/icount.c`.
+#[inline(never)]
+fn marker() {
+    black_box(std::os::unix::process::parent_id());
 }
 
 /// Deterministic pseudo-random limbs (xorshift64*), so every run uses the
@@ -123,7 +138,10 @@ fn run_boxed2048(e: Vec<u64>) -> u64 {
 /// Which multiplication kernels ran: under valgrind the emulated CPUID hides
 /// ADX, so the assembly path is measured from a build that enables it at
 /// compile time (see `.ci/ct-check`).
-fn kernel_backend() -> &'static str {
+fn kernel_backend(nlimbs: usize) -> &'static str {
+    if numcrypt_limbs::kernels::ifma_exponentiation(nlimbs) {
+        return "x86_64 avx512 ifma";
+    }
     #[cfg(target_arch = "x86_64")]
     if numcrypt_limbs::kernels::Adx::detect().is_some() {
         return "x86_64 mulx/adx";
@@ -146,6 +164,6 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     println!("{width}-bit pow, exponent {pattern}: low limb of result {digest:#018x}");
-    println!("kernels: {}", kernel_backend());
+    println!("kernels: {}", kernel_backend(if width == "1024" { 16 } else { 32 }));
     ExitCode::SUCCESS
 }
