@@ -7,6 +7,9 @@
 //!   (on aarch64, a `mul`/`umulh` one, always).
 //!   Everything else is built on them. The assembly in `arch/` is the only
 //!   code in numcrypt that is allowed `unsafe_code`.
+//! - [`fixed`]: array kernels for prime fields (full products, reduction
+//!   modulo `2^(64 N) − c`, Montgomery multiplication), unrolled in assembly
+//!   at the sizes fields use.
 //! - [`Uint<LIMBS>`]: fixed width, `Copy`, on the stack, with aliases
 //!   [`U256`] … [`U8192`]; [`BoxedUint`] (feature `alloc`): width chosen at
 //!   run time. Both get their arithmetic from the one [`Unsigned`] trait.
@@ -45,6 +48,7 @@ mod arch;
 mod boxed;
 mod ct;
 mod error;
+pub mod fixed;
 pub mod kernels;
 mod monty;
 #[cfg(feature = "rand_core")]

@@ -10,6 +10,7 @@ use core::arch::asm;
 use crate::Limb;
 use crate::kernels::{Kernels, add_n, final_subtract, mont_redc_rows, run_unrolled};
 
+pub(crate) mod field;
 pub(crate) mod ifma;
 mod unrolled;
 

@@ -1,0 +1,658 @@
+//! Prime-field multiplication and squaring: numcrypt-field against
+//! fiat-crypto, crypto-bigint's `ConstMontyForm` and RustCrypto's P-256
+//! field, every peer in the same criterion group so that ratios come from
+//! one run.
+//!
+//! One multiplication (or squaring) of field elements already in each
+//! implementation's own representation, result by value, operands through
+//! `black_box`; everything here is constant time. The primes:
+//! - pseudo-Mersenne `2^k − c`: `2^127−1`, `2^255−19`, `2^336−3`,
+//!   `2^384−317`, `2^414−17`, `2^448−203`, `2^512−569`, `2^521−1`,
+//!   `2^2048−1557`, and Goldilocks `2^448−2^224−1`;
+//! - Montgomery: NIST P-224, P-256, P-384, and random primes of 256, 384,
+//!   448, 512 and 521 bits (`numcrypt_field::fields`).
+//!
+//! Peers, each on the same prime and the same operands (results checked
+//! against num-bigint before timing):
+//! - `numcrypt`: the field's default representation (`Fp25519`, …);
+//!   `numcrypt_unsat`: the unsaturated one, where there is one;
+//! - `fiat_*`: fiat-crypto 0.3's generated code (`curve25519_64`: 5×51,
+//!   `curve25519_solinas_64`: 4×64 saturated, `p521_64`: 9×58,
+//!   `p448_solinas_64`: 8×56, and Montgomery `p224_64`, `p256_64`,
+//!   `p384_64`), loose operands into `carry_mul`/`carry_square` where the
+//!   code has the distinction;
+//! - `crypto-bigint`: `ConstMontyForm` (the modulus a compile-time
+//!   constant, its fastest form for a fixed modulus), for every prime;
+//! - `p256`: RustCrypto's P-256 field element (p256 0.14).
+//!
+//! Ids are `<group>/<prime>/<peer>`; groups `field_mul` and `field_sqr` run
+//! in wall time, and (x86_64) `field_mul_cycles`/`field_sqr_cycles` in
+//! rdtsc cycles. `python3 benches/summarize_field.py` prints the tables,
+//! with the ratios and the special-versus-random efficiency table.
+//!
+//! Run with `cargo bench --bench field` (about 12 minutes); one prime with
+//! for example `cargo bench --bench field -- '/c25519/'`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, WallTime};
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use crypto_bigint::modular::{ConstMontyForm, ConstMontyParams};
+use crypto_bigint::{U128, U256, U384, U448, U512, U576, U2048, const_monty_params};
+use fiat_crypto::{
+    curve25519_64 as f25519, curve25519_solinas_64 as f25519s, p224_64 as f224, p256_64 as f256,
+    p384_64 as f384, p448_solinas_64 as f448, p521_64 as f521,
+};
+use num_bigint::BigUint;
+use numcrypt::field::{self as nf, Backend, Fp};
+use p256::elliptic_curve::ff::PrimeField;
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+
+/// Two random residues modulo `p` (fixed seed per prime).
+fn operands(p: &BigUint) -> (BigUint, BigUint) {
+    let mut rng = ChaCha20Rng::seed_from_u64(0x6669_656c_64 ^ p.bits());
+    let mut draw = || {
+        let mut bytes = vec![0u8; p.bits() as usize / 8 + 16];
+        rng.fill_bytes(&mut bytes);
+        BigUint::from_bytes_le(&bytes) % p
+    };
+    (draw(), draw())
+}
+
+fn le_bytes(x: &BigUint, n: usize) -> Vec<u8> {
+    let mut v = x.to_bytes_le();
+    v.resize(n, 0);
+    v
+}
+
+fn big_words(w: &[u64]) -> BigUint {
+    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+    BigUint::from_bytes_le(&bytes)
+}
+
+fn modulus<B: Backend>() -> BigUint {
+    big_words(B::MODULUS.as_ref())
+}
+
+/// 30 samples of about a second each; `FIELD_BENCH_QUICK=1` takes 10 short
+/// ones, for choosing representations (not for quoting).
+fn configure<M: Measurement>(g: &mut BenchmarkGroup<'_, M>) {
+    if std::env::var_os("FIELD_BENCH_QUICK").is_some() {
+        g.sample_size(10)
+            .warm_up_time(Duration::from_millis(100))
+            .measurement_time(Duration::from_millis(250));
+    } else {
+        g.sample_size(30)
+            .warm_up_time(Duration::from_millis(300))
+            .measurement_time(Duration::from_millis(1000));
+    }
+}
+
+/// The operation a group measures.
+#[derive(Clone, Copy, PartialEq)]
+enum Op {
+    Mul,
+    Sqr,
+}
+
+fn reference(op: Op, a: &BigUint, b: &BigUint, p: &BigUint) -> BigUint {
+    match op {
+        Op::Mul => a * b % p,
+        Op::Sqr => a * a % p,
+    }
+}
+
+/// numcrypt's field `B`, under the peer name `peer`.
+fn numcrypt<B: Backend, M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    op: Op,
+    prime: &str,
+    peer: &str,
+) {
+    let p = modulus::<B>();
+    let (x, y) = operands(&p);
+    let n = Fp::<B>::BYTES;
+    let a = Fp::<B>::from_le_bytes(&le_bytes(&x, n)).unwrap();
+    let b = Fp::<B>::from_le_bytes(&le_bytes(&y, n)).unwrap();
+    let r = if op == Op::Mul { a * b } else { a.square() };
+    assert_eq!(
+        big_words(r.to_uint().as_ref()),
+        reference(op, &x, &y, &p),
+        "{peer} {prime}"
+    );
+    g.bench_function(format!("{prime}/{peer}"), |bench| match op {
+        Op::Mul => bench.iter(|| black_box(&a) * black_box(&b)),
+        Op::Sqr => bench.iter(|| black_box(&a).square()),
+    });
+}
+
+/// crypto-bigint's `ConstMontyForm` for the modulus `P`.
+fn crypto_bigint<P: ConstMontyParams<L>, const L: usize, M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    op: Op,
+    prime: &str,
+) {
+    let p = big_words(P::PARAMS.modulus().as_ref().as_words());
+    let (x, y) = operands(&p);
+    let to = |v: &BigUint| {
+        let mut w = v.to_u64_digits();
+        w.resize(L, 0);
+        crypto_bigint::Uint::<L>::from_words(w.try_into().unwrap())
+    };
+    let a = ConstMontyForm::<P, L>::new(&to(&x));
+    let b = ConstMontyForm::<P, L>::new(&to(&y));
+    let r = if op == Op::Mul { a.mul(&b) } else { a.square() };
+    assert_eq!(
+        big_words(r.retrieve().as_words()),
+        reference(op, &x, &y, &p),
+        "crypto-bigint {prime}"
+    );
+    g.bench_function(format!("{prime}/crypto-bigint"), |bench| match op {
+        Op::Mul => bench.iter(|| black_box(&a).mul(black_box(&b))),
+        Op::Sqr => bench.iter(|| black_box(&a).square()),
+    });
+}
+
+const_monty_params!(CbM127, U128, "7fffffffffffffffffffffffffffffff");
+const_monty_params!(
+    CbC25519,
+    U256,
+    "7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffed"
+);
+const_monty_params!(
+    CbPm336,
+    U384,
+    concat!(
+        "000000000000ffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "fffffffffffffffffffffffffffffffd",
+    )
+);
+const_monty_params!(
+    CbPm384,
+    U384,
+    concat!(
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "fffffffffffffffffffffffffffffec3",
+    )
+);
+const_monty_params!(
+    CbPm414,
+    U448,
+    concat!(
+        "000000003fffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffef",
+    )
+);
+const_monty_params!(
+    CbPm448,
+    U448,
+    concat!(
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffff35",
+    )
+);
+const_monty_params!(
+    CbGoldilocks,
+    U448,
+    concat!(
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffff",
+    )
+);
+const_monty_params!(
+    CbPm512,
+    U512,
+    concat!(
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffdc7",
+    )
+);
+const_monty_params!(
+    CbM521,
+    U576,
+    concat!(
+        "00000000000001ffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffff",
+    )
+);
+const_monty_params!(
+    CbP224,
+    U256,
+    "00000000ffffffffffffffffffffffffffffffff000000000000000000000001"
+);
+const_monty_params!(
+    CbP256,
+    U256,
+    "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff"
+);
+const_monty_params!(
+    CbP384,
+    U384,
+    concat!(
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe",
+        "ffffffff0000000000000000ffffffff",
+    )
+);
+const_monty_params!(
+    CbR256,
+    U256,
+    "fcbb6b55b0a147d6143afbfd69e497497347c9c1bee4a689861a974b829dfbe3"
+);
+const_monty_params!(
+    CbR384,
+    U384,
+    concat!(
+        "efad511f3886a069c491bdce246bc5ac7d7b0ba4ee3d58f372b56e0fd0612be7",
+        "496c1b6ecdd82170bef45d2d823c2cad",
+    )
+);
+const_monty_params!(
+    CbR448,
+    U448,
+    concat!(
+        "fe06626aa56ea1494df373674e0d1c68a3684f879cbd7df8b36fcf3db9c7a39c",
+        "49dcc738aec10e08ded498afb245d6ccd0313793e96dbcd5",
+    )
+);
+const_monty_params!(
+    CbR512,
+    U512,
+    concat!(
+        "eaf700d81d00dbf3cd1d4655d41b974d087dac55c1b9c0a002bc839daabe8a5e",
+        "2ca4fbf1217707a89f5f3345cf7edaeb997d17f14d8eb36940603cf7f37e710d",
+    )
+);
+const_monty_params!(
+    CbR521,
+    U576,
+    concat!(
+        "00000000000001c3cf1d4790aedff1b76d0f00173a153218e0d5ad822250c786",
+        "8b8dd95cb567b95e4a6444be51d821c2d56d6835ee43da71e6a38a5e92ac22ac",
+        "f7a40ecf1b54b717",
+    )
+);
+const_monty_params!(
+    CbPm2048,
+    U2048,
+    concat!(
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff9eb",
+    )
+);
+
+/// fiat-crypto's unsaturated Solinas code (tight/loose element types):
+/// the module's names, and the encoding length.
+macro_rules! fiat_unsaturated {
+    ($g:expr, $op:expr, $prime:expr, $peer:expr, $p:expr, $m:ident,
+     $tight:ident, $loose:ident, $from_bytes:ident, $to_bytes:ident, $relax:ident,
+     $carry_mul:ident, $carry_square:ident, $limbs:literal, $bytes:literal) => {{
+        use $m::*;
+        let p: &BigUint = $p;
+        let (x, y) = operands(p);
+        let decode = |v: &BigUint| {
+            let bytes: [u8; $bytes] = le_bytes(v, $bytes).try_into().unwrap();
+            let mut t = $tight([0; $limbs]);
+            $from_bytes(&mut t, &bytes);
+            let mut l = $loose([0; $limbs]);
+            $relax(&mut l, &t);
+            l
+        };
+        let (a, b) = (decode(&x), decode(&y));
+        let mut r = $tight([0; $limbs]);
+        if $op == Op::Mul {
+            $carry_mul(&mut r, &a, &b);
+        } else {
+            $carry_square(&mut r, &a);
+        }
+        let mut out = [0u8; $bytes];
+        $to_bytes(&mut out, &r);
+        assert_eq!(
+            BigUint::from_bytes_le(&out),
+            reference($op, &x, &y, p),
+            "{} {}",
+            $peer,
+            $prime
+        );
+        $g.bench_function(format!("{}/{}", $prime, $peer), |bench| {
+            if $op == Op::Mul {
+                bench.iter(|| {
+                    let mut r = $tight([0; $limbs]);
+                    $carry_mul(&mut r, black_box(&a), black_box(&b));
+                    r
+                })
+            } else {
+                bench.iter(|| {
+                    let mut r = $tight([0; $limbs]);
+                    $carry_square(&mut r, black_box(&a));
+                    r
+                })
+            }
+        });
+    }};
+}
+
+/// fiat-crypto's Montgomery code (`$m::fiat_<pre>_mul` etc.).
+macro_rules! fiat_monty {
+    ($g:expr, $op:expr, $prime:expr, $p:expr, $m:ident, $dom:ident, $nondom:ident, $mul:ident, $sqr:ident, $to:ident, $from:ident, $n:literal) => {{
+        use $m::*;
+        let p: &BigUint = $p;
+        let (x, y) = operands(p);
+        let enc = |v: &BigUint| {
+            let mut w = v.to_u64_digits();
+            w.resize($n, 0);
+            let mut d = $dom([0; $n]);
+            $to(&mut d, &$nondom(w.try_into().unwrap()));
+            d
+        };
+        let (a, b) = (enc(&x), enc(&y));
+        let mut r = $dom([0; $n]);
+        if $op == Op::Mul {
+            $mul(&mut r, &a, &b);
+        } else {
+            $sqr(&mut r, &a);
+        }
+        let mut plain = $nondom([0; $n]);
+        $from(&mut plain, &r);
+        assert_eq!(
+            big_words(&plain.0),
+            reference($op, &x, &y, p),
+            "fiat {}",
+            $prime
+        );
+        $g.bench_function(format!("{}/fiat_monty", $prime), |bench| {
+            if $op == Op::Mul {
+                bench.iter(|| {
+                    let mut r = $dom([0; $n]);
+                    $mul(&mut r, black_box(&a), black_box(&b));
+                    r
+                })
+            } else {
+                bench.iter(|| {
+                    let mut r = $dom([0; $n]);
+                    $sqr(&mut r, black_box(&a));
+                    r
+                })
+            }
+        });
+    }};
+}
+
+/// fiat-crypto's saturated Solinas code for 2^255 − 19 (4×64; its results
+/// are congruent, not reduced).
+fn fiat_25519_solinas<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op, p: &BigUint) {
+    let (x, y) = operands(p);
+    let w = |v: &BigUint| -> [u64; 4] {
+        let mut d = v.to_u64_digits();
+        d.resize(4, 0);
+        d.try_into().unwrap()
+    };
+    let (a, b) = (w(&x), w(&y));
+    let mut r = [0; 4];
+    if op == Op::Mul {
+        f25519s::fiat_curve25519_solinas_mul(&mut r, &a, &b);
+    } else {
+        f25519s::fiat_curve25519_solinas_square(&mut r, &a);
+    }
+    assert_eq!(big_words(&r) % p, reference(op, &x, &y, p), "fiat solinas");
+    g.bench_function("c25519/fiat_solinas_4x64", |bench| match op {
+        Op::Mul => bench.iter(|| {
+            let mut r = [0; 4];
+            f25519s::fiat_curve25519_solinas_mul(&mut r, black_box(&a), black_box(&b));
+            r
+        }),
+        Op::Sqr => bench.iter(|| {
+            let mut r = [0; 4];
+            f25519s::fiat_curve25519_solinas_square(&mut r, black_box(&a));
+            r
+        }),
+    });
+}
+
+type P256Fe = <p256::NistP256 as p256::elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
+
+fn rustcrypto_p256<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op, p: &BigUint) {
+    let (x, y) = operands(p);
+    let fe = |v: &BigUint| {
+        let mut bytes = v.to_bytes_be();
+        while bytes.len() < 32 {
+            bytes.insert(0, 0);
+        }
+        let repr: [u8; 32] = bytes.try_into().unwrap();
+        P256Fe::from_repr(repr.into()).unwrap()
+    };
+    let (a, b) = (fe(&x), fe(&y));
+    let r = if op == Op::Mul { a * b } else { a.square() };
+    assert_eq!(
+        BigUint::from_bytes_be(&r.to_repr()),
+        reference(op, &x, &y, p),
+        "p256"
+    );
+    g.bench_function("p256/p256", |bench| match op {
+        Op::Mul => bench.iter(|| *black_box(&a) * black_box(&b)),
+        Op::Sqr => bench.iter(|| black_box(&a).square()),
+    });
+}
+
+type B<T> = <T as Elem>::B;
+trait Elem {
+    type B: Backend;
+}
+impl<X: Backend> Elem for Fp<X> {
+    type B = X;
+}
+
+fn run<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op) {
+    // Pseudo-Mersenne primes.
+    numcrypt::<B<nf::Fp127>, M>(g, op, "m127", "numcrypt");
+    crypto_bigint::<CbM127, { U128::LIMBS }, M>(g, op, "m127");
+
+    let p = modulus::<B<nf::Fp25519>>();
+    numcrypt::<B<nf::Fp25519>, M>(g, op, "c25519", "numcrypt");
+    numcrypt::<B<nf::Fp25519Unsat>, M>(g, op, "c25519", "numcrypt_unsat");
+    fiat_unsaturated!(
+        g,
+        op,
+        "c25519",
+        "fiat_5x51",
+        &p,
+        f25519,
+        fiat_25519_tight_field_element,
+        fiat_25519_loose_field_element,
+        fiat_25519_from_bytes,
+        fiat_25519_to_bytes,
+        fiat_25519_relax,
+        fiat_25519_carry_mul,
+        fiat_25519_carry_square,
+        5,
+        32
+    );
+    fiat_25519_solinas(g, op, &p);
+    crypto_bigint::<CbC25519, { U256::LIMBS }, M>(g, op, "c25519");
+
+    numcrypt::<B<nf::Fp336>, M>(g, op, "pm336", "numcrypt");
+    numcrypt::<B<nf::Fp336Unsat>, M>(g, op, "pm336", "numcrypt_unsat");
+    crypto_bigint::<CbPm336, { U384::LIMBS }, M>(g, op, "pm336");
+
+    numcrypt::<B<nf::Fp384>, M>(g, op, "pm384", "numcrypt");
+    crypto_bigint::<CbPm384, { U384::LIMBS }, M>(g, op, "pm384");
+
+    numcrypt::<B<nf::Fp414>, M>(g, op, "pm414", "numcrypt");
+    numcrypt::<B<nf::Fp414Unsat>, M>(g, op, "pm414", "numcrypt_unsat");
+    crypto_bigint::<CbPm414, { U448::LIMBS }, M>(g, op, "pm414");
+
+    numcrypt::<B<nf::Fp448>, M>(g, op, "pm448", "numcrypt");
+    crypto_bigint::<CbPm448, { U448::LIMBS }, M>(g, op, "pm448");
+
+    let p = modulus::<B<nf::FpGoldilocks>>();
+    numcrypt::<B<nf::FpGoldilocks>, M>(g, op, "goldilocks", "numcrypt");
+    fiat_unsaturated!(
+        g,
+        op,
+        "goldilocks",
+        "fiat_8x56",
+        &p,
+        f448,
+        fiat_p448_tight_field_element,
+        fiat_p448_loose_field_element,
+        fiat_p448_from_bytes,
+        fiat_p448_to_bytes,
+        fiat_p448_relax,
+        fiat_p448_carry_mul,
+        fiat_p448_carry_square,
+        8,
+        56
+    );
+    crypto_bigint::<CbGoldilocks, { U448::LIMBS }, M>(g, op, "goldilocks");
+
+    numcrypt::<B<nf::Fp512>, M>(g, op, "pm512", "numcrypt");
+    crypto_bigint::<CbPm512, { U512::LIMBS }, M>(g, op, "pm512");
+
+    let p = modulus::<B<nf::Fp521>>();
+    numcrypt::<B<nf::Fp521>, M>(g, op, "m521", "numcrypt");
+    numcrypt::<B<nf::Fp521Unsat>, M>(g, op, "m521", "numcrypt_unsat");
+    fiat_unsaturated!(
+        g,
+        op,
+        "m521",
+        "fiat_9x58",
+        &p,
+        f521,
+        fiat_p521_tight_field_element,
+        fiat_p521_loose_field_element,
+        fiat_p521_from_bytes,
+        fiat_p521_to_bytes,
+        fiat_p521_relax,
+        fiat_p521_carry_mul,
+        fiat_p521_carry_square,
+        9,
+        66
+    );
+    crypto_bigint::<CbM521, { U576::LIMBS }, M>(g, op, "m521");
+
+    numcrypt::<B<nf::Fp2048>, M>(g, op, "pm2048", "numcrypt");
+    crypto_bigint::<CbPm2048, { U2048::LIMBS }, M>(g, op, "pm2048");
+
+    // Montgomery: NIST primes.
+    let p = modulus::<B<nf::FpP224>>();
+    numcrypt::<B<nf::FpP224>, M>(g, op, "p224", "numcrypt");
+    fiat_monty!(
+        g,
+        op,
+        "p224",
+        &p,
+        f224,
+        fiat_p224_montgomery_domain_field_element,
+        fiat_p224_non_montgomery_domain_field_element,
+        fiat_p224_mul,
+        fiat_p224_square,
+        fiat_p224_to_montgomery,
+        fiat_p224_from_montgomery,
+        4
+    );
+    crypto_bigint::<CbP224, { U256::LIMBS }, M>(g, op, "p224");
+
+    let p = modulus::<B<nf::FpP256>>();
+    numcrypt::<B<nf::FpP256>, M>(g, op, "p256", "numcrypt");
+    fiat_monty!(
+        g,
+        op,
+        "p256",
+        &p,
+        f256,
+        fiat_p256_montgomery_domain_field_element,
+        fiat_p256_non_montgomery_domain_field_element,
+        fiat_p256_mul,
+        fiat_p256_square,
+        fiat_p256_to_montgomery,
+        fiat_p256_from_montgomery,
+        4
+    );
+    crypto_bigint::<CbP256, { U256::LIMBS }, M>(g, op, "p256");
+    rustcrypto_p256(g, op, &p);
+
+    let p = modulus::<B<nf::FpP384>>();
+    numcrypt::<B<nf::FpP384>, M>(g, op, "p384", "numcrypt");
+    fiat_monty!(
+        g,
+        op,
+        "p384",
+        &p,
+        f384,
+        fiat_p384_montgomery_domain_field_element,
+        fiat_p384_non_montgomery_domain_field_element,
+        fiat_p384_mul,
+        fiat_p384_square,
+        fiat_p384_to_montgomery,
+        fiat_p384_from_montgomery,
+        6
+    );
+    crypto_bigint::<CbP384, { U384::LIMBS }, M>(g, op, "p384");
+
+    // Montgomery: random primes.
+    numcrypt::<B<nf::FpRandom256>, M>(g, op, "r256", "numcrypt");
+    crypto_bigint::<CbR256, { U256::LIMBS }, M>(g, op, "r256");
+    numcrypt::<B<nf::FpRandom384>, M>(g, op, "r384", "numcrypt");
+    crypto_bigint::<CbR384, { U384::LIMBS }, M>(g, op, "r384");
+    numcrypt::<B<nf::FpRandom448>, M>(g, op, "r448", "numcrypt");
+    crypto_bigint::<CbR448, { U448::LIMBS }, M>(g, op, "r448");
+    numcrypt::<B<nf::FpRandom512>, M>(g, op, "r512", "numcrypt");
+    crypto_bigint::<CbR512, { U512::LIMBS }, M>(g, op, "r512");
+    numcrypt::<B<nf::FpRandom521>, M>(g, op, "r521", "numcrypt");
+    crypto_bigint::<CbR521, { U576::LIMBS }, M>(g, op, "r521");
+}
+
+fn group_name<M: Measurement>(base: &str) -> String {
+    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
+        base.to_owned()
+    } else {
+        format!("{base}_cycles")
+    }
+}
+
+fn bench_mul<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("field_mul"));
+    configure(&mut g);
+    run(&mut g, Op::Mul);
+    g.finish();
+}
+
+fn bench_sqr<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("field_sqr"));
+    configure(&mut g);
+    run(&mut g, Op::Sqr);
+    g.finish();
+}
+
+fn config<M: Measurement>(measurement: M) -> Criterion<M> {
+    Criterion::default()
+        .with_measurement(measurement)
+        .without_plots()
+        .nresamples(20_000)
+}
+
+criterion_group!(
+    name = time;
+    config = config(WallTime);
+    targets = bench_mul, bench_sqr
+);
+
+#[cfg(target_arch = "x86_64")]
+criterion_group!(
+    name = cycles;
+    config = config(criterion_cycles_per_byte::CyclesPerByte);
+    targets = bench_mul, bench_sqr
+);
+
+#[cfg(target_arch = "x86_64")]
+criterion_main!(time, cycles);
+#[cfg(not(target_arch = "x86_64"))]
+criterion_main!(time);

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Prints the prime-field tables (criterion medians, rdtsc cycles, ratios)
+as markdown from criterion's output in target/criterion, after
+`cargo bench --bench field`:
+
+1. multiply and square per prime, every peer, with numcrypt's cycles
+   divided by each peer's (below 1: numcrypt is faster);
+2. the efficiency ratio: a random prime's Montgomery multiplication
+   divided by a special prime's multiplication of the same size, beside
+   the 1.8-3.1 estimates it is compared with.
+
+Usage: python3 benches/summarize_field.py [target/criterion]
+"""
+import json
+import os
+import sys
+
+ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "target", "criterion")
+
+PRIMES = [
+    ("m127", "2^127 − 1"),
+    ("c25519", "2^255 − 19"),
+    ("pm336", "2^336 − 3"),
+    ("pm384", "2^384 − 317"),
+    ("pm414", "2^414 − 17"),
+    ("pm448", "2^448 − 203"),
+    ("goldilocks", "2^448 − 2^224 − 1"),
+    ("pm512", "2^512 − 569"),
+    ("m521", "2^521 − 1"),
+    ("pm2048", "2^2048 − 1557"),
+    ("p224", "P-224"),
+    ("p256", "P-256"),
+    ("p384", "P-384"),
+    ("r256", "random 256-bit"),
+    ("r384", "random 384-bit"),
+    ("r448", "random 448-bit"),
+    ("r512", "random 512-bit"),
+    ("r521", "random 521-bit"),
+]
+
+# Special prime(s) against the random prime of the same size.
+EFFICIENCY = [
+    (256, ["c25519"], "r256"),
+    (384, ["pm384", "pm336"], "r384"),
+    (448, ["pm448", "goldilocks"], "r448"),
+    (512, ["pm512"], "r512"),
+    (521, ["m521"], "r521"),
+]
+
+
+def median(group, prime, peer):
+    # criterion turns the id's "/" into "_" in directory names.
+    path = os.path.join(ROOT, group, f"{prime}_{peer}", "new", "estimates.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)["median"]["point_estimate"]
+
+
+def peers(group, prime):
+    d = os.path.join(ROOT, group)
+    if not os.path.isdir(d):
+        return []
+    found = [p[len(prime) + 1:] for p in os.listdir(d) if p.startswith(prime + "_")]
+    order = ["numcrypt", "numcrypt_unsat"]
+    return [p for p in order if p in found] + sorted(p for p in found if p not in order)
+
+
+def fmt_time(ns):
+    return f"{ns:.1f} ns" if ns < 1e3 else f"{ns / 1e3:.2f} µs"
+
+
+def table(op):
+    group = f"field_{op}"
+    print(f"### `{group}`: cycles (time), and numcrypt ÷ peer by cycles\n")
+    print("| prime | numcrypt | other peers |")
+    print("|---|---|---|")
+    for key, label in PRIMES:
+        ps = peers(group + "_cycles", key)
+        nc = median(group + "_cycles", key, "numcrypt")
+        if nc is None:
+            continue
+        nt = median(group, key, "numcrypt")
+        cells = []
+        for p in ps:
+            if p == "numcrypt":
+                continue
+            c, t = median(group + "_cycles", key, p), median(group, key, p)
+            if c is None:
+                continue
+            ratio = f"{nc / c:.2f}" if nc else "–"
+            when = f" ({fmt_time(t)})" if t else ""
+            cells.append(f"{p} {c:,.0f}{when}: **{ratio}**")
+        head = (f"{nc:,.0f}" if nc else "–") + (f" ({fmt_time(nt)})" if nt else "")
+        print(f"| {label} | {head} | " + "; ".join(cells) + " |")
+    print()
+
+
+def efficiency():
+    print("### Efficiency ratio: random-prime Montgomery multiply ÷ special-prime multiply (cycles)\n")
+    print("| bits | special prime | cycles | random prime (Montgomery) | cycles | ratio | estimate then |")
+    print("|---|---|---|---|---|---|---|")
+    labels = dict(PRIMES)
+    for bits, specials, rand in EFFICIENCY:
+        rc = median("field_mul_cycles", rand, "numcrypt")
+        for s in specials:
+            sc = median("field_mul_cycles", s, "numcrypt")
+            if rc is None or sc is None:
+                continue
+            print(f"| {bits} | {labels[s]} | {sc:,.0f} | {labels[rand]} | {rc:,.0f} | {rc / sc:.2f} | 1.8–3.1 |")
+    print()
+
+
+def main():
+    table("mul")
+    table("sqr")
+    efficiency()
+
+
+if __name__ == "__main__":
+    main()

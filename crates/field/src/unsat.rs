@@ -1,0 +1,272 @@
+//! Pseudo-Mersenne primes on unsaturated limbs (radix `2^R`), in portable
+//! Rust: the representation of fiat-crypto's `curve25519_64` (5×51) and
+//! `p521_64` (9×58).
+
+use core::fmt;
+
+use numcrypt_limbs::{Limb, Uint};
+
+use crate::backend::{Backend, sealed};
+use crate::pm::canonicalize;
+
+/// Arithmetic modulo `p = 2^K − C` on `N` limbs of `R` bits each
+/// (`N R >= K`), with `L = ⌈K / 64⌉` canonical limbs.
+///
+/// A value is `Σ xᵢ 2^(R i)` modulo `p' = 2^(N R) − C'`, `C' = C · 2^(N R − K)`.
+/// Limbs have headroom above `R` bits, so additions never carry;
+/// multiplication sums `N` products per column in 128 bits (the wrapped
+/// columns times `C'`) and carries once at the end.
+///
+/// Bounds: tight limbs are below `1.5 · 2^R`, loose limbs below `2^(R+2)`.
+/// `a + b` and `a + 2p' − b` of tight limbs stay loose, and the constants
+/// assert that a column of loose products times `C'` fits 128 bits.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unsaturated<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>;
+
+impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
+    Unsaturated<N, R, L, K, C>
+{
+    const MASK: Limb = (1 << R) - 1;
+    /// `C' = C · 2^(N R − K)`.
+    const FOLD: Limb = {
+        let nr = N as u32 * R;
+        assert!(nr >= K && nr - K < 16 && R < 62 && C & 1 == 1 && C < 1 << 32);
+        assert!(
+            L == K.div_ceil(64) as usize && nr < 64 * L as u32,
+            "one spare bit above N R"
+        );
+        let fold = C << (nr - K);
+        // A loose limb times C' fits 64 bits, and a column of N loose
+        // products times C' fits 128.
+        let fold_bits = 64 - fold.leading_zeros();
+        let n_bits = usize::BITS - N.leading_zeros();
+        assert!(R + 2 + fold_bits < 64 && 2 * (R + 2) + fold_bits + n_bits < 128);
+        // The final carry into limb 1 (at most 2^(128 − 2R) · C') keeps it
+        // below the tight 1.5 · 2^R.
+        assert!(128 - 2 * R + fold_bits + 1 < R - 1);
+        fold
+    };
+    /// `2 p'` in the radix, every limb above the tight bound.
+    const TWO_P: [Limb; N] = {
+        let mut t = [2 * ((1 << R) - 1); N];
+        t[0] = 2 * ((1 << R) - Self::FOLD);
+        t
+    };
+    /// `p` on saturated limbs.
+    const P: [Limb; L] = {
+        let mut p = [Limb::MAX; L];
+        let top_bits = K - 64 * (L as u32 - 1);
+        p[L - 1] = if top_bits == 64 {
+            Limb::MAX
+        } else {
+            (1 << top_bits) - 1
+        };
+        p[0] -= C - 1;
+        p
+    };
+
+    /// Carries 128-bit columns into tight limbs: each column's excess goes
+    /// up one limb, the top one's wraps around times `C'`, and limb 0's
+    /// excess then goes to limb 1 once more.
+    #[inline(always)]
+    fn carry(cols: [u128; N]) -> [Limb; N] {
+        let mut r = [0; N];
+        let mut carry: u128 = 0;
+        for i in 0..N {
+            let x = cols[i] + carry;
+            r[i] = x as Limb & Self::MASK;
+            carry = x >> R;
+        }
+        let x0 = r[0] as u128 + carry * Self::FOLD as u128;
+        r[0] = x0 as Limb & Self::MASK;
+        r[1] += (x0 >> R) as Limb;
+        r
+    }
+
+    #[inline(always)]
+    fn mul_cols(a: &[Limb; N], b: &[Limb; N]) -> [u128; N] {
+        let mut bc = [0; N];
+        for j in 0..N {
+            bc[j] = b[j] * Self::FOLD;
+        }
+        let mut cols = [0u128; N];
+        for i in 0..N {
+            for j in 0..N {
+                if i + j < N {
+                    cols[i + j] += a[i] as u128 * b[j] as u128;
+                } else {
+                    cols[i + j - N] += a[i] as u128 * bc[j] as u128;
+                }
+            }
+        }
+        cols
+    }
+
+    #[inline(always)]
+    fn sqr_cols(a: &[Limb; N]) -> [u128; N] {
+        // Each cross product once, doubled through the operand.
+        let mut a2 = [0; N];
+        let mut ac = [0; N];
+        let mut a2c = [0; N];
+        for i in 0..N {
+            a2[i] = 2 * a[i];
+            ac[i] = a[i] * Self::FOLD;
+            a2c[i] = 2 * ac[i];
+        }
+        let mut cols = [0u128; N];
+        for i in 0..N {
+            // The diagonal.
+            if 2 * i < N {
+                cols[2 * i] += a[i] as u128 * a[i] as u128;
+            } else {
+                cols[2 * i - N] += a[i] as u128 * ac[i] as u128;
+            }
+            for j in i + 1..N {
+                if i + j < N {
+                    cols[i + j] += a2[i] as u128 * a[j] as u128;
+                } else {
+                    cols[i + j - N] += a[i] as u128 * a2c[j] as u128;
+                }
+            }
+        }
+        cols
+    }
+}
+
+impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64> fmt::Debug
+    for Unsaturated<N, R, L, K, C>
+{
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Unsaturated<2^{K} - {C}, {N}x{R}>")
+    }
+}
+
+impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64> sealed::Sealed
+    for Unsaturated<N, R, L, K, C>
+{
+}
+
+impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64> Backend
+    for Unsaturated<N, R, L, K, C>
+{
+    const LIMBS: usize = L;
+    type Repr = [Limb; N];
+    const NAME: &'static str = "2^k - c (unsaturated)";
+    type Uint = Uint<L>;
+    const MODULUS: Uint<L> = Uint::from_words(Self::P);
+    const BITS: u32 = K;
+    const ZERO: [Limb; N] = [0; N];
+    const ONE: [Limb; N] = {
+        let _ = Self::FOLD;
+        let mut one = [0; N];
+        one[0] = 1;
+        one
+    };
+
+    fn from_canonical(x: &Uint<L>) -> [Limb; N] {
+        let x = x.as_words();
+        let mut r = [0; N];
+        for (i, limb) in r.iter_mut().enumerate() {
+            let pos = R * i as u32;
+            let (q, s) = ((pos / 64) as usize, pos % 64);
+            let mut v = x[q] >> s;
+            if s != 0 && q + 1 < L {
+                v |= x[q + 1] << (64 - s);
+            }
+            *limb = v & Self::MASK;
+        }
+        r
+    }
+
+    fn to_canonical(a: &[Limb; N]) -> Uint<L> {
+        // Σ aᵢ 2^(R i) on saturated limbs (below 1.5 · 2^(N R) < 2^(64 L)).
+        let mut v = [0 as Limb; L];
+        for (i, &limb) in a.iter().enumerate() {
+            let pos = R * i as u32;
+            let (q, s) = ((pos / 64) as usize, pos % 64);
+            let wide = (limb as u128) << s;
+            let mut carry = 0;
+            for (j, x) in v.iter_mut().enumerate().skip(q) {
+                let add = match j - q {
+                    0 => wide as Limb,
+                    1 => (wide >> 64) as Limb,
+                    _ => 0,
+                };
+                let t = *x as u128 + add as u128 + carry as u128;
+                *x = t as Limb;
+                carry = (t >> 64) as Limb;
+            }
+        }
+        Uint::from_words(canonicalize(v, K, C, &Self::P))
+    }
+
+    #[inline]
+    fn add(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
+        let mut r = [0; N];
+        for i in 0..N {
+            r[i] = a[i] + b[i];
+        }
+        r
+    }
+
+    #[inline]
+    fn sub(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
+        let mut r = [0; N];
+        for i in 0..N {
+            r[i] = a[i] + Self::TWO_P[i] - b[i];
+        }
+        r
+    }
+
+    #[inline]
+    fn neg(a: &[Limb; N]) -> [Limb; N] {
+        Self::sub(&[0; N], a)
+    }
+
+    #[inline]
+    fn reduce(a: &[Limb; N]) -> [Limb; N] {
+        let mut cols = [0u128; N];
+        for i in 0..N {
+            cols[i] = a[i] as u128;
+        }
+        Self::carry(cols)
+    }
+
+    #[inline]
+    fn mul(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
+        Self::carry(Self::mul_cols(a, b))
+    }
+
+    #[inline]
+    fn square(a: &[Limb; N]) -> [Limb; N] {
+        Self::carry(Self::sqr_cols(a))
+    }
+
+    #[inline]
+    fn mul_small(a: &[Limb; N], k: u32) -> [Limb; N] {
+        let mut cols = [0u128; N];
+        for i in 0..N {
+            cols[i] = a[i] as u128 * k as u128;
+        }
+        Self::carry(cols)
+    }
+
+    #[cfg(test)]
+    fn tight_max() -> [Limb; N] {
+        [(1 << R) + (1 << (R - 1)) - 1; N]
+    }
+
+    #[cfg(test)]
+    fn loose_max() -> [Limb; N] {
+        [(1 << (R + 2)) - 1; N]
+    }
+
+    #[cfg(test)]
+    fn value(a: &[Limb; N]) -> num_bigint::BigUint {
+        let mut v = num_bigint::BigUint::default();
+        for (i, &limb) in a.iter().enumerate() {
+            v += num_bigint::BigUint::from(limb) << (R as usize * i);
+        }
+        v % crate::tests::big(&Self::P)
+    }
+}

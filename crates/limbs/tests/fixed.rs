@@ -1,0 +1,136 @@
+//! The fixed-width field kernels (`numcrypt_limbs::fixed`) against
+//! num-bigint, on the portable backend and on every assembly backend the CPU
+//! has, in the same run: full products and squares, products modulo
+//! `2^(64 N) − c`, and Montgomery multiplication, at every size with an
+//! unrolled kernel and around them.
+
+use num_bigint::BigUint;
+use num_traits::One;
+use numcrypt_limbs::fixed::{self, FieldKernels, PM_MAX_C};
+use numcrypt_limbs::kernels::{Portable, mont_inverse_limb};
+use proptest::prelude::*;
+
+fn big(limbs: &[u64]) -> BigUint {
+    let bytes: Vec<u8> = limbs.iter().flat_map(|l| l.to_le_bytes()).collect();
+    BigUint::from_bytes_le(&bytes)
+}
+
+/// Limbs biased towards the carry extremes: all ones, zero, or random.
+fn limbs<const N: usize>(raw: &[u64], shape: u8) -> [u64; N] {
+    let mut r = [0; N];
+    for (i, x) in r.iter_mut().enumerate() {
+        *x = match shape % 4 {
+            0 => u64::MAX,
+            1 => 0,
+            2 if i % 2 == 0 => u64::MAX,
+            _ => raw[i % raw.len()],
+        };
+    }
+    r
+}
+
+fn check_backend<K: FieldKernels, const N: usize>(
+    k: K,
+    a: &[u64; N],
+    b: &[u64; N],
+    c: u64,
+    m: &[u64; N],
+) {
+    let (ab, bb) = (big(a), big(b));
+    let base = BigUint::one() << (64 * N);
+    let (lo, hi) = k.mul_wide(a, b);
+    assert_eq!(
+        big(&lo) + (big(&hi) << (64 * N)),
+        &ab * &bb,
+        "mul_wide at {N}"
+    );
+    let (lo, hi) = k.sqr_wide(a);
+    assert_eq!(
+        big(&lo) + (big(&hi) << (64 * N)),
+        &ab * &ab,
+        "sqr_wide at {N}"
+    );
+    let pm = &base - c;
+    let r = k.pm_mul(a, b, c);
+    assert_eq!(big(&r) % &pm, &ab * &bb % &pm, "pm_mul at {N}, c = {c}");
+    let r = k.pm_sqr(a, c);
+    assert_eq!(big(&r) % &pm, &ab * &ab % &pm, "pm_sqr at {N}, c = {c}");
+    // Montgomery: operands reduced below the odd modulus.
+    let mb = big(m);
+    let to = |x: &BigUint| -> [u64; N] {
+        let mut v = (x % &mb).to_u64_digits();
+        v.resize(N, 0);
+        v.try_into().unwrap()
+    };
+    let (ar, br) = (to(&ab), to(&bb));
+    let r = k.monty_mul(&ar, &br, m, mont_inverse_limb(m[0]));
+    let r_inv = (&base % &mb).modinv(&mb).unwrap();
+    assert_eq!(
+        big(&r),
+        big(&ar) * big(&br) * r_inv % &mb,
+        "monty_mul at {N}"
+    );
+}
+
+fn check<const N: usize>(raw: &[u64], sa: u8, sb: u8, c: u64, sm: u8) {
+    let (a, b) = (limbs::<N>(raw, sa), limbs::<N>(&raw[1..], sb));
+    let mut m = limbs::<N>(&raw[2..], sm);
+    m[0] |= 1;
+    m[N - 1] |= 1 << (sm as u32 % 64); // never zero at the top
+    let c = c % PM_MAX_C;
+    check_backend(Portable, &a, &b, c, &m);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(adx) = numcrypt_limbs::kernels::Adx::detect() {
+        check_backend(adx, &a, &b, c, &m);
+        // The assembly and the portable code agree exactly, not just modulo.
+        assert_eq!(
+            adx.pm_mul(&a, &b, c),
+            Portable.pm_mul(&a, &b, c),
+            "pm_mul asm at {N}"
+        );
+        assert_eq!(
+            adx.mul_wide(&a, &b),
+            Portable.mul_wide(&a, &b),
+            "mul_wide asm at {N}"
+        );
+    }
+    #[cfg(target_arch = "aarch64")]
+    check_backend(numcrypt_limbs::kernels::Aarch64::new(), &a, &b, c, &m);
+    // The dispatching free functions.
+    assert_eq!(fixed::pm_mul(&a, &b, c), Portable.pm_mul(&a, &b, c));
+    assert_eq!(fixed::mul_wide(&a, &b), Portable.mul_wide(&a, &b));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn fixed_kernels(raw in prop::collection::vec(any::<u64>(), 40), sa in any::<u8>(), sb in any::<u8>(), c in any::<u64>(), sc in any::<u8>(), sm in any::<u8>()) {
+        // c at its extremes (1, the largest allowed) as well as random.
+        let c = match sc % 4 { 0 => 1, 1 => PM_MAX_C - 1, 2 => (c % 1024) | 1, _ => c };
+        check::<2>(&raw, sa, sb, c, sm);
+        check::<3>(&raw, sa, sb, c, sm);
+        check::<4>(&raw, sa, sb, c, sm);
+        check::<5>(&raw, sa, sb, c, sm);
+        check::<6>(&raw, sa, sb, c, sm);
+        check::<7>(&raw, sa, sb, c, sm);
+        check::<8>(&raw, sa, sb, c, sm);
+        check::<9>(&raw, sa, sb, c, sm);
+        check::<10>(&raw, sa, sb, c, sm);
+        check::<16>(&raw, sa, sb, c, sm);
+        check::<32>(&raw, sa, sb, c, sm);
+    }
+}
+
+#[test]
+fn reports_backend() {
+    #[cfg(target_arch = "x86_64")]
+    println!(
+        "fixed kernels: assembly path {}",
+        if numcrypt_limbs::kernels::Adx::detect().is_some() {
+            "tested (BMI2/ADX present)"
+        } else {
+            "NOT tested (no BMI2/ADX)"
+        }
+    );
+}

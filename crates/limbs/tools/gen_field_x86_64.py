@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""Generates src/arch/x86_64/field.rs: fully unrolled x86_64 products for
+prime fields, with mulx and the adcx/adox carry chains, the accumulator held
+in registers.
+
+Usage: python3 tools/gen_field_x86_64.py > src/arch/x86_64/field.rs
+(`.ci/run` checks that the file matches this script's output.)
+
+Two kernels per size n:
+  mul_wide_n: the full product a * b, low and high halves.
+  pm_mul_n:   a * b modulo 2^(64n) - c (c < 2^63), as a value below
+              2^(64n): the product, then the high half folded into the low
+              one as hi * c (2^(64n) = c), then the fold's overflow limb
+              folded once more, then a last carry (rare) folded by a mask.
+
+The product is row by row: row i adds a * b[i] into the window
+t[i..=i+n] of n+1 registers (CF chain: low halves into t[i+j]; OF chain:
+high halves into t[i+j+1]); after the row, t[i] is final and stored, and its
+register becomes the next row's top limb. The whole block needs n+1
+accumulator registers, rdx, two temporaries and the pointer to a; with n+8
+at most 14 the pointers to b and r and the constant c stay in registers,
+otherwise they live in three stack slots (14 registers at n = 9, which LLVM
+can hand out even with rbp kept as the frame pointer).
+"""
+import sys
+
+SIZES = [4, 6, 7, 8, 9]
+IND = " " * 12
+
+
+def gen(n, kind):
+    out = []
+    emit = lambda s: out.append(IND + s)
+    stack = n + 8 > 14
+    regs = [f"{{t{k}}}" for k in range(n + 1)]
+    e32 = lambda r: r[:-1] + ":e}"
+
+    # Where b, r and c live.
+    if stack:
+        emit('"push {t2}",          // the pointer to r (or lo), at [rsp + 16]')
+        emit('"push {t1}",          // the pointer to b (or hi), at [rsp + 8]')
+        emit('"push {t0}",          // c, at [rsp]')
+
+    def load_b(i):
+        if stack:
+            emit('"mov rdx, [rsp + 8]",')
+            emit(f'"mov rdx, [rdx + {8 * i}]",')
+        else:
+            emit(f'"mov rdx, [{{b}} + {8 * i}]",')
+
+    def store_low(i, reg):
+        if stack:
+            emit('"mov rdx, [rsp + 16]",')
+            emit(f'"mov [rdx + {8 * i}], {reg}",')
+        else:
+            emit(f'"mov [{{r}} + {8 * i}], {reg}",')
+
+    for i in range(n):
+        emit(f"// row {i}: t[{i}..={i + n}] += a * b[{i}]")
+        load_b(i)
+        if i == 0:
+            emit(f'"mulx {regs[1]}, {regs[0]}, [{{a}}]",')
+            for j in range(1, n):
+                emit(f'"mulx {regs[j + 1]}, {{lo}}, [{{a}} + {8 * j}]",')
+                emit(f'"{"add" if j == 1 else "adc"} {regs[j]}, {{lo}}",')
+            emit(f'"adc {regs[n]}, 0",')
+        else:
+            emit(f'"xor {e32(regs[n])}, {e32(regs[n])}",  // the new top limb; CF = OF = 0')
+            for j in range(n):
+                emit(f'"mulx {{hi}}, {{lo}}, [{{a}} + {8 * j}]",')
+                emit(f'"adcx {regs[j]}, {{lo}}",')
+                emit(f'"adox {regs[j + 1]}, {{hi}}",')
+            emit('"mov {lo:e}, 0",      // a zero that leaves the flags alone')
+            emit(f'"adcx {regs[n]}, {{lo}}",')
+        store_low(i, regs[0])
+        regs = regs[1:] + regs[:1]
+    # regs[0..n] = t[n..2n]; regs[n] is free.
+
+    if kind == "wide":
+        if stack:
+            emit('"mov rdx, [rsp + 8]",')
+            dst = "rdx"
+        else:
+            dst = "{b}"
+        for j in range(n):
+            emit(f'"mov [{dst} + {8 * j}], {regs[j]}",')
+        if stack:
+            emit('"add rsp, 24",')
+    else:
+        emit("// fold: r = t[0..n] + c * t[n..2n], with its overflow limb")
+        if stack:
+            emit('"mov rdx, [rsp]",')
+            emit('"mov {a}, [rsp + 16]",')
+            ptr = "{a}"
+        else:
+            emit('"mov rdx, {c}",')
+            ptr = "{r}"
+        h = ["{hi}", regs[n]]
+        emit('"xor {lo:e}, {lo:e}",  // CF = OF = 0')
+        for j in range(n):
+            cur = h[j % 2]
+            emit(f'"mulx {cur}, {{lo}}, {regs[j]}",')
+            emit(f'"mov {regs[j]}, [{ptr} + {8 * j}]",')
+            emit(f'"adcx {regs[j]}, {{lo}}",')
+            if j > 0:
+                emit(f'"adox {regs[j]}, {h[(j - 1) % 2]}",')
+        top = h[(n - 1) % 2]
+        other = h[n % 2]
+        emit('"mov {lo:e}, 0",')
+        emit(f'"adcx {top}, {{lo}}",')
+        emit(f'"adox {top}, {{lo}}",  // top <= c')
+        emit("// fold the top limb: r += top * c (below 2^127)")
+        emit(f'"mulx {other}, {{lo}}, {top}",')
+        emit(f'"add {regs[0]}, {{lo}}",')
+        emit(f'"adc {regs[1]}, {other}",')
+        for j in range(2, n):
+            emit(f'"adc {regs[j]}, 0",')
+        emit("// a carry out leaves r below 2^127: add c once more, by a mask")
+        emit('"sbb {lo}, {lo}",')
+        emit('"and {lo}, rdx",')
+        emit(f'"add {regs[0]}, {{lo}}",')
+        emit(f'"adc {regs[1]}, 0",')
+        emit(f'"adc {regs[2]}, 0",')
+        for j in range(n):
+            emit(f'"mov [{ptr} + {8 * j}], {regs[j]}",')
+        if stack:
+            emit('"add rsp, 24",')
+
+    body = "\n".join(out)
+    if kind == "wide":
+        name, args = f"mul_wide_{n}", f"lo: &mut [Limb; {n}], hi: &mut [Limb; {n}], a: &[Limb; {n}], b: &[Limb; {n}]"
+        doc = (f"/// `(lo, hi) = a * b` for {n}-limb operands: the full product, low half\n"
+               f"/// in `lo`, high half in `hi`.")
+        reads = "a and b, writes lo and hi"
+        b_val, r_val, c_val = "b.as_ptr()", "lo.as_mut_ptr()", None
+        pre = f"{IND}let b_ptr = {b_val};\n"
+    else:
+        name, args = f"pm_mul_{n}", f"r: &mut [Limb; {n}], a: &[Limb; {n}], b: &[Limb; {n}], c: Limb"
+        doc = (f"/// `r = a * b mod (2^{64 * n} - c)`, as a value below `2^{64 * n}` (not\n"
+               f"/// necessarily the least residue), for {n}-limb operands and `c < 2^63`.")
+        reads = "a and b, writes r"
+        c_val = "c"
+    ops = []
+    if kind == "wide":
+        # b's pointer doubles as the destination of the high half.
+        if stack:
+            ops += [f"t0 = inout(reg) 0 as Limb => _,", "t1 = inout(reg) hi.as_mut_ptr() => _,",
+                    "t2 = inout(reg) lo.as_mut_ptr() => _,"]
+            # b is read through the stack slot too: keep both pointers apart
+            # by passing b in a, as below.
+        else:
+            ops += ["b = inout(reg) hi.as_mut_ptr() => _,", "r = in(reg) lo.as_mut_ptr(),"]
+    else:
+        if stack:
+            ops += ["t0 = inout(reg) c => _,", "t1 = inout(reg) b.as_ptr() => _,",
+                    "t2 = inout(reg) r.as_mut_ptr() => _,"]
+        else:
+            ops += ["b = in(reg) b.as_ptr(),", "r = in(reg) r.as_mut_ptr(),", "c = in(reg) c,"]
+    first_free = 3 if stack else 0
+    ops += [f"t{k} = out(reg) _," for k in range(first_free, n + 1)]
+    ops = "\n".join(IND + o for o in ops)
+    stack_note = ("It pushes three limbs and pops\n    // them before it ends, so the stack pointer is restored."
+                  if stack else "It uses no stack.")
+    options = "options()" if stack else "options(nostack)"
+    if kind == "wide":
+        return wide_fn(n, body, ops, stack, stack_note, options)
+    return f'''
+{doc}
+#[inline]
+pub(crate) fn {name}(_cpu: Adx, {args}) {{
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads {reads} ({n} limbs each, by their array types); every
+    // named register it changes is declared. {stack_note}
+    unsafe {{
+        asm!(
+{body}
+{IND}a = inout(reg) a.as_ptr() => _,
+{ops}
+{IND}lo = out(reg) _,
+{IND}hi = out(reg) _,
+{IND}out("rdx") _,
+{IND}{options},
+        );
+    }}
+}}
+'''
+
+
+def wide_fn(n, body, ops, stack, stack_note, options):
+    return f'''
+/// `(lo, hi) = a * b` for {n}-limb operands: the full product, its low half
+/// in `lo` and its high half in `hi`.
+#[inline]
+pub(crate) fn mul_wide_{n}(
+    _cpu: Adx,
+    lo: &mut [Limb; {n}],
+    hi: &mut [Limb; {n}],
+    a: &[Limb; {n}],
+    b: &[Limb; {n}],
+) {{
+    // The high half is written through `b`'s pointer slot once b is read:
+    // copy b into hi first, so one pointer serves both.
+    *hi = *b;
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a and hi ({n} limbs each, by their array types) and writes
+    // lo and hi; row i reads hi[i] before any write to hi, which happens only
+    // after the last row. Every named register it changes is declared.
+    // {stack_note}
+    unsafe {{
+        asm!(
+{body}
+{IND}a = inout(reg) a.as_ptr() => _,
+{ops}
+{IND}lo = out(reg) _,
+{IND}hi = out(reg) _,
+{IND}out("rdx") _,
+{IND}{options},
+        );
+    }}
+}}
+'''
+
+
+header = '''//! Fully unrolled products for prime fields: the full product, and the
+//! product reduced modulo `2^(64 n) - c`, at 4, 6, 7, 8 and 9 limbs.
+//!
+//! GENERATED by `tools/gen_field_x86_64.py`; do not edit by hand (`.ci/run`
+//! checks that this file matches the script).
+
+use core::arch::asm;
+
+use super::Adx;
+use crate::Limb;
+'''
+MONT_SIZES = [4, 6, 7, 8]
+wrappers = "".join(f'''
+/// `r = r * b * 2^-{64 * n} mod m`: the unrolled Montgomery multiplication of
+/// `unrolled.rs`, reachable from `crate::fixed` with array operands.
+#[inline]
+pub(crate) fn mont_mul_{n}(cpu: Adx, r: &mut [Limb; {n}], b: &[Limb; {n}], m: &[Limb; {n}], m_inv: Limb) {{
+    super::unrolled::mont_mul_{n}(cpu, r, b, m, m_inv)
+}}
+''' for n in MONT_SIZES)
+sys.stdout.write(header)
+sys.stdout.write(wrappers)
+for n in SIZES:
+    sys.stdout.write(gen(n, "wide"))
+    sys.stdout.write(gen(n, "pm"))
