@@ -220,11 +220,11 @@ proptest! {
         })?;
     }
 
-    /// The unrolled fixed-size Montgomery kernels (4, 6 and 8 limbs), hit
-    /// hard at their widths.
+    /// The unrolled fixed-size Montgomery kernels (4, 6, 7, 8 and 9 limbs),
+    /// hit hard at their widths.
     #[test]
     fn montgomery_unrolled_sizes(
-        (a, b, m) in prop::sample::select(vec![4usize, 6, 8])
+        (a, b, m) in prop::sample::select(vec![4usize, 6, 7, 8, 9])
             .prop_flat_map(|n| (limbs_strategy(n), limbs_strategy(n), limbs_strategy(n)))
     ) {
         for_each_backend(|k| check_montgomery(k, &a, &b, &m))?;

@@ -232,17 +232,7 @@ use core::arch::asm;
 use super::Adx;
 use crate::Limb;
 '''
-MONT_SIZES = [4, 6, 7, 8]
-wrappers = "".join(f'''
-/// `r = r * b * 2^-{64 * n} mod m`: the unrolled Montgomery multiplication of
-/// `unrolled.rs`, reachable from `crate::fixed` with array operands.
-#[inline]
-pub(crate) fn mont_mul_{n}(cpu: Adx, r: &mut [Limb; {n}], b: &[Limb; {n}], m: &[Limb; {n}], m_inv: Limb) {{
-    super::unrolled::mont_mul_{n}(cpu, r, b, m, m_inv)
-}}
-''' for n in MONT_SIZES)
 sys.stdout.write(header)
-sys.stdout.write(wrappers)
 for n in SIZES:
     sys.stdout.write(gen(n, "wide"))
     sys.stdout.write(gen(n, "pm"))

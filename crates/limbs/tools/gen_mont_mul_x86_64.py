@@ -20,11 +20,15 @@ From 6 limbs the block keeps m_inv and the pointer to b on the stack (b[i] is
 loaded through it once per step) and holds t[n+1], the overflow of each row
 (at most 1 after the reduction row), in a stack slot, so the accumulator
 needs n+1 registers and the block n+6 in all. LLVM can hand out 14 registers
-even when rbp is kept as the frame pointer, so 8 limbs is the largest size.
+even when rbp is kept as the frame pointer, which covers 8 limbs.
+
+From 9 limbs the pointers to a and m go on the stack as well, and one
+register takes whichever of them the next row reads (a load per row, which
+L1 serves at once): n+5 registers, 14 at 9 limbs.
 """
 import sys
 
-SIZES = [4, 6, 7, 8]  # 7 for 448-bit prime fields (`fixed::mont_mul`); 5 would fit too
+SIZES = [4, 6, 7, 8, 9]  # 7 and 9 for 448- and 521-bit prime fields; 5 would fit too
 IND = " " * 12
 
 
@@ -37,10 +41,20 @@ def gen(n):
     out = []
     emit = lambda s: out.append(IND + s)
     stack = n > 5
+    shared = n > 8  # a and m through one register, reloaded per row
     named = n + 1 if stack else n + 2
     regs = [f"{{t{k}}}" for k in range(named)]
+    ptr = {"a": "{src}", "m": "{src}"} if shared else {"a": "{a}", "m": "{m}"}
+
+    def load(src):
+        """Points the shared register at `src` (a or m), when there is one."""
+        if shared:
+            emit(f'"mov {{src}}, [rsp + {24 if src == "a" else 32}]",  // the pointer to {src}')
 
     if stack:
+        if shared:
+            emit('"push {t3}",          // the pointer to m, at [rsp + 32]')
+            emit('"push {t2}",          // the pointer to a (and r), at [rsp + 24]')
         emit('"push {t1}",          // the pointer to b, at [rsp + 16]')
         emit('"push {t0}",          // m_inv, at [rsp + 8]')
         emit('"push {t0}",          // the overflow slot, at [rsp]')
@@ -49,9 +63,10 @@ def gen(n):
         minv = "{m_inv}"
 
     def row(src):
+        load(src)
         emit('"xor {lo:e}, {lo:e}",  // CF = OF = 0')
         for j in range(n):
-            emit(f'"mulx {{hi}}, {{lo}}, [{{{src}}} + {8 * j}]",')
+            emit(f'"mulx {{hi}}, {{lo}}, [{ptr[src]} + {8 * j}]",')
             emit(f'"adcx {regs[j]}, {{lo}}",')
             emit(f'"adox {regs[j + 1]}, {{hi}}",')
         emit('"mov {lo:e}, 0",      // a zero that leaves the flags alone')
@@ -67,9 +82,10 @@ def gen(n):
         if i == 0:
             # t is still zero: t = a * b[0] needs one carry chain and no
             # additions into t, and cannot overflow t[n].
-            emit(f'"mulx {regs[1]}, {regs[0]}, [{{a}}]",')
+            load("a")
+            emit(f'"mulx {regs[1]}, {regs[0]}, [{ptr["a"]}]",')
             for j in range(1, n):
-                emit(f'"mulx {regs[j + 1]}, {{lo}}, [{{a}} + {8 * j}]",')
+                emit(f'"mulx {regs[j + 1]}, {{lo}}, [{ptr["a"]} + {8 * j}]",')
                 emit(f'"{"add" if j == 1 else "adc"} {regs[j]}, {{lo}}",')
             emit(f'"adc {regs[n]}, 0",')
             if stack:
@@ -102,15 +118,20 @@ def gen(n):
 
     emit("// t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.")
     if stack:
-        # No spare registers: keep t in r while the registers take t - m.
+        # No spare registers: keep t in r while the registers take t - m
+        # (`mov` leaves the flags alone, so the shared pointer can switch
+        # between the borrow chain and the moves that use it).
+        load("a")
         for j in range(n):
-            emit(f'"mov [{{a}} + {8 * j}], {regs[j]}",')
+            emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
+        load("m")
         for j in range(n):
             op = "sub" if j == 0 else "sbb"
-            emit(f'"{op} {regs[j]}, [{{m}} + {8 * j}]",')
+            emit(f'"{op} {regs[j]}, [{ptr["m"]} + {8 * j}]",')
         emit(f'"sbb {regs[n]}, 0",  // borrow out: the value was below m')
+        load("a")
         for j in range(n):
-            emit(f'"cmovc {regs[j]}, [{{a}} + {8 * j}]",')
+            emit(f'"cmovc {regs[j]}, [{ptr["a"]} + {8 * j}]",')
     else:
         # t - m in the registers no longer needed.
         tmps = ["{lo}", "{hi}", "{b}", "{m_inv}"]
@@ -124,12 +145,22 @@ def gen(n):
         for j in range(n):
             emit(f'"cmovnc {regs[j]}, {tmps[j]}",')
     for j in range(n):
-        emit(f'"mov [{{a}} + {8 * j}], {regs[j]}",')
+        emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
     if stack:
-        emit('"add rsp, 24",')
+        emit(f'"add rsp, {40 if shared else 24}",')
 
     body = "\n".join(out)
-    if stack:
+    if shared:
+        ops = [f"{IND}t0 = inout(reg) m_inv => _,", f"{IND}t1 = inout(reg) b.as_ptr() => _,"]
+        ops += [f"{IND}t2 = inout(reg) r.as_mut_ptr() => _,", f"{IND}t3 = inout(reg) m.as_ptr() => _,"]
+        ops += [f"{IND}t{k} = out(reg) _," for k in range(4, named)]
+        ops += [f"{IND}src = out(reg) _,"]
+        options = "options()"
+        safety_stack = (
+            "It pushes five limbs and pops\n    // them before it ends, so the stack pointer is restored."
+        )
+        b_op = ""
+    elif stack:
         ops = [f"{IND}t0 = inout(reg) m_inv => _,", f"{IND}t1 = inout(reg) b.as_ptr() => _,"]
         ops += [f"{IND}t{k} = out(reg) _," for k in range(2, named)]
         options = "options()"
@@ -145,6 +176,7 @@ def gen(n):
         safety_stack = "It uses no stack."
         b_op = f"{IND}b = inout(reg) b.as_ptr() => _,\n"
     ops = "\n".join(ops)
+    pointers = "" if shared else f"{IND}a = in(reg) r.as_mut_ptr(),\n{b_op}{IND}m = in(reg) m.as_ptr(),\n"
     return f'''
 /// `r = r * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
 /// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^{64 * n}`.
@@ -156,9 +188,7 @@ pub(super) fn mont_mul_{n}(_cpu: Adx, r: &mut [Limb; {n}], b: &[Limb; {n}], m: &
     unsafe {{
         asm!(
 {body}
-{IND}a = in(reg) r.as_mut_ptr(),
-{b_op}{IND}m = in(reg) m.as_ptr(),
-{ops}
+{pointers}{ops}
 {IND}lo = out(reg) _,
 {IND}hi = out(reg) _,
 {IND}out("rdx") _,

@@ -9,34 +9,6 @@ use core::arch::asm;
 use super::Adx;
 use crate::Limb;
 
-/// `r = r * b * 2^-256 mod m`: the unrolled Montgomery multiplication of
-/// `unrolled.rs`, reachable from `crate::fixed` with array operands.
-#[inline]
-pub(crate) fn mont_mul_4(cpu: Adx, r: &mut [Limb; 4], b: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) {
-    super::unrolled::mont_mul_4(cpu, r, b, m, m_inv)
-}
-
-/// `r = r * b * 2^-384 mod m`: the unrolled Montgomery multiplication of
-/// `unrolled.rs`, reachable from `crate::fixed` with array operands.
-#[inline]
-pub(crate) fn mont_mul_6(cpu: Adx, r: &mut [Limb; 6], b: &[Limb; 6], m: &[Limb; 6], m_inv: Limb) {
-    super::unrolled::mont_mul_6(cpu, r, b, m, m_inv)
-}
-
-/// `r = r * b * 2^-448 mod m`: the unrolled Montgomery multiplication of
-/// `unrolled.rs`, reachable from `crate::fixed` with array operands.
-#[inline]
-pub(crate) fn mont_mul_7(cpu: Adx, r: &mut [Limb; 7], b: &[Limb; 7], m: &[Limb; 7], m_inv: Limb) {
-    super::unrolled::mont_mul_7(cpu, r, b, m, m_inv)
-}
-
-/// `r = r * b * 2^-512 mod m`: the unrolled Montgomery multiplication of
-/// `unrolled.rs`, reachable from `crate::fixed` with array operands.
-#[inline]
-pub(crate) fn mont_mul_8(cpu: Adx, r: &mut [Limb; 8], b: &[Limb; 8], m: &[Limb; 8], m_inv: Limb) {
-    super::unrolled::mont_mul_8(cpu, r, b, m, m_inv)
-}
-
 /// `(lo, hi) = a * b` for 4-limb operands: the full product, its low half
 /// in `lo` and its high half in `hi`.
 #[inline]

@@ -305,7 +305,7 @@ impl Kernels for Adx {
         final_subtract(r, hi, m);
     }
 
-    /// 4, 6 and 8 limbs (256, 384 and 512 bits) get a fully unrolled
+    /// 4, 6, 7, 8 and 9 limbs (256 to 576 bits) get a fully unrolled
     /// multiplication, where the per-row entry and exit would otherwise
     /// dominate.
     fn mont_mul_unrolled(
@@ -323,8 +323,14 @@ impl Kernels for Adx {
             6 => run_unrolled(r, a, b, m, |r, b, m| {
                 unrolled::mont_mul_6(self, r, b, m, m_inv)
             }),
+            7 => run_unrolled(r, a, b, m, |r, b, m| {
+                unrolled::mont_mul_7(self, r, b, m, m_inv)
+            }),
             8 => run_unrolled(r, a, b, m, |r, b, m| {
                 unrolled::mont_mul_8(self, r, b, m, m_inv)
+            }),
+            9 => run_unrolled(r, a, b, m, |r, b, m| {
+                unrolled::mont_mul_9(self, r, b, m, m_inv)
             }),
             _ => false,
         }
