@@ -23,7 +23,7 @@ pub trait MontyModulus<const N: usize>: 'static + Send + Sync {
 /// shape buys less than the `mulx` kernels give).
 ///
 /// Multiplication is [`fixed::mont_mul`]: on x86_64 with BMI2/ADX a fully
-/// unrolled `mulx`/`adcx`/`adox` CIOS at 4, 6 and 8 limbs, the slice
+/// unrolled `mulx`/`adcx`/`adox` CIOS at 4, 6, 7, 8 and 9 limbs, the slice
 /// kernels otherwise.
 ///
 /// Bounds: tight is `[0, p)`. Loose is `[0, 2p)` when `4p < 2^(64 N)`

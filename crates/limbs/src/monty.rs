@@ -12,7 +12,9 @@ use crate::{Error, Limb, Unsigned, kernels};
 /// form (`x` is held as `x·R mod m`, `R = 2^width`).
 ///
 /// Construction is constant time in the modulus (a secret prime factor is a
-/// fine modulus); it reveals only the width and whether the modulus is valid.
+/// fine modulus); it reveals only the width, the number of significant limbs
+/// (the modulus' size to within 64 bits, public for any RSA modulus or prime
+/// of a stated size) and whether the modulus is valid.
 #[derive(Clone, Debug)]
 pub struct MontyParams<U> {
     modulus: U,
@@ -79,10 +81,14 @@ impl<U: Unsigned> MontyParams<U> {
         let n = m.len();
         let m_inv = kernels::mont_inverse_limb(m[0]);
 
-        // R mod m = (R - m) mod m, and R - m is m's two's complement.
+        // R mod m = (R - m) mod m, and R - m is m's two's complement. Its
+        // top limbs need no reduction (see `rem_ct_public_len`): for a
+        // modulus whose top limb is non-zero only 64 bits go through the
+        // bit-serial division (the whole construction: 29 to 4.7 µs at 1024
+        // bits, 108 to 14 µs at 2048).
         let mut one = modulus.zero_like();
         let neg_m = modulus.wrapping_neg();
-        div::div_rem_ct(None, one.as_mut(), neg_m.as_ref(), m);
+        div::rem_ct_public_len(one.as_mut(), neg_m.as_ref(), m);
 
         // R^2 mod m = (2R)^(64n) in Montgomery arithmetic: 2^(64n)·R = R·R.
         let mut two = one.clone();

@@ -16,7 +16,36 @@ pub(crate) fn div_rem_ct(mut q: Option<&mut [Limb]>, r: &mut [Limb], a: &[Limb],
         debug_assert_eq!(q.len(), a.len());
         q.fill(0);
     }
-    for i in (0..a.len() * Limb::BITS as usize).rev() {
+    shift_in_bits(q, r, a, a.len() * Limb::BITS as usize, m);
+}
+
+/// Constant-time `r = a mod m` for an `m` whose number of significant limbs
+/// `L` is public (an RSA modulus or prime of a known size): the time
+/// depends on the lengths and on `L`, not on the values. The top `L − 1`
+/// limbs of `a` are below `2^(64(L−1)) <= m`, so they are the remainder
+/// after their bits with no reduction, and only the `64(len(a) − L + 1)`
+/// bits below them go through [`div_rem_ct`]'s loop: 64 bits, not `64n`,
+/// when `a` and `m` have the same length and `m`'s top limb is non-zero.
+/// `m` must be non-zero; `r.len() == m.len()`.
+pub(crate) fn rem_ct_public_len(r: &mut [Limb], a: &[Limb], m: &[Limb]) {
+    debug_assert_eq!(r.len(), m.len());
+    r.fill(0);
+    let len = significant_limbs(m).max(1);
+    if a.len() < len {
+        r[..a.len()].copy_from_slice(a);
+        return;
+    }
+    let preset = len - 1;
+    let bits = (a.len() - preset) * Limb::BITS as usize;
+    r[..preset].copy_from_slice(&a[a.len() - preset..]);
+    shift_in_bits(None, &mut r[..len], a, bits, &m[..len]);
+}
+
+/// The restoring division's loop over bits `bits − 1` down to 0 of `a`:
+/// `r = (r·2^bits + a mod 2^bits) mod m` for `r < m`, setting the quotient's
+/// bits in `q` when given.
+fn shift_in_bits(mut q: Option<&mut [Limb]>, r: &mut [Limb], a: &[Limb], bits: usize, m: &[Limb]) {
+    for i in (0..bits).rev() {
         let (limb, shift) = (i / Limb::BITS as usize, i % Limb::BITS as usize);
         let bit_in = (a[limb] >> shift) & 1;
         // r = 2r + bit; `top` is the bit shifted out of the slice.
