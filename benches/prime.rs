@@ -4,8 +4,9 @@
 //!
 //! Groups (benchmark id `<group>/<bits>/<peer>`):
 //! - `prime_gen`: one random prime of `bits` bits (top two bits set).
-//!   numcrypt `generate_prime::<Uint>` (constant time; sieve of up to 8192
-//!   primes, one base-2 round per survivor, MR64 on the final candidate);
+//!   numcrypt `generate_prime::<Uint>` (constant time; sieve of 2048 to
+//!   32768 primes by size, one base-2 round per survivor, MR64 on the final
+//!   candidate);
 //!   OpenSSL `BN_generate_prime_ex` (`BigNum::generate_prime`, safe = 0:
 //!   sieve of 128 primes at 1024 bits, restarts from a fresh random number
 //!   whenever a candidate fails, 64 rounds on the final candidate at these
@@ -18,6 +19,8 @@
 //! - `safe_prime_gen`: one safe prime `p = 2q + 1`. numcrypt
 //!   `generate_safe_prime` (joint sieve, MR64 on q and p) against OpenSSL
 //!   `BN_generate_prime_ex` with safe = 1 (64 alternating rounds on p and q).
+//!   40 samples at 512 bits, 20 at 1024, 10 at 2048 (where OpenSSL takes
+//!   about 20 s per prime).
 //! - `is_prime`: a fixed random 2048-bit prime (so every round runs).
 //!   numcrypt `is_prime_vartime` (MR64, hash-derived bases) and `is_prime`
 //!   (the same, constant time); OpenSSL `BN_check_prime`, called as
@@ -29,8 +32,11 @@
 //! - `table5`: the paper's Table 5: numcrypt prime generation with MR64 on
 //!   the final candidate (`mr64`) and with the average-case round counts of
 //!   OpenSSL 1.1.1's `BN_prime_checks_for_size` (`mrac`: 5 rounds at 512 and
-//!   1024 bits, 4 at 2048 and 3072). `benches/summarize_prime.py` prints the
-//!   overhead.
+//!   1024 bits, 4 at 2048 and 3072). An iteration generates a fixed set of
+//!   primes (64 at 512 bits, 32 at 1024, 16 at 2048 and 3072, from fixed
+//!   seeds), the same for both variants, so they differ only in the final
+//!   rounds; 10 samples each. `benches/summarize_prime.py` prints the time
+//!   per prime and the overhead.
 //!
 //! Every group runs twice: wall time, and (x86_64) rdtsc cycles (groups
 //! suffixed `_cycles`). Run with a filter, for example
@@ -41,7 +47,9 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::measurement::{Measurement, WallTime};
-use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
+use criterion::{
+    BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
 use numcrypt::limbs::{U2048, Uint};
 use numcrypt::prime::{self as nprime, PrimeInt};
 use openssl::bn::{BigNum, BigNumContext};
@@ -121,10 +129,11 @@ fn bench_prime_gen<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-fn safe_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, bits: u32)
+fn safe_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, bits: u32, samples: usize)
 where
     Uint<L>: PrimeInt,
 {
+    g.sample_size(samples);
     let mut rng = ChaCha20Rng::seed_from_u64(0x7361_6665 ^ bits as u64);
     g.bench_function(format!("{bits}/numcrypt_generate_safe_prime"), |b| {
         b.iter(|| nprime::generate_safe_prime::<Uint<L>, _>(bits, &mut rng).expect("safe prime"))
@@ -138,12 +147,14 @@ where
     });
 }
 
+/// Fewer samples at 2048 bits, where OpenSSL takes about 20 s per safe
+/// prime (criterion also spends one on warming up).
 fn bench_safe_prime_gen<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group(group_name::<M>("safe_prime_gen"));
-    configure(&mut g, 10, 60);
-    safe_at::<M, 8>(&mut g, 512);
-    safe_at::<M, 16>(&mut g, 1024);
-    safe_at::<M, 32>(&mut g, 2048);
+    configure(&mut g, 10, 5);
+    safe_at::<M, 8>(&mut g, 512, 40);
+    safe_at::<M, 16>(&mut g, 1024, 20);
+    safe_at::<M, 32>(&mut g, 2048, 10);
     g.finish();
 }
 
@@ -200,15 +211,30 @@ fn mrac_rounds(bits: u32) -> usize {
     }
 }
 
-fn table5_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, bits: u32)
-where
+/// Table 5 at one size: each iteration generates the same `count` primes
+/// (fixed seeds) with MR64 and with average-case rounds, so the two do the
+/// same sieving and survivor rounds and differ only in the final rounds; the
+/// time per prime is the iteration time over `count` (criterion's
+/// throughput, which `summarize_prime.py` divides by).
+fn table5_at<M: Measurement, const L: usize>(
+    g: &mut BenchmarkGroup<'_, M>,
+    bits: u32,
+    count: u64,
+    samples: usize,
+) where
     Uint<L>: PrimeInt,
 {
+    g.sample_size(samples)
+        .throughput(Throughput::Elements(count));
     for (name, rounds) in [("mr64", 0), ("mrac", mrac_rounds(bits))] {
-        let mut rng = ChaCha20Rng::seed_from_u64(0x7461_626c_6535 ^ bits as u64);
         g.bench_function(format!("{bits}/numcrypt_{name}"), |b| {
             nprime::set_final_rounds_for_benchmark(rounds);
-            b.iter(|| nprime::generate_prime::<Uint<L>, _>(bits, &mut rng).expect("prime"));
+            b.iter(|| {
+                for seed in 0..count {
+                    let mut rng = ChaCha20Rng::seed_from_u64((0x7461_626c_6535 << 16) ^ seed);
+                    black_box(nprime::generate_prime::<Uint<L>, _>(bits, &mut rng).expect("prime"));
+                }
+            });
             nprime::set_final_rounds_for_benchmark(0);
         });
     }
@@ -216,11 +242,11 @@ where
 
 fn bench_table5<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group(group_name::<M>("table5"));
-    configure(&mut g, 40, 20);
-    table5_at::<M, 8>(&mut g, 512);
-    table5_at::<M, 16>(&mut g, 1024);
-    table5_at::<M, 32>(&mut g, 2048);
-    table5_at::<M, 48>(&mut g, 3072);
+    configure(&mut g, 10, 10);
+    table5_at::<M, 8>(&mut g, 512, 64, 10);
+    table5_at::<M, 16>(&mut g, 1024, 32, 10);
+    table5_at::<M, 32>(&mut g, 2048, 16, 10);
+    table5_at::<M, 48>(&mut g, 3072, 16, 10);
     g.finish();
 }
 

@@ -164,6 +164,9 @@ fn main() -> ExitCode {
         _ => return usage(),
     };
     println!("{width}-bit pow, exponent {pattern}: low limb of result {digest:#018x}");
-    println!("kernels: {}", kernel_backend(if width == "1024" { 16 } else { 32 }));
+    println!(
+        "kernels: {}",
+        kernel_backend(if width == "1024" { 16 } else { 32 })
+    );
     ExitCode::SUCCESS
 }

@@ -2,8 +2,10 @@
 //!
 //! This facade re-exports the member crates behind features of the same
 //! name: [`limbs`] (constant-time multi-precision arithmetic), [`prime`]
-//! (MR64 primality testing and prime generation) and [`field`] (prime
-//! fields with pseudo-Mersenne and Montgomery reductions).
+//! (MR64 primality testing and prime generation), [`field`] (prime
+//! fields with pseudo-Mersenne and Montgomery reductions), [`rsa`]
+//! (RSA: keys, PKCS#1 v1.5 and PSS signatures, OAEP), [`dsa`] (FIPS
+//! 186-4 DSA) and [`elgamal`] (ElGamal encryption, KEM and signatures).
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -15,6 +17,15 @@ pub use numcrypt_prime as prime;
 
 #[cfg(feature = "field")]
 pub use numcrypt_field as field;
+
+#[cfg(feature = "rsa")]
+pub use numcrypt_rsa as rsa;
+
+#[cfg(feature = "dsa")]
+pub use numcrypt_dsa as dsa;
+
+#[cfg(feature = "elgamal")]
+pub use numcrypt_elgamal as elgamal;
 
 // The README's examples are compiled and run as doc tests.
 #[cfg(doctest)]

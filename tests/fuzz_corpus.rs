@@ -1,10 +1,12 @@
-//! Replays the checked-in cargo-fuzz corpora of the `differential` and
-//! `is_prime` targets (`fuzz/corpus/<target>/`) through the same checks the
-//! fuzzer runs, so that CI exercises every saved input without libFuzzer or
-//! a nightly toolchain.
+//! Replays the checked-in cargo-fuzz corpora of the `differential`,
+//! `is_prime` and `dlog_parsers` targets (`fuzz/corpus/<target>/`) through
+//! the same checks the fuzzer runs, so that CI exercises every saved input
+//! without libFuzzer or a nightly toolchain.
 
 #[path = "../fuzz/src/differential.rs"]
 mod differential;
+#[path = "../fuzz/src/dlog_parsers.rs"]
+mod dlog_parsers;
 #[path = "../fuzz/src/is_prime.rs"]
 mod is_prime;
 
@@ -19,6 +21,11 @@ fn differential_corpus() {
 #[test]
 fn is_prime_corpus() {
     replay("is_prime", is_prime::check);
+}
+
+#[test]
+fn dlog_parsers_corpus() {
+    replay("dlog_parsers", dlog_parsers::check);
 }
 
 fn replay(target: &str, check: fn(&[u8])) {

@@ -49,7 +49,10 @@ fn boxed(n: &BigUint) -> BoxedUint {
 
 /// Exact primality below 2^32 by trial division.
 fn slow_is_prime(n: u64) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    n >= 2
+        && (2..)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
 }
 
 /// Runs the check encoded by `data`; panics on a disagreement.

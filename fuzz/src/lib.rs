@@ -2,4 +2,5 @@
 //! replay test (`tests/fuzz_corpus.rs`), which includes the modules by path.
 
 pub mod differential;
+pub mod dlog_parsers;
 pub mod is_prime;

@@ -2,16 +2,26 @@
 //!
 //! Exit status: 0 on success, 2 on a usage or input error (one line on
 //! standard error saying what was wrong); `is-prime` exits 1 when a number
-//! is composite.
+//! is composite, `rsa verify`, `dsa verify` and `elgamal verify` when a
+//! signature is invalid.
 #![forbid(unsafe_code)]
 
+mod dsa;
+mod elgamal;
+mod files;
+mod rsa;
+
 use std::io::{BufRead, IsTerminal, Write};
+use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use numcrypt_limbs::{BoxedUint, MontyParams};
-use numcrypt_prime::{Error as PrimeError, Progress};
+use numcrypt_prime::{
+    Error as PrimeError, Progress, generate_prime_parallel_with_progress,
+    generate_safe_prime_parallel_with_progress, generate_strong_prime_parallel_with_progress,
+};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -74,6 +84,27 @@ enum Command {
         /// Print in hexadecimal (0x prefix) instead of decimal.
         #[arg(long)]
         hex: bool,
+        /// Worker threads for each search (default: every available core).
+        /// The primes are the same for any number of threads; more only
+        /// find them sooner.
+        #[arg(long)]
+        threads: Option<NonZeroUsize>,
+    },
+    /// RSA keys, signatures and encryption, interoperable with `openssl`.
+    Rsa {
+        #[command(subcommand)]
+        command: rsa::RsaCommand,
+    },
+    /// DSA (FIPS 186-4) parameters, keys and signatures, interoperable
+    /// with `openssl`.
+    Dsa {
+        #[command(subcommand)]
+        command: dsa::DsaCommand,
+    },
+    /// ElGamal keys, hybrid encryption and signatures.
+    Elgamal {
+        #[command(subcommand)]
+        command: elgamal::ElgamalCommand,
     },
 }
 
@@ -87,7 +118,11 @@ fn main() -> ExitCode {
             strong,
             count,
             hex,
-        } => return prime_command(bits, safe, strong, count, hex),
+            threads,
+        } => return prime_command(bits, safe, strong, count, hex, threads),
+        Command::Rsa { command } => return rsa::run(command),
+        Command::Dsa { command } => return dsa::run(command),
+        Command::Elgamal { command } => return elgamal::run(command),
         other => other,
     };
     match run(command) {
@@ -105,7 +140,13 @@ fn main() -> ExitCode {
 fn run(command: Command) -> Result<String, String> {
     match command {
         Command::Modexp { base, exp, modulus } => modexp(&base, &exp, &modulus),
-        Command::IsPrime { .. } | Command::Prime { .. } => unreachable!("handled in main"),
+        Command::IsPrime { .. }
+        | Command::Prime { .. }
+        | Command::Rsa { .. }
+        | Command::Dsa { .. }
+        | Command::Elgamal { .. } => {
+            unreachable!("handled in main")
+        }
     }
 }
 
@@ -198,7 +239,14 @@ fn is_prime_command(numbers: &[String]) -> ExitCode {
     }
 }
 
-fn prime_command(bits: u32, safe: bool, strong: bool, count: u64, hex: bool) -> ExitCode {
+fn prime_command(
+    bits: u32,
+    safe: bool,
+    strong: bool,
+    count: u64,
+    hex: bool,
+    threads: Option<NonZeroUsize>,
+) -> ExitCode {
     let mut seed = [0u8; 32];
     if let Err(e) = getrandom::fill(&mut seed) {
         eprintln!("numcrypt: error: no operating-system randomness: {e}");
@@ -221,11 +269,11 @@ fn prime_command(bits: u32, safe: bool, strong: bool, count: u64, hex: bool) -> 
             ControlFlow::Continue(())
         };
         let result: Result<BoxedUint, PrimeError> = if safe {
-            numcrypt_prime::generate_safe_prime_with_progress(bits, &mut rng, &mut progress)
+            generate_safe_prime_parallel_with_progress(bits, &mut rng, threads, &mut progress)
         } else if strong {
-            numcrypt_prime::generate_strong_prime_with_progress(bits, &mut rng, &mut progress)
+            generate_strong_prime_parallel_with_progress(bits, &mut rng, threads, &mut progress)
         } else {
-            numcrypt_prime::generate_prime_with_progress(bits, &mut rng, &mut progress)
+            generate_prime_parallel_with_progress(bits, &mut rng, threads, &mut progress)
         };
         if show {
             eprint!("\r\x1b[K");

@@ -140,6 +140,91 @@ fn prime_safe_strong_and_hex() {
 }
 
 #[test]
+fn prime_threads() {
+    for (threads, kind) in [
+        ("1", None),
+        ("3", None),
+        ("2", Some("--safe")),
+        ("4", Some("--strong")),
+    ] {
+        let mut args = vec![
+            "prime",
+            "--bits",
+            "256",
+            "--count",
+            "2",
+            "--threads",
+            threads,
+        ];
+        args.extend(kind);
+        let out = numcrypt(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let lines: Vec<BigUint> = text(&out.stdout)
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2, "{args:?}");
+        let mut check = lines.clone();
+        if kind == Some("--safe") {
+            check.extend(lines.iter().map(|p| p >> 1u32));
+        }
+        for n in &check {
+            assert!(ref_is_prime(n), "{args:?}: {n}");
+        }
+        for n in &lines {
+            assert_eq!(n.bits(), 256, "{args:?}");
+            assert!(n.bit(254), "{args:?}");
+        }
+    }
+    for bad in ["0", "-1", "x", ""] {
+        let out = numcrypt(&["prime", "--bits", "64", "--threads", bad]);
+        assert_eq!(out.status.code(), Some(2), "--threads {bad:?}");
+        assert!(out.stdout.is_empty());
+        let err = text(&out.stderr);
+        assert!(
+            bad == "-1" || err.contains("--threads"),
+            "--threads {bad:?}: {err}"
+        );
+    }
+}
+
+/// Primality by num-bigint: trial division, then Miller–Rabin to the first
+/// 20 prime bases (independent of numcrypt; ample for these random primes).
+fn ref_is_prime(n: &BigUint) -> bool {
+    let small = [
+        2u32, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71,
+    ];
+    if small.iter().any(|&p| *n == BigUint::from(p)) {
+        return true;
+    }
+    if small.iter().any(|&p| (n % p) == BigUint::from(0u8)) {
+        return false;
+    }
+    let one = BigUint::from(1u8);
+    let n1 = n - &one;
+    let s = n1.trailing_zeros().unwrap_or(0);
+    let d = &n1 >> s;
+    small.iter().all(|&a| {
+        let mut x = BigUint::from(a).modpow(&d, n);
+        if x == one || x == n1 {
+            return true;
+        }
+        for _ in 1..s {
+            x = &x * &x % n;
+            if x == n1 {
+                return true;
+            }
+        }
+        false
+    })
+}
+
+#[test]
 fn prime_bad_bits() {
     for args in [
         &["prime", "--bits", "1"][..],

@@ -15,8 +15,11 @@ use crate::{Error, Limb, Unsigned, kernels};
 /// fine modulus); it reveals only the width, the number of significant limbs
 /// (the modulus' size to within 64 bits, public for any RSA modulus or prime
 /// of a stated size) and whether the modulus is valid.
-#[derive(Clone, Debug)]
-pub struct MontyParams<U> {
+///
+/// The parameters are zeroized when dropped (the modulus may be a secret
+/// prime), and `Debug` prints only the width.
+#[derive(Clone)]
+pub struct MontyParams<U: Unsigned> {
     modulus: U,
     /// `R mod m`: the Montgomery form of 1.
     one: U,
@@ -59,6 +62,28 @@ impl<U: Unsigned + Copy + ConditionallySelectable> ConditionallySelectable for M
 impl<U: Unsigned> Zeroize for MontyForm<U> {
     fn zeroize(&mut self) {
         self.0.as_mut().zeroize();
+    }
+}
+
+impl<U: Unsigned> Zeroize for MontyParams<U> {
+    fn zeroize(&mut self) {
+        self.modulus.as_mut().zeroize();
+        self.one.as_mut().zeroize();
+        self.r2.as_mut().zeroize();
+        self.m_inv.zeroize();
+    }
+}
+
+impl<U: Unsigned> Drop for MontyParams<U> {
+    fn drop(&mut self) {
+        self.zeroize();
+    }
+}
+
+impl<U: Unsigned> core::fmt::Debug for MontyParams<U> {
+    /// The width only: the modulus may be secret.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "MontyParams<{} limbs>(..)", self.modulus.nlimbs())
     }
 }
 

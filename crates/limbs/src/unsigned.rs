@@ -388,6 +388,27 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         }
     }
 
+    /// Greatest common divisor in constant time (binary algorithm with a
+    /// fixed `2·width` rounds), for secrets such as `gcd(p − 1, q − 1)` in
+    /// RSA key generation; `gcd(0, 0) = 0`. The result has the wider of the
+    /// two widths.
+    fn gcd(&self, rhs: &Self) -> Self {
+        let n = self.nlimbs().max(rhs.nlimbs());
+        let mut out = if rhs.nlimbs() > self.nlimbs() {
+            rhs.zero_like()
+        } else {
+            self.zero_like()
+        };
+        self.with_scratch::<5, _>(n, |scratch| {
+            let (a, rest) = scratch.split_at_mut(n);
+            let (b, rest) = rest.split_at_mut(n);
+            a[..self.nlimbs()].copy_from_slice(self.as_ref());
+            b[..rhs.nlimbs()].copy_from_slice(rhs.as_ref());
+            gcd::gcd_ct(out.as_mut(), a, b, rest);
+        });
+        out
+    }
+
     /// Greatest common divisor (binary algorithm), variable time. The result
     /// has `self`'s width.
     fn gcd_vartime(&self, rhs: &Self) -> Self {

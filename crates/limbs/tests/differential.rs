@@ -183,6 +183,9 @@ macro_rules! width_tests {
                         }
                     }
                     prop_assert_eq!(big(&a.gcd_vartime(&m)), ba.gcd(&bm));
+                    prop_assert_eq!(big(&a.gcd(&m)), ba.gcd(&bm));
+                    prop_assert_eq!(big(&a.gcd(&a)), ba.clone());
+                    prop_assert_eq!(big(&a.gcd(&U::ZERO)), ba.clone());
                     if bm.is_odd() {
                         prop_assert_eq!(a.jacobi_vartime(&m).unwrap(), reference_jacobi(&ba, &bm));
                     } else {
@@ -327,6 +330,10 @@ mod boxed {
             prop_assert_eq!(a.inv_mod(&m).ok().map(|x| big(&x)), expect_inv.clone());
             prop_assert_eq!(a.inv_mod_vartime(&m).ok().map(|x| big(&x)), expect_inv);
             prop_assert_eq!(a.jacobi_vartime(&m).unwrap(), reference_jacobi(&big(&a), &bm));
+            prop_assert_eq!(big(&a.gcd(&m)), big(&a).gcd(&bm));
+            prop_assert_eq!(big(&a.gcd(&e)), big(&a).gcd(&big(&e)));
+            // The parameters may hold a secret prime: Debug shows the width only.
+            prop_assert_eq!(format!("{params:?}"), format!("MontyParams<{} limbs>(..)", m.nlimbs()));
         }
 
         #[test]

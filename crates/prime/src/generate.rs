@@ -1,17 +1,21 @@
-//! Random primes and safe primes by incremental sieving.
+//! Random primes and safe primes by incremental sieving, and the search
+//! loop that every generator shares (on one thread, or split over several
+//! by [`crate::parallel`]).
 
 use core::ops::ControlFlow;
 use core::sync::atomic::{AtomicUsize, Ordering};
 
 use numcrypt_limbs::Unsigned;
 use rand_core::CryptoRng;
+use subtle::Choice;
 use zeroize::Zeroize;
 
 use crate::Error;
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
-use crate::sieve::{Sieve, WINDOW, sieve_primes};
+use crate::sieve::{Sieve, Step, sieve_primes};
 use crate::small::is_prime_u64;
+use crate::table::Modulus64;
 
 /// Smallest bit length [`generate_prime`] accepts (3 = `0b11` is the only
 /// 2-bit prime with both top bits set).
@@ -40,6 +44,10 @@ fn final_rounds() -> usize {
     }
 }
 
+/// On one thread, the final rounds run in chunks of this many, with a
+/// progress report and a chance to stop between chunks.
+pub(crate) const FINAL_CHUNK: usize = 8;
+
 /// Candidates below this many bits are searched with exact 64-bit
 /// arithmetic instead of the sieve.
 const SIEVE_MIN_BITS: u32 = 64;
@@ -59,6 +67,15 @@ pub struct Progress {
     pub finalists: u64,
 }
 
+impl Progress {
+    pub(crate) fn plus(mut self, other: &Progress) -> Progress {
+        self.candidates += other.candidates;
+        self.tests += other.tests;
+        self.finalists += other.finalists;
+        self
+    }
+}
+
 /// A progress callback: return `ControlFlow::Break(())` to cancel the
 /// search (which then fails with [`Error::Cancelled`]).
 pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> ControlFlow<()>;
@@ -67,11 +84,12 @@ pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> ControlFlow<()>;
 /// product of two has exactly `2 bits` bits).
 ///
 /// The search: a random odd start, then its successors `start + 2i` in
-/// order. A sieve of up to 8192 small primes, updated by addition, rejects
-/// most composites in windows of 128 candidates; each survivor gets one
-/// Miller–Rabin round to base 2, and the first that passes gets the full
-/// MR64 (64 rounds, bases derived from the candidate under a random key, as
-/// in [`is_prime`](crate::is_prime)). A failure at either stage moves on to
+/// order. A sieve of thousands of small primes (see the README for how
+/// many at each size), updated by addition, rejects most composites in
+/// windows of 128 candidates; each survivor gets one Miller–Rabin round to
+/// base 2, and the first that passes gets the full MR64 (64 rounds, bases
+/// derived from the candidate under a random key, as in
+/// [`is_prime`](crate::is_prime)). A failure at either stage moves on to
 /// the next survivor: the search never starts again from scratch (except
 /// in the astronomically unlikely case that it runs past `2^bits`).
 ///
@@ -92,23 +110,27 @@ pub fn generate_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
 }
 
 /// [`generate_prime`] with a progress callback, called after each window of
-/// candidates and each Miller–Rabin test.
+/// candidates, each Miller–Rabin test on a survivor and each eighth of the
+/// final MR64.
 pub fn generate_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
     bits: u32,
     rng: &mut R,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
-    search(Kind::Prime, bits, rng, progress)
+    search(Kind::Prime, bits, rng, 1, progress)
 }
 
 /// A random safe prime `p = 2q + 1` (with `q` prime) of exactly `bits` bits,
 /// top two bits set.
 ///
-/// The search runs over `q` as [`generate_prime`] does, with a joint sieve
-/// that rejects `q` when a small prime divides `q` or `2q + 1`; survivors
-/// get a base-2 round on `q`, then on `p`, and the first pair to pass both
-/// gets MR64 on `q` and on `p`. Constant time in the same sense as
-/// [`generate_prime`]. `bits` must be at least [`MIN_SAFE_PRIME_BITS`].
+/// The search runs over `q` as [`generate_prime`] does, from a random start
+/// rounded up to `q ≡ 5 (mod 6)` and in steps of 6 (every safe prime above 7
+/// has `q ≡ 2 mod 3`, so no other `q` can be one, and the result is the
+/// first safe prime from the start either way). A joint sieve rejects `q`
+/// when a small prime divides `q` or `2q + 1`; survivors get a base-2 round
+/// on `q`, then on `p`, and the first pair to pass both gets MR64 on `q` and
+/// on `p`. Constant time in the same sense as [`generate_prime`]. `bits`
+/// must be at least [`MIN_SAFE_PRIME_BITS`].
 pub fn generate_safe_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
     bits: u32,
     rng: &mut R,
@@ -122,7 +144,7 @@ pub fn generate_safe_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
     rng: &mut R,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
-    search(Kind::Safe, bits, rng, progress)
+    search(Kind::Safe, bits, rng, 1, progress)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -142,10 +164,14 @@ fn check_bits<U: PrimeInt>(kind: Kind, bits: u32) -> Result<U, Error> {
     U::zero_for_bits(bits)
 }
 
-fn search<U: PrimeInt, R: CryptoRng + ?Sized>(
+/// A random prime or safe prime, the search split over `threads` workers
+/// (1: all on the calling thread). The result depends only on what is
+/// drawn from `rng`, not on `threads`.
+pub(crate) fn search<U: PrimeInt, R: CryptoRng + ?Sized>(
     kind: Kind,
     bits: u32,
     rng: &mut R,
+    threads: usize,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
     let zero = check_bits::<U>(kind, bits)?;
@@ -157,16 +183,35 @@ fn search<U: PrimeInt, R: CryptoRng + ?Sized>(
     }
     let mut key = [0u8; 32];
     rng.fill_bytes(&mut key);
-    let mut state = Progress::default();
+    let mut counts = Progress::default();
     let result = loop {
         let mut start = random_start(&zero, cbits, rng);
-        let two = start.like_u64(2);
-        let found = search_from(kind, cbits, &start, &two, &key, 0, 1, &mut state, progress);
+        let step = match kind {
+            Kind::Prime => 2,
+            Kind::Safe => {
+                // Round up to q ≡ 5 (mod 6): add 2·((1 + q mod 3) mod 3),
+                // in constant time (a remainder by the constant 3 compiles
+                // to a multiplication).
+                let r3 = Modulus64::new(3).rem_ct(start.as_ref());
+                let add = 2 * ((1 + r3) % 3);
+                start = start.wrapping_add(&start.like_u64(add));
+                6
+            }
+        };
+        let seq = Sequence {
+            kind,
+            cbits,
+            start: &start,
+            step: &start.like_u64(step),
+            public_step: Some(step),
+            key: &key,
+        };
+        let found = seq.run(threads, &mut counts, progress);
         start.as_mut().zeroize();
         match found {
-            Outcome::Found(p) => break Ok(p),
-            Outcome::Cancelled => break Err(Error::Cancelled),
-            Outcome::Exhausted => continue,
+            Ok(Some(p)) => break Ok(p),
+            Ok(None) => continue,
+            Err(e) => break Err(e),
         }
     };
     key.zeroize();
@@ -194,159 +239,330 @@ pub(crate) fn random_start<U: Unsigned, R: CryptoRng + ?Sized>(
     x
 }
 
-pub(crate) enum Outcome<U> {
+/// One candidate sequence `start + j·step` (`step` even), searched for its
+/// first prime (for [`Kind::Safe`]: the first `q` with `q` and `2q + 1`
+/// prime) below `2^cbits`.
+pub(crate) struct Sequence<'a, U> {
+    pub(crate) kind: Kind,
+    pub(crate) cbits: u32,
+    pub(crate) start: &'a U,
+    pub(crate) step: &'a U,
+    /// The step, when it is a public small number (2 or 6).
+    pub(crate) public_step: Option<u64>,
+    /// The key of the final candidates' Miller–Rabin bases.
+    pub(crate) key: &'a [u8; 32],
+}
+
+/// What the work on one item (a window of candidates, or a candidate)
+/// came to.
+pub(crate) enum Flow<E> {
+    /// Nothing here: go on to the next item.
+    Next,
+    /// The item holds the search's outcome, if no earlier item does.
+    Done(E),
+    /// The work stopped: cancelled, or no longer needed.
+    Stop,
+}
+
+/// What the search of a sequence found in a window.
+pub(crate) enum Event<U: Unsigned> {
+    /// The first prime in the window (for [`Kind::Safe`], `p = 2q + 1`).
     Found(U),
-    /// Ran past `2^bits`: start again elsewhere.
+    /// The sequence ran past `2^cbits`: start again elsewhere.
     Exhausted,
-    Cancelled,
 }
 
-/// Searches `start + i step` (`step` even) window by window, visiting windows
-/// `first, first + stride, …` (a single-threaded search has `first = 0` and
-/// `stride = 1`); `stop` (for the parallel search) says to give up on
-/// windows at or beyond a given index. Returns the first prime (for
-/// `Kind::Safe`, the first `p = 2q + 1`) in the visited windows.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn search_from<U: Unsigned>(
-    kind: Kind,
-    cbits: u32,
-    start: &U,
-    step: &U,
-    key: &[u8; 32],
-    first: u64,
-    stride: u64,
-    state: &mut Progress,
-    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-) -> Outcome<U> {
-    search_windows(
-        kind,
-        cbits,
-        start,
-        step,
-        key,
-        first,
-        stride,
-        state,
-        progress,
-        &|_| false,
-    )
-    .map_or(Outcome::Exhausted, |r| r)
+impl<U: Unsigned> Zeroize for Event<U> {
+    fn zeroize(&mut self) {
+        if let Event::Found(p) = self {
+            p.as_mut().zeroize();
+        }
+    }
 }
 
-/// The search loop, with `stop(window)` checked before each window.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn search_windows<U: Unsigned>(
-    kind: Kind,
-    cbits: u32,
-    start: &U,
-    step: &U,
-    key: &[u8; 32],
-    first: u64,
-    stride: u64,
-    state: &mut Progress,
+/// What a worker consults while it works on an item.
+pub(crate) trait Control {
+    /// Reports the worker's counts; `Break` means stop at once.
+    fn report(&mut self, counts: &Progress) -> ControlFlow<()>;
+    /// Whether the work on `item` is no longer needed (an earlier item
+    /// already holds the outcome, or the search was cancelled).
+    fn abandon(&self, item: u64) -> bool;
+
+    /// Runs `round(i)` for `i` in `0..rounds` (Miller–Rabin rounds on a
+    /// final candidate of `item`; each adds `per_round` tests to `counts`)
+    /// and returns whether all passed, or `Stop`. On one thread: in chunks
+    /// of [`FINAL_CHUNK`] with a report and a check between chunks; the
+    /// parallel search spreads the rounds over all its threads.
+    fn final_rounds(
+        &mut self,
+        item: u64,
+        rounds: usize,
+        per_round: u64,
+        counts: &mut Progress,
+        round: &(dyn Fn(usize) -> Choice + Sync),
+    ) -> Flow<Choice> {
+        let mut all = Choice::from(1);
+        for i in 0..rounds {
+            if i > 0
+                && i % FINAL_CHUNK == 0
+                && (self.report(counts).is_break() || self.abandon(item))
+            {
+                return Flow::Stop;
+            }
+            all &= round(i);
+            counts.tests += per_round;
+        }
+        Flow::Done(all)
+    }
+}
+
+/// The search was cancelled by the progress callback.
+pub(crate) struct Cancelled;
+
+/// The single-thread control: the caller's callback, and nothing to
+/// abandon.
+pub(crate) struct Inline<'p> {
+    progress: &'p mut dyn FnMut(&Progress) -> ControlFlow<()>,
+    cancelled: bool,
+}
+
+impl<'p> Inline<'p> {
+    pub(crate) fn new(progress: &'p mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Self {
+        Inline {
+            progress,
+            cancelled: false,
+        }
+    }
+}
+
+impl Control for Inline<'_> {
+    fn report(&mut self, counts: &Progress) -> ControlFlow<()> {
+        let flow = (self.progress)(counts);
+        self.cancelled |= flow.is_break();
+        flow
+    }
+
+    fn abandon(&self, _item: u64) -> bool {
+        false
+    }
+}
+
+/// Runs `work` on the items `0, 1, 2, … < end` in order, or split over
+/// `threads` workers, and returns the first item's outcome: the same
+/// either way. `counts` carries the progress counts in and out.
+#[allow(clippy::type_complexity)]
+pub(crate) fn first_in_order<S, E: Zeroize + Send>(
+    threads: usize,
+    end: u64,
+    counts: &mut Progress,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-    stop: &dyn Fn(u64) -> bool,
-) -> Option<Outcome<U>> {
-    let k = sieve_primes(cbits, kind == Kind::Safe);
-    let mut sieve = Sieve::new(start, step, k, kind == Kind::Safe);
-    sieve.skip(first * WINDOW as u64);
-    let limbs = cbits.div_ceil(64) as usize;
-    let plimbs = if kind == Kind::Safe {
-        (cbits + 1).div_ceil(64) as usize
+    new_state: &(dyn Fn() -> S + Sync),
+    work: &(dyn Fn(&mut S, u64, &mut Progress, &mut dyn Control) -> Flow<E> + Sync),
+) -> Result<Option<(u64, E)>, Cancelled> {
+    #[cfg(feature = "std")]
+    if threads > 1 {
+        return crate::parallel::first_in_order(threads, end, counts, progress, new_state, work);
+    }
+    let _ = threads;
+    let mut ctl = Inline::new(progress);
+    let mut state = new_state();
+    for item in 0..end {
+        match work(&mut state, item, counts, &mut ctl) {
+            Flow::Next => {}
+            Flow::Done(e) => return Ok(Some((item, e))),
+            Flow::Stop => break,
+        }
+    }
+    if ctl.cancelled {
+        Err(Cancelled)
     } else {
-        limbs
-    };
-    // Candidates must stay below 2^cbits (checked for each); this bound only
-    // stops a search that has run for 2^40 windows.
-    let max_windows = 1u64 << (cbits - 2).min(40);
-    let mut w = first;
-    loop {
-        if w >= max_windows {
-            return Some(Outcome::Exhausted);
+        Ok(None)
+    }
+}
+
+/// A worker's sieve, built on first use and moved to each window it is
+/// given.
+pub(crate) struct SieveAt {
+    sieve: Option<Sieve>,
+    next: u64,
+}
+
+impl<U: PrimeInt> Sequence<'_, U> {
+    /// The sequence's first prime: `Ok(None)` when it ran out first (start
+    /// again elsewhere). `threads` workers split the windows; the result is
+    /// the one a single thread would find.
+    pub(crate) fn run(
+        &self,
+        threads: usize,
+        counts: &mut Progress,
+        progress: ProgressFn<'_>,
+    ) -> Result<Option<U>, Error> {
+        // Candidates must stay below 2^cbits (checked for each); this bound
+        // only stops a search that has run for 2^40 windows.
+        let windows = 1u64 << (self.cbits - 2).min(40);
+        let new_state = || SieveAt {
+            sieve: None,
+            next: 0,
+        };
+        let work = |at: &mut SieveAt, w: u64, counts: &mut Progress, ctl: &mut dyn Control| {
+            self.window(at, w, counts, ctl)
+        };
+        let found = first_in_order(threads, windows, counts, progress, &new_state, &work);
+        match found {
+            Err(Cancelled) => Err(Error::Cancelled),
+            Ok(Some((_, Event::Found(p)))) => {
+                // A last report with the final counts; too late to cancel.
+                let _ = progress(counts);
+                Ok(Some(p))
+            }
+            Ok(Some((_, Event::Exhausted))) | Ok(None) => Ok(None),
         }
-        if stop(w) {
-            return None;
-        }
+    }
+
+    /// Sieves window `w` and tests its survivors in order.
+    fn window(
+        &self,
+        at: &mut SieveAt,
+        w: u64,
+        counts: &mut Progress,
+        ctl: &mut dyn Control,
+    ) -> Flow<Event<U>> {
+        let safe = self.kind == Kind::Safe;
+        let sieve = at.sieve.get_or_insert_with(|| {
+            let step = match self.public_step {
+                Some(s) => Step::Public(s),
+                None => Step::Secret(self.step),
+            };
+            Sieve::new(self.start, step, sieve_primes(self.cbits, safe), safe)
+        });
+        sieve.skip_windows(w - at.next);
+        at.next = w + 1;
+        let len = sieve.len() as u64;
         let mut survivors = sieve.window();
-        state.candidates += WINDOW as u64;
-        if progress(state).is_break() {
-            return Some(Outcome::Cancelled);
+        counts.candidates += len;
+        if ctl.report(counts).is_break() {
+            survivors.zeroize();
+            return Flow::Stop;
         }
+        let limbs = self.cbits.div_ceil(64) as usize;
         while let Some(j) = survivors.take_first() {
-            let index = start.like_u64(w * WINDOW as u64 + j as u64);
-            let (advance, high) = index.widening_mul(step);
-            let (mut c, carry) = start.carrying_add(&advance, 0);
+            if ctl.abandon(w) {
+                survivors.zeroize();
+                return Flow::Stop;
+            }
+            let index = self.start.like_u64(w * len + j as u64);
+            let (advance, high) = index.widening_mul(self.step);
+            let (mut c, carry) = self.start.carrying_add(&advance, 0);
             // Past 2^cbits (a secret-dependent event, but one with
             // probability about 2^-50 even at 64 bits): start again.
-            if c.bits() > cbits || carry != 0 || !bool::from(high.is_zero()) {
+            if c.bits() > self.cbits || carry != 0 || !bool::from(high.is_zero()) {
                 c.as_mut().zeroize();
                 survivors.zeroize();
-                return Some(Outcome::Exhausted);
+                return Flow::Done(Event::Exhausted);
             }
-            let verdict = test_candidate(kind, &c, limbs, plimbs, key, state);
-            if verdict.is_some() {
-                c.as_mut().zeroize();
-            }
+            let verdict = self.test(&c, limbs, w, counts, ctl);
+            c.as_mut().zeroize();
             match verdict {
-                None => {}
-                Some(p) => {
+                Flow::Next => {}
+                Flow::Done(p) => {
                     survivors.zeroize();
-                    // A last report with the final counts; too late to cancel.
-                    let _ = progress(state);
-                    return Some(Outcome::Found(p));
+                    return Flow::Done(Event::Found(p));
+                }
+                Flow::Stop => {
+                    survivors.zeroize();
+                    return Flow::Stop;
                 }
             }
-            if progress(state).is_break() {
-                return Some(Outcome::Cancelled);
+            if ctl.report(counts).is_break() {
+                survivors.zeroize();
+                return Flow::Stop;
             }
         }
-        sieve.skip((stride - 1) * WINDOW as u64);
-        w += stride;
+        Flow::Next
+    }
+
+    /// Tests one sieve survivor `c` of window `w`: `Done` with the prime it
+    /// yields, `Next` if it yields none.
+    fn test(
+        &self,
+        c: &U,
+        limbs: usize,
+        w: u64,
+        counts: &mut Progress,
+        ctl: &mut dyn Control,
+    ) -> Flow<U> {
+        // The candidate is odd and at least 2^62, so this cannot fail.
+        let Some(mr) = MillerRabin::new(c, limbs) else {
+            return Flow::Next;
+        };
+        counts.tests += 1;
+        if !bool::from(mr.round_ct(&mr.two())) {
+            return Flow::Next;
+        }
+        let rounds = final_rounds();
+        let qbases = HashBases::new(self.key, &c.as_ref()[..limbs]);
+        match self.kind {
+            Kind::Prime => {
+                counts.finalists += 1;
+                match final_test(&[(&mr, &qbases)], rounds, w, counts, ctl) {
+                    Flow::Done(()) => Flow::Done(c.clone()),
+                    Flow::Next => Flow::Next,
+                    Flow::Stop => Flow::Stop,
+                }
+            }
+            Kind::Safe => {
+                let mut p = c.shl_vartime(1).wrapping_add(&c.like_u64(1));
+                let plimbs = (self.cbits + 1).div_ceil(64) as usize;
+                let Some(mrp) = MillerRabin::new(&p, plimbs) else {
+                    return Flow::Next;
+                };
+                counts.tests += 1;
+                if !bool::from(mrp.round_ct(&mrp.two())) {
+                    p.as_mut().zeroize();
+                    return Flow::Next;
+                }
+                counts.finalists += 1;
+                let pbases = HashBases::new(self.key, &p.as_ref()[..plimbs]);
+                match final_test(&[(&mr, &qbases), (&mrp, &pbases)], rounds, w, counts, ctl) {
+                    Flow::Done(()) => Flow::Done(p),
+                    other => {
+                        p.as_mut().zeroize();
+                        match other {
+                            Flow::Stop => Flow::Stop,
+                            _ => Flow::Next,
+                        }
+                    }
+                }
+            }
+        }
     }
 }
 
-/// Tests one sieve survivor: the prime it yields, if any.
-fn test_candidate<U: Unsigned>(
-    kind: Kind,
-    c: &U,
-    limbs: usize,
-    plimbs: usize,
-    key: &[u8; 32],
-    state: &mut Progress,
-) -> Option<U> {
-    // The candidate is odd and at least 2^62, so this cannot fail.
-    let mr = MillerRabin::new(c, limbs)?;
-    state.tests += 1;
-    if !bool::from(mr.round_ct(&mr.two())) {
-        return None;
-    }
-    match kind {
-        Kind::Prime => {
-            state.finalists += 1;
-            let rounds = final_rounds();
-            state.tests += rounds as u64;
-            let mut bases = HashBases::new(key, &c.as_ref()[..limbs]);
-            if bool::from(mr.rounds_ct(&mut bases, rounds)) {
-                Some(c.clone())
-            } else {
-                None
-            }
+/// `rounds` constant-time Miller–Rabin rounds on each of the given moduli
+/// with its bases, through the worker's [`Control`] (which may spread them
+/// over threads). `Done` when every round passed.
+pub(crate) fn final_test<U: PrimeInt>(
+    tests: &[(&MillerRabin<U>, &HashBases)],
+    rounds: usize,
+    item: u64,
+    counts: &mut Progress,
+    ctl: &mut dyn Control,
+) -> Flow<()> {
+    // Round i takes the i-th bases of each stream, whichever thread runs
+    // it: the same bases as running the rounds in order.
+    let round = |i: usize| {
+        let mut all = Choice::from(1);
+        for (mr, bases) in tests {
+            let mut b = (*bases).clone();
+            b.skip_limbs(i * mr.limbs_per_base());
+            all &= mr.rounds_ct(&mut b, 1);
         }
-        Kind::Safe => {
-            let p = c.shl_vartime(1).wrapping_add(&c.like_u64(1));
-            let mrp = MillerRabin::new(&p, plimbs)?;
-            state.tests += 1;
-            if !bool::from(mrp.round_ct(&mrp.two())) {
-                return None;
-            }
-            state.finalists += 1;
-            let rounds = final_rounds();
-            state.tests += 2 * rounds as u64;
-            let mut qb = HashBases::new(key, &c.as_ref()[..limbs]);
-            let mut pb = HashBases::new(key, &p.as_ref()[..plimbs]);
-            let ok = mr.rounds_ct(&mut qb, rounds) & mrp.rounds_ct(&mut pb, rounds);
-            if bool::from(ok) { Some(p) } else { None }
-        }
+        all
+    };
+    match ctl.final_rounds(item, rounds, tests.len() as u64, counts, &round) {
+        Flow::Done(all) if bool::from(all) => Flow::Done(()),
+        Flow::Done(_) | Flow::Next => Flow::Next,
+        Flow::Stop => Flow::Stop,
     }
 }
 

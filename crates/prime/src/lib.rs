@@ -16,6 +16,9 @@
 //!   [`generate_strong_prime`] (Gordon) and [`generate_rsa_primes_fips`]
 //!   (FIPS 186-5 B.3.3): constant-time generation, with progress callbacks
 //!   (`*_with_progress`).
+//! - With the `std` feature, `*_parallel` twins of the generators that
+//!   split the search over threads and return the same primes: see
+//!   [Multi-threaded search](#multi-threaded-search).
 //!
 //! # Where the bases come from
 //! [`is_prime`] derives its 64 bases from `n` itself: base `i` is
@@ -51,6 +54,55 @@
 //! `s = v2(n − 1)` only when `s > 32`; and a search reveals how many
 //! candidates it examined and tested, which is how far the prime lies from
 //! a random starting point.
+//!
+//! # Multi-threaded search
+//! With the `std` feature, `generate_prime_parallel`,
+//! `generate_safe_prime_parallel`, `generate_strong_prime_parallel` (each
+//! with a `_with_progress` form) and `generate_rsa_primes_fips_parallel`
+//! run on `threads` workers, the calling thread included (`None`: as many
+//! as `std::thread::available_parallelism` reports; if the system
+//! refuses to start a thread, the search runs on those it started).
+//!
+//! **They return the same prime as the single-threaded function for the
+//! same generator state**, so the distribution of results is exactly that
+//! of a single-threaded search. The threads split that search's own work
+//! instead of running searches of their own. The caller's generator is used
+//! as the single-threaded function uses it, on the calling thread (a key
+//! for the final bases, then a random start), and the candidates
+//! `start, start + 2, …` are cut into windows (128 candidates; 512 for safe
+//! primes) that the workers take in increasing order. A worker that finds a
+//! prime in window `w` publishes `w`; the others drop windows after `w` but
+//! finish those before it, whose primes would come first. The answer is the
+//! first prime of the first window that holds one: the single-threaded
+//! answer. Gordon's four searches are split the same way. FIPS 186-5's fresh
+//! random candidates are drawn in order on the calling thread in batches of
+//! 256 and tested in parallel; the first acceptable one in drawing order
+//! wins, and the rest of its batch starts the search for `q`, as the
+//! single-threaded order would (the generator ends further advanced).
+//!
+//! The alternative, independent searches from per-thread starts with the
+//! first to finish winning, changes the distribution: a search that starts
+//! close below a prime finishes first, so the winner leans towards primes
+//! that follow short gaps, unlike one search (which favours primes after
+//! long gaps, the usual bias of incremental search). Splitting one search
+//! avoids the question.
+//!
+//! The 64 rounds on a final candidate (one that passed the sieve and a
+//! base-2 round: almost always the prime) run on every thread: helpers take
+//! rounds while the other workers wait at their next survivor. Round `i`
+//! uses the `i`-th bases of the candidate's base stream whichever thread
+//! runs it, and the waiting workers drop nothing, so this too leaves the
+//! result unchanged.
+//!
+//! What the threads change is only the time taken and the work done beyond
+//! the result: a worker busy with a later window stops at its next
+//! survivor, and a final test on a later window at its next round. The
+//! progress callback runs on the calling thread only (it need not be
+//! `Send`) and sees the counts of all workers; when it asks to stop, every
+//! worker stops at that same granularity and the search fails with
+//! [`Error::Cancelled`]. The split pays most when a search spans many
+//! windows (safe primes, large primes); a 1024-bit prime is usually found
+//! within four windows of 128, whose survivors one worker tests in order.
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -77,6 +129,8 @@ pub use rsa::{
     generate_strong_prime_with_progress,
 };
 mod generate;
+#[cfg(feature = "std")]
+mod parallel;
 mod sieve;
 
 #[doc(hidden)]
@@ -84,6 +138,13 @@ pub use generate::set_final_rounds_for_benchmark;
 pub use generate::{
     MIN_PRIME_BITS, MIN_SAFE_PRIME_BITS, Progress, ProgressFn, generate_prime,
     generate_prime_with_progress, generate_safe_prime, generate_safe_prime_with_progress,
+};
+#[cfg(feature = "std")]
+pub use parallel::{
+    generate_prime_parallel, generate_prime_parallel_with_progress,
+    generate_rsa_primes_fips_parallel, generate_safe_prime_parallel,
+    generate_safe_prime_parallel_with_progress, generate_strong_prime_parallel,
+    generate_strong_prime_parallel_with_progress,
 };
 #[doc(hidden)]
 pub use sieve::set_sieve_primes_for_tuning;

@@ -161,6 +161,11 @@ impl<U: Unsigned> MillerRabin<U> {
         true
     }
 
+    /// Limbs of base stream that one round consumes.
+    pub(crate) fn limbs_per_base(&self) -> usize {
+        2 * self.limbs
+    }
+
     fn next_base(
         &self,
         source: &mut impl BaseSource,
@@ -201,6 +206,7 @@ impl<R: CryptoRng + ?Sized> BaseSource for RngBases<'_, R> {
 
 /// Bases derived from SHA-256 of a key and the candidate, in counter mode:
 /// block `i` is `SHA-256(DOMAIN || key || len || n || i)`.
+#[derive(Clone)]
 pub(crate) struct HashBases {
     prefix: Sha256,
     counter: u64,
@@ -232,15 +238,38 @@ impl HashBases {
     }
 }
 
+impl HashBases {
+    /// Skips `limbs` limbs of the stream (to the bases of a later round).
+    pub(crate) fn skip_limbs(&mut self, limbs: usize) {
+        let bytes = 8 * limbs;
+        if self.used + bytes <= 32 {
+            self.used += bytes;
+            return;
+        }
+        let past = bytes - (32 - self.used);
+        self.counter += (past / 32) as u64;
+        self.used = 32;
+        let within = past % 32;
+        if within != 0 {
+            self.refill();
+            self.used = within;
+        }
+    }
+
+    fn refill(&mut self) {
+        let mut h = self.prefix.clone();
+        h.update(self.counter.to_be_bytes());
+        self.counter += 1;
+        self.buf.copy_from_slice(&h.finalize());
+        self.used = 0;
+    }
+}
+
 impl BaseSource for HashBases {
     fn fill(&mut self, out: &mut [Limb]) {
         for x in out {
             if self.used == 32 {
-                let mut h = self.prefix.clone();
-                h.update(self.counter.to_be_bytes());
-                self.counter += 1;
-                self.buf.copy_from_slice(&h.finalize());
-                self.used = 0;
+                self.refill();
             }
             let mut limb = [0u8; 8];
             limb.copy_from_slice(&self.buf[self.used..self.used + 8]);
@@ -258,4 +287,28 @@ impl Drop for HashBases {
 
 fn eq_vartime<U: Unsigned>(a: &MontyForm<U>, b: &MontyForm<U>) -> bool {
     a.as_montgomery().as_ref() == b.as_montgomery().as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn skipping_lands_where_reading_does() {
+        let key = [7u8; 32];
+        let n = [0x1234_5678_9abc_def1u64, 42, 1];
+        for skip in [0usize, 1, 3, 4, 5, 8, 9, 17, 64] {
+            let mut read = HashBases::new(&key, &n);
+            let mut sink = [0 as Limb; 64];
+            read.fill(&mut sink[..skip]);
+            let mut skipped = HashBases::new(&key, &n);
+            skipped.skip_limbs(skip);
+            for _ in 0..3 {
+                let (mut a, mut b) = ([0 as Limb; 5], [0 as Limb; 5]);
+                read.fill(&mut a);
+                skipped.fill(&mut b);
+                assert_eq!(a, b, "after skipping {skip}");
+            }
+        }
+    }
 }

@@ -8,7 +8,7 @@ use crate::int::significant_limbs;
 use crate::mr::{BaseSource, HashBases, MR64_ROUNDS, MillerRabin, RngBases};
 use crate::small::is_prime_u64;
 use crate::table::{
-    BARRETT, ODD_PRIMES, PRODUCTS, TABLE_LEN, reduce_u64, rem_product_ct, trial_division_primes,
+    BARRETT, ODD_PRIMES, PRODUCT_COUNT, PRODUCTS, TABLE_LEN, reduce_u64, trial_division_primes,
 };
 
 /// The key under which [`is_prime`] derives its bases from `n`: public and
@@ -102,8 +102,8 @@ pub(crate) fn small_factor_ct(a: &[u64], r: usize) -> Choice {
     let t = &PRODUCTS;
     let mut hit = Choice::from(0);
     let mut g = 0;
-    while g < t.count && (t.start[g] as usize) < r {
-        let rem = rem_product_ct(a, g);
+    while g < PRODUCT_COUNT && (t.start[g] as usize) < r {
+        let rem = t.moduli[g].rem_ct(a);
         for i in t.start[g] as usize..(t.start[g + 1] as usize).min(r) {
             hit |= reduce_u64(rem, ODD_PRIMES[i], BARRETT[i]).ct_eq(&0);
         }
@@ -116,14 +116,17 @@ pub(crate) fn small_factor_ct(a: &[u64], r: usize) -> Choice {
 pub(crate) fn small_factor_vartime(a: &[u64], r: usize) -> bool {
     let t = &PRODUCTS;
     let mut g = 0;
-    while g < t.count && (t.start[g] as usize) < r {
-        let p = t.product[g];
+    while g < PRODUCT_COUNT && (t.start[g] as usize) < r {
+        let p = t.moduli[g].m;
         let rem = a
             .iter()
             .rev()
             .fold(0u128, |acc, &x| ((acc << 64) | x as u128) % p as u128) as u64;
         let range = t.start[g] as usize..(t.start[g + 1] as usize).min(r);
-        if ODD_PRIMES[range].iter().any(|&p| rem % p as u64 == 0) {
+        if ODD_PRIMES[range]
+            .iter()
+            .any(|&p| rem.is_multiple_of(p as u64))
+        {
             return true;
         }
         g += 1;

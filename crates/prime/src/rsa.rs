@@ -4,11 +4,12 @@ use core::ops::ControlFlow;
 
 use numcrypt_limbs::{MontyParams, Unsigned};
 use rand_core::CryptoRng;
+use subtle::Choice;
 use zeroize::Zeroize;
 
 use crate::Error;
 use crate::generate::{
-    Kind, Outcome, Progress, ProgressFn, generate_prime_with_progress, search_from,
+    Control, Flow, Inline, Kind, Progress, ProgressFn, Sequence, final_test, search,
 };
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
@@ -43,6 +44,16 @@ pub fn generate_strong_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
     rng: &mut R,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
+    strong_prime(bits, rng, 1, progress)
+}
+
+/// Gordon's algorithm with each search split over `threads` workers.
+pub(crate) fn strong_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+    threads: usize,
+    progress: ProgressFn<'_>,
+) -> Result<U, Error> {
     if bits < MIN_STRONG_PRIME_BITS {
         return Err(Error::BitsTooSmall {
             min: MIN_STRONG_PRIME_BITS,
@@ -53,8 +64,8 @@ pub fn generate_strong_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
     let mut key = [0u8; 32];
     rng.fill_bytes(&mut key);
     let result = loop {
-        let mut s = aux_prime(&zero, bits / 2 - 16, rng, &mut total, progress)?;
-        let mut t = aux_prime(&zero, bits / 2 - 32, rng, &mut total, progress)?;
+        let mut s = aux_prime(&zero, bits / 2 - 16, rng, threads, &mut total, progress)?;
+        let mut t = aux_prime(&zero, bits / 2 - 32, rng, threads, &mut total, progress)?;
         let one = zero.like_u64(1);
         let two = zero.like_u64(2);
         // r = 2 i t + 1 for i from a random 16-bit start.
@@ -62,11 +73,13 @@ pub fn generate_strong_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
         let step_r = t.shl_vartime(1);
         let start_r = i0.wrapping_mul(&step_r).wrapping_add(&one);
         let rbits = bits / 2 - 32 + 18;
-        let found = sub_search(rbits, &start_r, &step_r, &key, &mut total, progress);
+        let found = sub_search(
+            rbits, &start_r, &step_r, &key, threads, &mut total, progress,
+        );
         let mut r = match found {
-            Outcome::Found(r) => r,
-            Outcome::Cancelled => break Err(Error::Cancelled),
-            Outcome::Exhausted => continue,
+            Ok(Some(r)) => r,
+            Ok(None) => continue,
+            Err(e) => break Err(e),
         };
         // p0 = 2 (s^(r-2) mod r) s - 1, in constant time.
         let params = MontyParams::new(r.clone())?;
@@ -83,14 +96,14 @@ pub fn generate_strong_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
         let span = one.shl_vartime(bits - 2).div_rem(&rs2)?.0;
         let offset = U::random_below(rng, &span.shr_vartime(1))?;
         let start = p0.wrapping_add(&jmin.wrapping_add(&offset).wrapping_mul(&rs2));
-        let found = sub_search(bits, &start, &rs2, &key, &mut total, progress);
+        let found = sub_search(bits, &start, &rs2, &key, threads, &mut total, progress);
         for v in [&mut s, &mut t, &mut r, &mut u] {
             v.as_mut().zeroize();
         }
         match found {
-            Outcome::Found(p) => break Ok(p),
-            Outcome::Cancelled => break Err(Error::Cancelled),
-            Outcome::Exhausted => continue,
+            Ok(Some(p)) => break Ok(p),
+            Ok(None) => continue,
+            Err(e) => break Err(e),
         }
     };
     key.zeroize();
@@ -103,16 +116,17 @@ fn aux_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
     zero: &U,
     bits: u32,
     rng: &mut R,
+    threads: usize,
     total: &mut Progress,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
     let base = *total;
     let mut last = Progress::default();
-    let v: U = generate_prime_with_progress(bits, rng, &mut |p| {
+    let v: U = search(Kind::Prime, bits, rng, threads, &mut |p| {
         last = *p;
-        progress(&sum(base, p))
+        progress(&base.plus(p))
     })?;
-    *total = sum(base, &last);
+    *total = base.plus(&last);
     let mut out = zero.clone();
     let k = v.nlimbs().min(out.nlimbs());
     out.as_mut()[..k].copy_from_slice(&v.as_ref()[..k]);
@@ -121,38 +135,26 @@ fn aux_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
     Ok(out)
 }
 
-/// The first prime in `start + i step`, adding its counts to `total`.
-fn sub_search<U: Unsigned>(
+/// The first prime in `start + i step` (`None` if the sequence runs out),
+/// adding its counts to `total`.
+fn sub_search<U: PrimeInt>(
     bits: u32,
     start: &U,
     step: &U,
     key: &[u8; 32],
+    threads: usize,
     total: &mut Progress,
     progress: ProgressFn<'_>,
-) -> Outcome<U> {
-    let base = *total;
-    let mut state = Progress::default();
-    let found = search_from(
-        Kind::Prime,
-        bits,
+) -> Result<Option<U>, Error> {
+    let seq = Sequence {
+        kind: Kind::Prime,
+        cbits: bits,
         start,
         step,
+        public_step: None,
         key,
-        0,
-        1,
-        &mut state,
-        &mut |p| progress(&sum(base, p)),
-    );
-    *total = sum(base, &state);
-    found
-}
-
-fn sum(a: Progress, b: &Progress) -> Progress {
-    let mut out = a;
-    out.candidates += b.candidates;
-    out.tests += b.tests;
-    out.finalists += b.finalists;
-    out
+    };
+    seq.run(threads, total, progress)
 }
 
 /// FIPS 186-5 appendix B.3.3: the two primes of an RSA modulus of `nlen`
@@ -160,92 +162,285 @@ fn sum(a: Progress, b: &Progress) -> Progress {
 /// probable primes.
 ///
 /// Each prime is a fresh random `nlen/2`-bit odd candidate, kept when
-/// `p >= √2·2^(nlen/2 - 1)` (so `pq` has exactly `nlen` bits) and
-/// `gcd(p - 1, e) = 1`, then trial division and MR64 (more rounds than
-/// Table B.1 asks for); at most `5·nlen/2` candidates per prime, as the
-/// standard says, then [`Error::GenerationFailed`]. `q` must also satisfy
-/// `|p - q| > 2^(nlen/2 - 100)`. Fresh candidates are independent of one
-/// another, so nothing learnt about a rejected one says anything about the
-/// result; every test on a candidate is constant time.
+/// `p >= √2·2^(nlen/2 - 1)` (so `pq` has exactly `nlen` bits),
+/// `gcd(p - 1, e) = 1` and it passes MR64 (more rounds than Table B.1 asks
+/// for); at most `5·nlen/2` candidates per prime, as the standard says, then
+/// [`Error::GenerationFailed`]. `q` must also satisfy
+/// `|p - q| > 2^(nlen/2 - 100)`. Before MR64, trial division and one
+/// Miller–Rabin round to base 2 throw out composites cheaply; neither can
+/// reject a prime, so the candidate kept is the one the standard's
+/// procedure keeps. Fresh candidates are independent of one another, so
+/// what the running time says about a rejected one (that it was rejected,
+/// and at which check) says nothing about the result; every check is
+/// constant time.
 pub fn generate_rsa_primes_fips<U: PrimeInt, R: CryptoRng + ?Sized>(
     nlen: u32,
     e: u64,
     rng: &mut R,
 ) -> Result<(U, U), Error> {
-    if nlen < 2048 || nlen % 2 != 0 {
+    fips_primes(nlen, e, rng, 1)
+}
+
+/// FIPS 186-5 B.3.3 with the candidates tested on `threads` workers.
+pub(crate) fn fips_primes<U: PrimeInt, R: CryptoRng + ?Sized>(
+    nlen: u32,
+    e: u64,
+    rng: &mut R,
+    threads: usize,
+) -> Result<(U, U), Error> {
+    if nlen < 2048 || !nlen.is_multiple_of(2) {
         return Err(Error::BitsTooSmall { min: 2048 });
     }
-    if e % 2 == 0 || e <= 1 << 16 {
+    if e.is_multiple_of(2) || e <= 1 << 16 {
         return Err(Error::InvalidExponent);
     }
     let half = nlen / 2;
     let zero = U::zero_for_bits(half)?;
     let mut key = [0u8; 32];
     rng.fill_bytes(&mut key);
-    let p = fips_prime(&zero, half, e, &key, rng, None)?;
-    let q = fips_prime(&zero, half, e, &key, rng, Some(&p))?;
-    key.zeroize();
-    Ok((p, q))
+    let fips = Fips {
+        zero,
+        half,
+        limbs: half.div_ceil(64) as usize,
+        e,
+        key,
+    };
+    let mut pending = Pending::new();
+    let result = match fips.prime(rng, None, threads, &mut pending) {
+        Ok(mut p) => match fips.prime(rng, Some(&p), threads, &mut pending) {
+            Ok(q) => Ok((p, q)),
+            Err(e) => {
+                p.as_mut().zeroize();
+                Err(e)
+            }
+        },
+        Err(e) => Err(e),
+    };
+    pending.zeroize();
+    let mut fips = fips;
+    fips.key.zeroize();
+    result
 }
 
-fn fips_prime<U: Unsigned, R: CryptoRng + ?Sized>(
-    zero: &U,
+/// The fixed parameters of one FIPS 186-5 B.3.3 generation.
+struct Fips<U> {
+    zero: U,
     half: u32,
+    limbs: usize,
     e: u64,
-    key: &[u8; 32],
-    rng: &mut R,
-    other: Option<&U>,
-) -> Result<U, Error> {
-    let limbs = half.div_ceil(64) as usize;
-    let e_u = zero.like_u64(e);
-    let one = zero.like_u64(1);
-    let min_gap = one.shl_vartime(half - 100);
-    for _ in 0..5 * half {
-        let mut c = zero.clone();
-        for w in c.as_mut().iter_mut().take(limbs) {
-            *w = rng.next_u64();
+    key: [u8; 32],
+}
+
+/// Candidates drawn for one prime but not examined, which come first for
+/// the next (only the parallel search draws ahead).
+struct Pending<U> {
+    #[cfg(feature = "std")]
+    candidates: std::collections::VecDeque<U>,
+    #[cfg(not(feature = "std"))]
+    _none: core::marker::PhantomData<U>,
+}
+
+impl<U> Pending<U> {
+    fn new() -> Self {
+        Pending {
+            #[cfg(feature = "std")]
+            candidates: std::collections::VecDeque::new(),
+            #[cfg(not(feature = "std"))]
+            _none: core::marker::PhantomData,
         }
-        let c = c.shr_vartime(64 * limbs as u32 - half);
-        let mut c = c;
-        c.as_mut()[0] |= 1;
-        // p >= √2·2^(half-1) exactly when p² >= 2^(2 half - 1): the top bit
-        // of the square (p < 2^half).
+    }
+}
+
+impl<U: Unsigned> Zeroize for Pending<U> {
+    fn zeroize(&mut self) {
+        #[cfg(feature = "std")]
+        for c in self.candidates.iter_mut() {
+            c.as_mut().zeroize();
+        }
+    }
+}
+
+impl<U: PrimeInt> Fips<U> {
+    /// The next random candidate: `half` bits, odd, and at least
+    /// `√2·2^(half-1)` (so that `pq` has exactly `nlen` bits). B.3.3 goes
+    /// back for a fresh string when a candidate is too small (steps 4.3 and
+    /// 5.4) without counting it against the `5·nlen/2` budget, which about
+    /// 70 % of uniform `half`-bit strings are; counting them made about one
+    /// generation in twenty fail at 2048 bits. A too-small string is
+    /// discarded before anything secret touches it, so redrawing reveals
+    /// nothing about the prime kept.
+    fn draw<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> U {
+        loop {
+            let mut c = self.zero.clone();
+            for w in c.as_mut().iter_mut().take(self.limbs) {
+                *w = rng.next_u64();
+            }
+            let mut c = c.shr_vartime(64 * self.limbs as u32 - self.half);
+            c.as_mut()[0] |= 1;
+            if bool::from(self.big_enough(&c)) {
+                return c;
+            }
+            c.as_mut().zeroize();
+        }
+    }
+
+    /// `c >= √2·2^(half-1)`, exactly when `c² >= 2^(2 half - 1)`: the top
+    /// bit of the square (`c < 2^half`).
+    fn big_enough(&self, c: &U) -> Choice {
         let (lo, hi) = c.widening_square();
-        let top = 2 * half - 1;
-        let big_enough = if top >= c.bits_precision() {
+        let top = 2 * self.half - 1;
+        if top >= c.bits_precision() {
             hi.bit(top - c.bits_precision())
         } else {
             lo.bit(top)
-        };
-        // gcd(p - 1, e) = 1 exactly when p - 1 is invertible modulo odd e.
-        let coprime = c.wrapping_sub(&one).rem(&e_u)?.inv_mod(&e_u).is_ok();
-        let far = match other {
-            Some(p) => {
-                let diff = if bool::from(c.ct_lt_value(p)) {
-                    p.wrapping_sub(&c)
-                } else {
-                    c.wrapping_sub(p)
-                };
-                bool::from(min_gap.ct_lt_value(&diff))
-            }
-            None => true,
-        };
-        let ok = bool::from(big_enough)
-            && coprime
-            && far
-            && !bool::from(small_factor_ct(
-                &c.as_ref()[..limbs],
-                trial_division_primes(half),
-            ))
-            && MillerRabin::new(&c, limbs).is_some_and(|mr| {
-                bool::from(
-                    mr.rounds_ct(&mut HashBases::new(key, &c.as_ref()[..limbs]), MR64_ROUNDS),
-                )
-            });
-        if ok {
-            return Ok(c);
         }
-        c.as_mut().zeroize();
     }
-    Err(Error::GenerationFailed)
+
+    /// One prime: the first acceptable candidate in drawing order, from at
+    /// most `5·half` candidates.
+    fn prime<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        other: Option<&U>,
+        threads: usize,
+        pending: &mut Pending<U>,
+    ) -> Result<U, Error> {
+        let budget = 5 * self.half as usize;
+        #[cfg(feature = "std")]
+        if threads > 1 {
+            return self.prime_batched(rng, other, threads, budget, pending);
+        }
+        let _ = (threads, &pending);
+        let mut ignore = |_: &Progress| ControlFlow::Continue(());
+        let mut ctl = Inline::new(&mut ignore);
+        let mut counts = Progress::default();
+        for i in 0..budget {
+            let mut c = self.draw(rng);
+            if let Flow::Done(()) = self.acceptable(&c, other, i as u64, &mut counts, &mut ctl) {
+                return Ok(c);
+            }
+            c.as_mut().zeroize();
+        }
+        Err(Error::GenerationFailed)
+    }
+
+    /// [`Fips::prime`] with the candidates drawn in batches (after those
+    /// left over from the previous prime) and tested by `threads` workers;
+    /// the winner is the first acceptable one in drawing order, and the
+    /// rest of its batch is left over for the next prime.
+    #[cfg(feature = "std")]
+    fn prime_batched<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        other: Option<&U>,
+        threads: usize,
+        budget: usize,
+        pending: &mut Pending<U>,
+    ) -> Result<U, Error> {
+        use crate::generate::{Cancelled, first_in_order};
+        /// Candidates per batch: enough to keep the workers busy, few
+        /// enough that waiting for the slowest at the end of a batch costs
+        /// little.
+        const BATCH: usize = 256;
+        let mut tried = 0;
+        while tried < budget {
+            let size = BATCH.min(budget - tried);
+            let mut batch: std::vec::Vec<U> = std::vec::Vec::with_capacity(size);
+            while batch.len() < size {
+                let c = pending
+                    .candidates
+                    .pop_front()
+                    .unwrap_or_else(|| self.draw(rng));
+                batch.push(c);
+            }
+            let work = |_: &mut (), i: u64, counts: &mut Progress, ctl: &mut dyn Control| match self
+                .acceptable(&batch[i as usize], other, i, counts, ctl)
+            {
+                Flow::Done(()) => Flow::Done(i),
+                Flow::Next => Flow::Next,
+                Flow::Stop => Flow::Stop,
+            };
+            let mut counts = Progress::default();
+            let found = first_in_order(
+                threads,
+                size as u64,
+                &mut counts,
+                &mut |_| ControlFlow::Continue(()),
+                &|| (),
+                &work,
+            );
+            match found {
+                Ok(Some((i, _))) => {
+                    let i = i as usize;
+                    let rest = batch.split_off(i + 1);
+                    let winner = batch.pop();
+                    for c in batch.iter_mut() {
+                        c.as_mut().zeroize();
+                    }
+                    pending.candidates.extend(rest);
+                    return winner.ok_or(Error::GenerationFailed);
+                }
+                Ok(None) | Err(Cancelled) => {
+                    for c in batch.iter_mut() {
+                        c.as_mut().zeroize();
+                    }
+                    tried += size;
+                }
+            }
+        }
+        Err(Error::GenerationFailed)
+    }
+
+    /// Whether the candidate `c` (item `item` of a search) is kept: `Done`
+    /// when it meets the size, distance and `e` conditions and passes
+    /// MR64, with cheap tests first to reject composites early. Each check
+    /// is constant time.
+    fn acceptable(
+        &self,
+        c: &U,
+        other: Option<&U>,
+        item: u64,
+        counts: &mut Progress,
+        ctl: &mut dyn Control,
+    ) -> Flow<()> {
+        let (half, limbs) = (self.half, self.limbs);
+        let one = c.like_u64(1);
+        debug_assert!(
+            bool::from(self.big_enough(c)),
+            "draw() returns only big enough candidates"
+        );
+        if let Some(p) = other {
+            let diff = if bool::from(c.ct_lt_value(p)) {
+                p.wrapping_sub(c)
+            } else {
+                c.wrapping_sub(p)
+            };
+            if !bool::from(one.shl_vartime(half - 100).ct_lt_value(&diff)) {
+                return Flow::Next;
+            }
+        }
+        let digits = &c.as_ref()[..limbs];
+        if bool::from(small_factor_ct(digits, trial_division_primes(half))) {
+            return Flow::Next;
+        }
+        let Some(mr) = MillerRabin::new(c, limbs) else {
+            return Flow::Next;
+        };
+        counts.tests += 1;
+        if !bool::from(mr.round_ct(&mr.two())) {
+            return Flow::Next;
+        }
+        // gcd(p - 1, e) = 1 exactly when p - 1 is invertible modulo odd e.
+        let e = c.like_u64(self.e);
+        let coprime = c
+            .wrapping_sub(&one)
+            .rem(&e)
+            .is_ok_and(|r| r.inv_mod(&e).is_ok());
+        if !coprime {
+            return Flow::Next;
+        }
+        counts.finalists += 1;
+        let bases = HashBases::new(&self.key, digits);
+        final_test(&[(&mr, &bases)], MR64_ROUNDS, item, counts, ctl)
+    }
 }

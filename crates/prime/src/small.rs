@@ -27,7 +27,7 @@ pub(crate) fn is_prime_u64(n: u64) -> bool {
         return false;
     }
     for p in BASES {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
@@ -59,7 +59,12 @@ mod tests {
 
     #[test]
     fn agrees_with_trial_division_below_100000() {
-        let slow = |n: u64| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0);
+        let slow = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
         for n in 0..100_000 {
             assert_eq!(is_prime_u64(n), slow(n), "{n}");
         }

@@ -2,14 +2,23 @@
 //! trial division and by the generation sieve, their Barrett constants, and
 //! products of consecutive primes that fit a limb.
 
-/// Number of odd primes in the table (3, 5, 7, …, 84047).
+/// Number of odd primes in the table (3, 5, 7, …, 1742539): the
+/// generation sieve may use all of them.
+pub(crate) const PRIMES_LEN: usize = 131_072;
+
+/// Number of leading primes with precomputed Barrett constants and
+/// products: trial division uses at most 1024 of them, and the sieve's
+/// residues for larger primes are computed with products built at run time.
 pub(crate) const TABLE_LEN: usize = 8192;
 
-/// The first [`TABLE_LEN`] odd primes.
-pub(crate) static ODD_PRIMES: [u32; TABLE_LEN] = odd_primes();
+/// The first [`PRIMES_LEN`] odd primes, computed at compile time (a sieve of
+/// Eratosthenes to 1.75 million, which takes the interpreter a few seconds).
+#[allow(long_running_const_eval)]
+pub(crate) static ODD_PRIMES: [u32; PRIMES_LEN] = odd_primes();
 
-/// `floor(2^64 / p)` for each prime: Barrett reduction of any `u64`.
-pub(crate) static BARRETT: [u64; TABLE_LEN] = barrett();
+/// `floor(2^64 / p)` for each of the first [`TABLE_LEN`] primes: Barrett
+/// reduction of any `u64`.
+pub(crate) static BARRETT: [u64; TABLE_LEN] = barrett(&ODD_PRIMES);
 
 /// Trial division for MR64 uses the first `r` odd primes, from Table 4 of
 /// Massimo & Paterson: the `r` that minimises the expected cost of MR64 on
@@ -24,35 +33,87 @@ pub(crate) const fn trial_division_primes(bits: u32) -> usize {
     }
 }
 
-/// Products of consecutive odd primes from the table, each below `2^64`:
-/// one multi-precision remainder per product instead of one per prime.
-/// Product `g` covers the primes with indices `start[g]..start[g + 1]`.
-pub(crate) struct Products {
-    pub(crate) product: [u64; PRODUCT_SLOTS],
-    /// `-product^-1 mod 2^64`, for Montgomery reduction.
-    pub(crate) neg_inv: [u64; PRODUCT_SLOTS],
-    /// `2^64 mod product` and `2^128 mod product`: Montgomery forms of 1
-    /// and of `2^64`.
-    pub(crate) r1: [u64; PRODUCT_SLOTS],
-    pub(crate) r2: [u64; PRODUCT_SLOTS],
-    pub(crate) start: [u16; PRODUCT_SLOTS + 1],
-    pub(crate) count: usize,
+/// An odd modulus below `2^64` (a product of table primes) with its
+/// Montgomery constants, for constant-time remainders of long numbers.
+#[derive(Clone, Copy)]
+pub(crate) struct Modulus64 {
+    pub(crate) m: u64,
+    /// `-m^-1 mod 2^64`.
+    neg_inv: u64,
+    /// `2^64 mod m` and `2^128 mod m`: Montgomery forms of 1 and of `2^64`.
+    r1: u64,
+    r2: u64,
 }
 
-/// The products covering the whole table.
-pub(crate) static PRODUCTS: Products = products();
+impl Modulus64 {
+    /// The constants for the odd `m > 1` (public).
+    pub(crate) const fn new(m: u64) -> Self {
+        // Newton's iteration doubles the correct low bits of the inverse.
+        let mut inv: u64 = 1;
+        let mut k = 0;
+        while k < 6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(inv)));
+            k += 1;
+        }
+        let r1 = ((u64::MAX % m) + 1) % m;
+        let r2 = ((r1 as u128 * r1 as u128) % m as u128) as u64;
+        Modulus64 {
+            m,
+            neg_inv: inv.wrapping_neg(),
+            r1,
+            r2,
+        }
+    }
 
-const PRODUCT_SLOTS: usize = TABLE_LEN;
+    /// `a mod m` for the little-endian limbs `a`, constant time in `a`.
+    pub(crate) fn rem_ct(&self, a: &[u64]) -> u64 {
+        let (m, neg_inv) = (self.m, self.neg_inv);
+        // Folding from the bottom, acc = a * 2^(-64 len) mod m.
+        let mut acc: u64 = 0;
+        for &limb in a {
+            acc = redc(acc as u128 + limb as u128, m, neg_inv);
+        }
+        // Multiply back by 2^(64 len): a Montgomery product with the
+        // Montgomery form of 2^(64 len), by square-and-multiply on the public
+        // length.
+        let mut pow = self.r1;
+        let mut base = self.r2;
+        let mut e = a.len();
+        while e > 0 {
+            if e & 1 == 1 {
+                pow = redc(pow as u128 * base as u128, m, neg_inv);
+            }
+            base = redc(base as u128 * base as u128, m, neg_inv);
+            e >>= 1;
+        }
+        redc(acc as u128 * pow as u128, m, neg_inv)
+    }
+}
 
-const fn odd_primes() -> [u32; TABLE_LEN] {
-    // A sieve of Eratosthenes over odd numbers below LIMIT (the 8193rd prime
-    // is 84053, so 84100 suffices).
-    const LIMIT: usize = 84_100;
+/// Products of consecutive odd primes from the first [`TABLE_LEN`], each
+/// below `2^64`: one multi-precision remainder per product instead of one
+/// per prime. Product `g` covers the primes with indices
+/// `start[g]..start[g + 1]`.
+pub(crate) struct Products {
+    pub(crate) moduli: [Modulus64; PRODUCT_COUNT],
+    pub(crate) start: [u16; PRODUCT_COUNT + 1],
+}
+
+/// The products covering the first [`TABLE_LEN`] primes.
+pub(crate) static PRODUCTS: Products = products(&ODD_PRIMES);
+
+/// How many products [`PRODUCTS`] holds.
+pub(crate) const PRODUCT_COUNT: usize = product_ends(&ODD_PRIMES, TABLE_LEN).1;
+
+const fn odd_primes() -> [u32; PRIMES_LEN] {
+    // A sieve of Eratosthenes over odd numbers below LIMIT (the table's last
+    // prime is 1742539).
+    const LIMIT: usize = 1_742_600;
     let mut composite = [false; LIMIT];
-    let mut out = [0u32; TABLE_LEN];
+    let mut out = [0u32; PRIMES_LEN];
     let mut count = 0;
     let mut n = 3;
-    while n < LIMIT && count < TABLE_LEN {
+    while n < LIMIT && count < PRIMES_LEN {
         if !composite[n] {
             out[count] = n as u32;
             count += 1;
@@ -64,105 +125,103 @@ const fn odd_primes() -> [u32; TABLE_LEN] {
         }
         n += 2;
     }
-    assert!(count == TABLE_LEN, "sieve limit too small");
+    assert!(count == PRIMES_LEN, "sieve limit too small");
     out
 }
 
-const fn barrett() -> [u64; TABLE_LEN] {
-    let primes = odd_primes();
+const fn barrett(primes: &[u32]) -> [u64; TABLE_LEN] {
     let mut out = [0u64; TABLE_LEN];
     let mut i = 0;
     while i < TABLE_LEN {
-        // p is odd, so floor((2^64 - 1) / p) = floor(2^64 / p).
-        out[i] = u64::MAX / primes[i] as u64;
+        out[i] = barrett_mu(primes[i]);
         i += 1;
     }
     out
 }
 
-const fn products() -> Products {
-    let primes = odd_primes();
-    let mut product = [0u64; PRODUCT_SLOTS];
-    let mut neg_inv = [0u64; PRODUCT_SLOTS];
-    let mut r1 = [0u64; PRODUCT_SLOTS];
-    let mut r2 = [0u64; PRODUCT_SLOTS];
-    let mut start = [0u16; PRODUCT_SLOTS + 1];
-    let mut count = 0;
-    let mut i = 0;
-    while i < TABLE_LEN {
-        start[count] = i as u16;
-        let mut prod: u64 = 1;
-        while i < TABLE_LEN {
-            match prod.checked_mul(primes[i] as u64) {
-                Some(p) => {
-                    prod = p;
-                    i += 1;
-                }
-                None => break,
-            }
-        }
-        product[count] = prod;
-        // Newton's iteration doubles the correct low bits of the inverse.
-        let mut inv: u64 = 1;
-        let mut k = 0;
-        while k < 6 {
-            inv = inv.wrapping_mul(2u64.wrapping_sub(prod.wrapping_mul(inv)));
-            k += 1;
-        }
-        neg_inv[count] = inv.wrapping_neg();
-        r1[count] = ((u64::MAX % prod) + 1) % prod;
-        r2[count] = ((r1[count] as u128 * r1[count] as u128) % prod as u128) as u64;
-        count += 1;
-    }
-    start[count] = TABLE_LEN as u16;
-    Products {
-        product,
-        neg_inv,
-        r1,
-        r2,
-        start,
-        count,
-    }
+/// `floor(2^64 / p)` for an odd prime `p` (public).
+pub(crate) const fn barrett_mu(p: u32) -> u64 {
+    // p is odd, so floor((2^64 - 1) / p) = floor(2^64 / p).
+    u64::MAX / p as u64
 }
 
-/// Residues of `a` modulo the first `k` table primes, written to
-/// `out[..k]`: one Montgomery pass over `a` per product of primes, then a
-/// Barrett reduction per prime. Constant time in `a`.
+/// The end of the greedy product of primes starting at index `i` (below
+/// `end`): the first index whose prime no longer fits, and the product.
+const fn product_from(primes: &[u32], i: usize, end: usize) -> (usize, u64) {
+    let mut prod: u64 = 1;
+    let mut j = i;
+    while j < end {
+        match prod.checked_mul(primes[j] as u64) {
+            Some(p) => {
+                prod = p;
+                j += 1;
+            }
+            None => break,
+        }
+    }
+    (j, prod)
+}
+
+/// Where the products over `primes[..end]` end, and how many there are.
+const fn product_ends(primes: &[u32], end: usize) -> ([u16; TABLE_LEN + 1], usize) {
+    let mut start = [0u16; TABLE_LEN + 1];
+    let mut count = 0;
+    let mut i = 0;
+    while i < end {
+        start[count] = i as u16;
+        i = product_from(primes, i, end).0;
+        count += 1;
+    }
+    start[count] = end as u16;
+    (start, count)
+}
+
+const fn products(primes: &[u32]) -> Products {
+    let (ends, count) = product_ends(primes, TABLE_LEN);
+    let mut moduli = [Modulus64 {
+        m: 0,
+        neg_inv: 0,
+        r1: 0,
+        r2: 0,
+    }; PRODUCT_COUNT];
+    let mut start = [0u16; PRODUCT_COUNT + 1];
+    let mut g = 0;
+    while g < count {
+        start[g] = ends[g];
+        let (_, prod) = product_from(primes, ends[g] as usize, TABLE_LEN);
+        moduli[g] = Modulus64::new(prod);
+        g += 1;
+    }
+    start[count] = TABLE_LEN as u16;
+    Products { moduli, start }
+}
+
+/// Residues of `a` modulo the first `k` table primes (`k <=` [`PRIMES_LEN`]),
+/// written to `out[..k]`: one Montgomery pass over `a` per product of
+/// primes, then a Barrett reduction per prime. Constant time in `a`. The
+/// products of primes beyond the first [`TABLE_LEN`] are formed here (a few
+/// milliseconds for the whole table).
 pub(crate) fn residues_ct(a: &[u64], out: &mut [u32], k: usize) {
     let t = &PRODUCTS;
     let mut g = 0;
-    while g < t.count && (t.start[g] as usize) < k {
-        let r = rem_product_ct(a, g);
+    while g < PRODUCT_COUNT && (t.start[g] as usize) < k {
+        let r = t.moduli[g].rem_ct(a);
         let end = (t.start[g + 1] as usize).min(k);
         for i in t.start[g] as usize..end {
             out[i] = reduce_u64(r, ODD_PRIMES[i], BARRETT[i]) as u32;
         }
         g += 1;
     }
-}
-
-/// `a mod PRODUCTS.product[g]`, constant time in `a`.
-pub(crate) fn rem_product_ct(a: &[u64], g: usize) -> u64 {
-    let p = PRODUCTS.product[g];
-    let neg_inv = PRODUCTS.neg_inv[g];
-    // Folding from the bottom, acc = a * 2^(-64 len) mod p.
-    let mut acc: u64 = 0;
-    for &limb in a {
-        acc = redc(acc as u128 + limb as u128, p, neg_inv);
-    }
-    // Multiply back by 2^(64 len): a Montgomery product with the Montgomery
-    // form of 2^(64 len), by square-and-multiply on the public length.
-    let mut pow = PRODUCTS.r1[g];
-    let mut base = PRODUCTS.r2[g];
-    let mut e = a.len();
-    while e > 0 {
-        if e & 1 == 1 {
-            pow = redc(pow as u128 * base as u128, p, neg_inv);
+    let mut i = TABLE_LEN;
+    while i < k {
+        let (end, prod) = product_from(&ODD_PRIMES, i, k);
+        let r = Modulus64::new(prod).rem_ct(a);
+        for j in i..end {
+            let p = ODD_PRIMES[j];
+            out[j] = reduce_u64(r, p, barrett_mu(p)) as u32;
         }
-        base = redc(base as u128 * base as u128, p, neg_inv);
-        e >>= 1;
+        i = end;
     }
-    redc(acc as u128 * pow as u128, p, neg_inv)
 }
 
 /// Montgomery reduction `t * 2^-64 mod p` for odd `p` and `t < p * 2^64`,
@@ -196,12 +255,18 @@ pub(crate) fn reduce_u64(x: u64, p: u32, mu: u64) -> u64 {
 mod tests {
     extern crate std;
     use super::*;
+    use std::vec;
     use std::vec::Vec;
 
     #[test]
     fn primes_are_the_odd_primes() {
-        let is_prime = |n: u32| n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0);
-        let expected: Vec<u32> = (3..).filter(|&n| is_prime(n)).take(TABLE_LEN).collect();
+        let is_prime = |n: u32| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
+        let expected: Vec<u32> = (3..).filter(|&n| is_prime(n)).take(PRIMES_LEN).collect();
         assert_eq!(ODD_PRIMES.to_vec(), expected);
         assert_eq!(ODD_PRIMES[1023], 8167); // the largest trial divisor
     }
@@ -209,15 +274,18 @@ mod tests {
     #[test]
     fn products_cover_the_table() {
         let t = &PRODUCTS;
-        for g in 0..t.count {
+        for g in 0..PRODUCT_COUNT {
             let range = t.start[g] as usize..t.start[g + 1] as usize;
             let expect: u128 = ODD_PRIMES[range].iter().map(|&p| p as u128).product();
-            assert_eq!(t.product[g] as u128, expect);
-            assert_eq!(t.product[g].wrapping_mul(t.neg_inv[g]), u64::MAX);
+            assert_eq!(t.moduli[g].m as u128, expect);
+            assert_eq!(t.moduli[g].m.wrapping_mul(t.moduli[g].neg_inv), u64::MAX);
+            // The next prime would not have fitted.
+            let next = ODD_PRIMES[t.start[g + 1] as usize] as u128;
+            assert!(g + 1 == PRODUCT_COUNT || expect * next > u64::MAX as u128);
         }
-        assert_eq!(t.start[t.count] as usize, TABLE_LEN);
+        assert_eq!(t.start[PRODUCT_COUNT] as usize, TABLE_LEN);
         // The first 1024 primes (trial division) take few remainders.
-        let groups = (0..t.count).filter(|&g| t.start[g] < 1024).count();
+        let groups = (0..PRODUCT_COUNT).filter(|&g| t.start[g] < 1024).count();
         assert!(groups < 300, "{groups} products");
     }
 
@@ -230,8 +298,8 @@ mod tests {
             0x8000_0000_0000_0001,
             42,
         ];
-        let mut out = [0u32; TABLE_LEN];
-        residues_ct(&a, &mut out, TABLE_LEN);
+        let mut out = vec![0u32; PRIMES_LEN];
+        residues_ct(&a, &mut out, PRIMES_LEN);
         for (i, &p) in ODD_PRIMES.iter().enumerate() {
             let mut r: u128 = 0;
             for &limb in a.iter().rev() {
@@ -239,9 +307,13 @@ mod tests {
             }
             assert_eq!(out[i] as u128, r, "mod {p}");
         }
-        let mut few = [0u32; 10];
-        residues_ct(&a, &mut few, 10);
-        assert_eq!(few[..], out[..10]);
+        // A prefix, also one that ends inside a product and one beyond the
+        // precomputed products.
+        for k in [10, 1001, TABLE_LEN + 7, 20_000] {
+            let mut few = vec![0u32; k];
+            residues_ct(&a, &mut few, k);
+            assert_eq!(few[..], out[..k]);
+        }
     }
 
     #[test]

@@ -193,3 +193,19 @@ fn fips_186_5_rsa_primes() {
     let r = numcrypt_prime::generate_rsa_primes_fips::<U512, _>(2048, 65537, &mut rng);
     assert_eq!(r, Err(Error::BitsTooLarge { max: 512 }));
 }
+
+/// B.3.3 does not count a candidate below `√2·2^(nlen/2 - 1)` against its
+/// `5·nlen/2` budget. Counting them (about 70 % of random strings) made
+/// about one 2048-bit generation in twenty fail, so 40 in a row all
+/// succeeded with probability about 0.13 then; now a failure needs about
+/// 5000 composites in a row (probability below 2^-20 per prime).
+#[test]
+fn fips_186_5_budget_counts_only_big_enough_candidates() {
+    for seed in 0..40 {
+        let mut rng = ChaCha20Rng::seed_from_u64(1000 + seed);
+        let (p, q): (U1024, U1024) =
+            numcrypt_prime::generate_rsa_primes_fips(2048, 65537, &mut rng)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert_eq!((to_big(&p) * to_big(&q)).bits(), 2048);
+    }
+}

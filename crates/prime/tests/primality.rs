@@ -141,6 +141,34 @@ fn generated_hard_composites() {
 }
 
 #[test]
+fn arnault_strong_pseudoprimes_to_many_bases() {
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    for (count, k2, k3) in [
+        (10, 101, 113),
+        (15, 137, 149),
+        (20, 101, 113),
+        (20, 173, 181),
+    ] {
+        let bases = first_primes(count);
+        let (n, factors) = arnault(&mut rng, &bases, k2, k3);
+        // It really fools every one of those bases (checked independently),
+        // and it is a Carmichael number.
+        for &a in &bases {
+            assert!(ref_strong_probable_prime(&n, a), "{n} to base {a}");
+        }
+        for p in &factors {
+            assert!(ref_is_prime(p));
+            assert_eq!((&n - 1u8) % (p - 1u8), BigUint::from(0u8));
+        }
+        eprintln!(
+            "Arnault number ({} bits), spsp to the first {count} primes: {n}",
+            n.bits()
+        );
+        check(&n, false);
+    }
+}
+
+#[test]
 fn random_inputs_match_the_reference() {
     let mut rng = ChaCha20Rng::seed_from_u64(3);
     for &bits in &[65u64, 100, 127, 128, 129, 256, 512, 700, 1024] {

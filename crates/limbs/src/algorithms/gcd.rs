@@ -2,7 +2,7 @@
 
 use core::cmp::Ordering;
 
-use subtle::Choice;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeLess};
 
 use super::div::{div_rem_vartime, div_rem_vartime_scratch, significant_limbs};
 use super::shift::{shr_vartime, shr1_with};
@@ -122,6 +122,37 @@ pub(crate) fn inv_mod_vartime(
     div_rem_vartime(quot, y, prod, x, div_scratch);
     out.copy_from_slice(&quot[..n]);
     true
+}
+
+/// Constant-time binary gcd: `out = gcd(a, b)`; `gcd(0, 0) = 0`. All `n`
+/// limbs; `scratch` has `3 n`.
+///
+/// After removing the common power of two (found and shifted out in
+/// constant time) and making `u` odd, each of `128 n` rounds does the same
+/// work: when `v` is odd, swap so that `v >= u` and subtract `u`; then halve
+/// `v`. Every round shrinks `bits(u) + bits(v)` by at least one until `v`
+/// is zero, so `128 n` rounds always suffice.
+pub(crate) fn gcd_ct(out: &mut [Limb], a: &[Limb], b: &[Limb], scratch: &mut [Limb]) {
+    let n = a.len();
+    let (u, rest) = scratch[..3 * n].split_at_mut(n);
+    let (v, tmp) = rest.split_at_mut(n);
+    let (za, zb) = (ct::trailing_zeros(a), ct::trailing_zeros(b));
+    let k = u32::conditional_select(&zb, &za, za.ct_lt(&zb));
+    u.copy_from_slice(a);
+    v.copy_from_slice(b);
+    super::shift::shift_ct(u, k, true, tmp);
+    super::shift::shift_ct(v, k, true, tmp);
+    // One of them is now odd (or both are zero): make it u.
+    let u_even = !Choice::from((u[0] & 1) as u8);
+    ct::swap_if(u, v, u_even);
+    for _ in 0..2 * n as u32 * Limb::BITS {
+        let v_odd = Choice::from((v[0] & 1) as u8);
+        ct::swap_if(u, v, v_odd & ct::lt(v, u));
+        cnd_sub_assign(v, u, ct::mask(v_odd));
+        shr1_with(v, 0);
+    }
+    out.copy_from_slice(u);
+    super::shift::shift_ct(out, k, false, tmp);
 }
 
 /// Variable-time binary gcd (Stein): `out = gcd(a, b)`; `gcd(0, 0) = 0`.

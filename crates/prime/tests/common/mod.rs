@@ -148,3 +148,116 @@ pub fn rand_below(rng: &mut ChaCha20Rng, bound: &BigUint) -> BigUint {
         }
     }
 }
+
+/// Whether `n` (odd, > 3) is a strong probable prime to base `a`: the
+/// textbook test with num-bigint, independent of numcrypt.
+pub fn ref_strong_probable_prime(n: &BigUint, a: u32) -> bool {
+    let one = BigUint::one();
+    let n1 = n - &one;
+    let s = n1.trailing_zeros().unwrap();
+    let d = &n1 >> s;
+    let mut x = BigUint::from(a).modpow(&d, n);
+    if x == one || x == n1 {
+        return true;
+    }
+    for _ in 1..s {
+        x = &x * &x % n;
+        if x == n1 {
+            return true;
+        }
+    }
+    false
+}
+
+/// The first `count` primes (2, 3, 5, …).
+pub fn first_primes(count: usize) -> Vec<u32> {
+    (2u32..)
+        .filter(|&n| (2..n).take_while(|d| d * d <= n).all(|d| n % d != 0))
+        .take(count)
+        .collect()
+}
+
+/// The Legendre symbol `(x/a)` for an odd prime `a`: 0, 1 or -1.
+fn legendre(x: u64, a: u64) -> i32 {
+    let x = x % a;
+    if x == 0 {
+        return 0;
+    }
+    let r = BigUint::from(x).modpow(&BigUint::from((a - 1) / 2), &BigUint::from(a));
+    if r == BigUint::one() { 1 } else { -1 }
+}
+
+/// An Arnault number (F. Arnault, "Constructing Carmichael numbers which
+/// are strong pseudoprimes to several bases", J. Symbolic Computation 20,
+/// 1995): `n = p1·p2·p3` with `p_i = k_i (p1 - 1) + 1` all prime, a
+/// Carmichael number that is a strong pseudoprime to every base in
+/// `bases` (primes, starting with 2). Returns `n` and its factors.
+///
+/// Why it fools those bases: every `p_i ≡ 3 (mod 4)`, so `n - 1 = 2d` with
+/// `d` odd, and `p_i - 1 = 2 d_i` divides `n - 1` (Korselt), so
+/// `a^d ≡ (a/p_i)^(d/d_i) = (a/p_i) (mod p_i)` by Euler's criterion. When
+/// the Legendre symbols `(a/p_i)` agree for the three factors, `a^d ≡ ±1
+/// (mod n)`: `a` is a strong liar. The conditions, all on `p1`:
+/// - Korselt for `p2` and `p3`: `k3·p1 ≡ -1 (mod k2)` and
+///   `k2·p1 ≡ -1 (mod k3)` (`k2`, `k3` coprime, and coprime to the bases);
+/// - base 2: `p1 ≡ 3 or 7 (mod 8)` with `k2 ≡ k3 ≡ 1 (mod 4)` puts all
+///   three factors in the same class modulo 8, so `(2/p_i)` agree;
+/// - an odd base `a`: with every `p_i ≡ 3 (mod 4)`, quadratic reciprocity
+///   gives `(a/p_i) = ±(p_i/a)` with the same sign for the three, and
+///   `p_i ≡ k_i (p1 - 1) + 1 (mod a)`, so `p1 mod a` is drawn from the
+///   residues `r` where `(r/a)`, `((k2(r-1)+1)/a)` and `((k3(r-1)+1)/a)`
+///   are equal and non-zero (`r = 1` always qualifies).
+///
+/// The residues are combined by the Chinese remainder theorem, and
+/// `p1 = r0 + t·M` is tried for random `t` until all three are prime.
+pub fn arnault(rng: &mut ChaCha20Rng, bases: &[u32], k2: u64, k3: u64) -> (BigUint, [BigUint; 3]) {
+    assert_eq!(bases[0], 2);
+    assert!(k2 % 4 == 1 && k3 % 4 == 1);
+    assert_eq!(num_integer::gcd(k2, k3), 1);
+    // Congruences (residue, modulus) for p1.
+    let inv = |x: u64, m: u64| -> u64 { (1..m).find(|y| x * y % m == 1).unwrap() };
+    let mut congruences = vec![
+        (k2 - inv(k3 % k2, k2), k2),
+        (k3 - inv(k2 % k3, k3), k3),
+        (
+            if rng.next_u32().is_multiple_of(2) {
+                3
+            } else {
+                7
+            },
+            8,
+        ),
+    ];
+    for &a in &bases[1..] {
+        let a = a as u64;
+        assert!(
+            !k2.is_multiple_of(a) && !k3.is_multiple_of(a),
+            "k2, k3 must be coprime to the bases"
+        );
+        let good: Vec<u64> = (1..a)
+            .filter(|&r| {
+                let l = legendre(r, a);
+                l != 0 && legendre(k2 * (r - 1) + 1, a) == l && legendre(k3 * (r - 1) + 1, a) == l
+            })
+            .collect();
+        congruences.push((good[rng.next_u32() as usize % good.len()], a));
+    }
+    let (mut r0, mut m) = (BigUint::zero(), BigUint::one());
+    for (r, q) in congruences {
+        // r0 + m·x ≡ r (mod q).
+        let q_big = BigUint::from(q);
+        let have = (&r0 % &q_big).to_u64().unwrap();
+        let minv = inv((&m % &q_big).to_u64().unwrap(), q);
+        let x = (r + q - have) % q * minv % q;
+        r0 += &m * x;
+        m *= q;
+    }
+    loop {
+        let p1 = &r0 + &m * rand_bits(rng, 32);
+        let p2 = (&p1 - 1u8) * k2 + 1u8;
+        let p3 = (&p1 - 1u8) * k3 + 1u8;
+        if ref_is_prime(&p1) && ref_is_prime(&p2) && ref_is_prime(&p3) {
+            return (&p1 * &p2 * &p3, [p1, p2, p3]);
+        }
+    }
+}

@@ -1,0 +1,274 @@
+//! RSA: numcrypt against OpenSSL (libcrypto through the `openssl` crate) and
+//! RustCrypto's `rsa` 0.9, every peer in the same criterion group so that
+//! ratios come from one run.
+//!
+//! Groups (benchmark id `<group>/<bits>/<peer>`):
+//! - `rsa_sign`: RSASSA-PKCS1-v1_5 with SHA-256 of a 32-byte message, on
+//!   the same key (generated once by numcrypt, handed to the peers as
+//!   PKCS#1/PKCS#8 DER), at 2048, 3072 and 4096 bits. All three peers do
+//!   the same work: hash, pad, CRT private operation with base blinding,
+//!   and a check of the result. numcrypt `sign_pkcs1v15` (blinding pair
+//!   squared per use, refreshed every 32; the check `s^e = m`); OpenSSL
+//!   `PKey` + `sign::Signer` (`RSA_sign`: `BN_BLINDING`, the same scheme,
+//!   and its `s^e` check; its AVX-512 IFMA code for 2048-bit keys where the
+//!   CPU has it); RustCrypto `pkcs1v15::SigningKey::sign_with_rng` (fresh
+//!   blinding per call from `OsRng`, and `rsa_decrypt_and_check`). Before
+//!   timing, the three signatures are checked to be the same bytes.
+//! - `rsa_verify`: the same signatures verified (public exponent 65537).
+//! - `rsa_blinding`: what blinding costs numcrypt: `sign_pkcs1v15` against
+//!   the same signature unblinded (a hidden benchmark hook), and one
+//!   refresh of the blinding pair (`r^e`, and `r^-1` by Fermat modulo each
+//!   prime), which a signature pays once every 32.
+//! - `rsa_keygen`: one 2048-bit key, e = 65537. numcrypt `KeyGen` (FIPS
+//!   186-5 B.3.3, MR64 on p and q) on one thread and on every core;
+//!   OpenSSL `Rsa::generate` (`RSA_generate_key_ex`, e = 65537); RustCrypto
+//!   `RsaPrivateKey::new`. Times vary by an order of magnitude
+//!   from one key to the next, so the group takes many flat samples: quote
+//!   the median.
+//!
+//! Every group runs twice: wall time, and (x86_64) rdtsc cycles (groups
+//! suffixed `_cycles`). Run with `cargo bench --bench rsa`, or a filter
+//! such as `cargo bench --bench rsa -- '^rsa_sign/'`; then
+//! `python3 benches/summarize_rsa.py` prints the README table.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::{Measurement, WallTime};
+use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use numcrypt::rsa::{HashAlg, KeyGen, RsaPrivateKey};
+use openssl::hash::MessageDigest;
+use openssl::pkey::{PKey, Private, Public};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use rustcrypto_rsa::pkcs1::DecodeRsaPrivateKey;
+use rustcrypto_rsa::signature::{RandomizedSigner, SignatureEncoding, Verifier};
+
+const MESSAGE: &[u8; 32] = b"numcrypt rsa benchmark message..";
+
+fn group_name<M: Measurement>(base: &str) -> String {
+    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
+        base.to_owned()
+    } else {
+        format!("{base}_cycles")
+    }
+}
+
+/// One key in each library's own types.
+struct Keys {
+    bits: u32,
+    numcrypt: RsaPrivateKey,
+    openssl: PKey<Private>,
+    openssl_public: PKey<Public>,
+    rustcrypto: rustcrypto_rsa::pkcs1v15::SigningKey<rustcrypto_rsa::sha2::Sha256>,
+}
+
+impl Keys {
+    fn new(bits: u32) -> Self {
+        let mut rng = ChaCha20Rng::seed_from_u64(0x7273_6162_656e_6368 ^ bits as u64);
+        let numcrypt = KeyGen::new(bits).generate(&mut rng).expect("keygen");
+        let pkcs8 = numcrypt.to_pkcs8_der().expect("pkcs8");
+        let openssl = PKey::private_key_from_der(&pkcs8).expect("openssl key");
+        let spki = numcrypt.public_key().to_public_key_der().expect("spki");
+        let openssl_public = PKey::public_key_from_der(&spki).expect("openssl public key");
+        let pkcs1 = numcrypt.to_pkcs1_der().expect("pkcs1");
+        let rc = rustcrypto_rsa::RsaPrivateKey::from_pkcs1_der(&pkcs1).expect("rustcrypto key");
+        let rustcrypto = rustcrypto_rsa::pkcs1v15::SigningKey::new(rc);
+        Self {
+            bits,
+            numcrypt,
+            openssl,
+            openssl_public,
+            rustcrypto,
+        }
+    }
+
+    fn sign_openssl(&self) -> Vec<u8> {
+        let mut signer =
+            openssl::sign::Signer::new(MessageDigest::sha256(), &self.openssl).unwrap();
+        signer.update(MESSAGE).unwrap();
+        signer.sign_to_vec().unwrap()
+    }
+
+    fn sign_rustcrypto(&self) -> Vec<u8> {
+        self.rustcrypto
+            .sign_with_rng(&mut rustcrypto_rsa::rand_core::OsRng, MESSAGE)
+            .to_vec()
+    }
+}
+
+fn all_keys() -> Vec<Keys> {
+    [2048, 3072, 4096].into_iter().map(Keys::new).collect()
+}
+
+fn bench_sign<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
+    let mut g = c.benchmark_group(group_name::<M>("rsa_sign"));
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for k in keys {
+        let mut rng = ChaCha20Rng::seed_from_u64(1);
+        let ours = k
+            .numcrypt
+            .sign_pkcs1v15(&mut rng, HashAlg::Sha256, MESSAGE)
+            .unwrap();
+        assert_eq!(ours, k.sign_openssl(), "OpenSSL's signature differs");
+        assert_eq!(ours, k.sign_rustcrypto(), "RustCrypto's signature differs");
+        let bits = k.bits;
+        g.bench_function(format!("{bits}/numcrypt"), |b| {
+            b.iter(|| {
+                k.numcrypt
+                    .sign_pkcs1v15(&mut rng, HashAlg::Sha256, black_box(MESSAGE))
+                    .unwrap()
+            })
+        });
+        g.bench_function(format!("{bits}/openssl"), |b| b.iter(|| k.sign_openssl()));
+        g.bench_function(format!("{bits}/rustcrypto"), |b| {
+            b.iter(|| k.sign_rustcrypto())
+        });
+    }
+    g.finish();
+}
+
+fn bench_verify<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
+    let mut g = c.benchmark_group(group_name::<M>("rsa_verify"));
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    for k in keys {
+        let sig = k.sign_openssl();
+        let public = k.numcrypt.public_key();
+        // `new` (with the DigestInfo prefix), not `From`, which is unprefixed in 0.9.
+        let rc_verifier =
+            rustcrypto_rsa::pkcs1v15::VerifyingKey::<rustcrypto_rsa::sha2::Sha256>::new(
+                k.rustcrypto.as_ref().to_public_key(),
+            );
+        let rc_sig = rustcrypto_rsa::pkcs1v15::Signature::try_from(sig.as_slice()).unwrap();
+        let openssl_verify = || {
+            let mut v =
+                openssl::sign::Verifier::new(MessageDigest::sha256(), &k.openssl_public).unwrap();
+            v.update(MESSAGE).unwrap();
+            v.verify(&sig).unwrap()
+        };
+        assert!(
+            public
+                .verify_pkcs1v15(HashAlg::Sha256, MESSAGE, &sig)
+                .is_ok()
+        );
+        assert!(openssl_verify());
+        assert!(rc_verifier.verify(MESSAGE, &rc_sig).is_ok());
+        let bits = k.bits;
+        g.bench_function(format!("{bits}/numcrypt"), |b| {
+            b.iter(|| {
+                public
+                    .verify_pkcs1v15(HashAlg::Sha256, black_box(MESSAGE), &sig)
+                    .unwrap()
+            })
+        });
+        g.bench_function(format!("{bits}/openssl"), |b| {
+            b.iter(|| assert!(openssl_verify()))
+        });
+        g.bench_function(format!("{bits}/rustcrypto"), |b| {
+            b.iter(|| rc_verifier.verify(black_box(MESSAGE), &rc_sig).unwrap())
+        });
+    }
+    g.finish();
+}
+
+fn bench_blinding<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
+    let mut g = c.benchmark_group(group_name::<M>("rsa_blinding"));
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for k in keys {
+        let bits = k.bits;
+        let mut rng = ChaCha20Rng::seed_from_u64(2);
+        let unblinded = k
+            .numcrypt
+            .sign_pkcs1v15_unblinded_for_benchmark(HashAlg::Sha256, MESSAGE)
+            .unwrap();
+        assert_eq!(
+            unblinded,
+            k.numcrypt
+                .sign_pkcs1v15(&mut rng, HashAlg::Sha256, MESSAGE)
+                .unwrap()
+        );
+        g.bench_function(format!("{bits}/numcrypt_blinded"), |b| {
+            b.iter(|| {
+                k.numcrypt
+                    .sign_pkcs1v15(&mut rng, HashAlg::Sha256, black_box(MESSAGE))
+                    .unwrap()
+            })
+        });
+        g.bench_function(format!("{bits}/numcrypt_unblinded"), |b| {
+            b.iter(|| {
+                k.numcrypt
+                    .sign_pkcs1v15_unblinded_for_benchmark(HashAlg::Sha256, black_box(MESSAGE))
+                    .unwrap()
+            })
+        });
+        g.bench_function(format!("{bits}/numcrypt_refresh"), |b| {
+            b.iter(|| k.numcrypt.refresh_blinding_for_benchmark(&mut rng).unwrap())
+        });
+    }
+    g.finish();
+}
+
+fn bench_keygen<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("rsa_keygen"));
+    g.sample_size(30)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(20));
+    let bits = 2048;
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    g.bench_function(format!("{bits}/numcrypt"), |b| {
+        b.iter(|| KeyGen::new(bits).generate(&mut rng).unwrap())
+    });
+    g.bench_function(format!("{bits}/numcrypt_all_threads"), |b| {
+        b.iter(|| KeyGen::new(bits).threads(None).generate(&mut rng).unwrap())
+    });
+    g.bench_function(format!("{bits}/openssl"), |b| {
+        b.iter(|| openssl::rsa::Rsa::generate(bits).unwrap())
+    });
+    g.bench_function(format!("{bits}/rustcrypto"), |b| {
+        b.iter(|| {
+            rustcrypto_rsa::RsaPrivateKey::new(&mut rustcrypto_rsa::rand_core::OsRng, bits as usize)
+                .unwrap()
+        })
+    });
+    g.finish();
+}
+
+fn benches<M: Measurement>(c: &mut Criterion<M>) {
+    let keys = all_keys();
+    bench_sign(c, &keys);
+    bench_verify(c, &keys);
+    bench_blinding(c, &keys);
+    bench_keygen(c);
+}
+
+fn config<M: Measurement>(measurement: M) -> Criterion<M> {
+    Criterion::default()
+        .with_measurement(measurement)
+        .without_plots()
+        .nresamples(20_000)
+}
+
+criterion_group!(
+    name = time;
+    config = config(WallTime);
+    targets = benches
+);
+
+#[cfg(target_arch = "x86_64")]
+criterion_group!(
+    name = cycles;
+    config = config(criterion_cycles_per_byte::CyclesPerByte);
+    targets = benches
+);
+
+#[cfg(target_arch = "x86_64")]
+criterion_main!(time, cycles);
+#[cfg(not(target_arch = "x86_64"))]
+criterion_main!(time);

@@ -1,0 +1,280 @@
+//! `numcrypt dsa …`: FIPS 186-4 parameters, keys and signatures, in the
+//! formats the `openssl` command line reads and writes.
+//!
+//! Exit status: 0 on success, 1 when `verify` finds the signature invalid,
+//! 2 on a usage or input error (one line on standard error).
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Subcommand, ValueEnum};
+use numcrypt_dsa::sha2::{Sha224, Sha256, Sha384, Sha512};
+use numcrypt_dsa::{
+    DomainParameters, GenerationOptions, GeneratorMethod, HashAlgorithm, ParameterSizes, Signature,
+    SigningKey, VerifyingKey,
+};
+
+use crate::files::{Status, exit, is_pem, read, read_text, rng, verdict, write};
+
+#[derive(Subcommand)]
+pub enum DsaCommand {
+    /// Generates domain parameters by FIPS 186-4 A.1.1.2 (a `DSA
+    /// PARAMETERS` PEM block, as `openssl dsaparam` writes, followed by the
+    /// seed and counter that make them verifiable).
+    Params {
+        /// Bit length of p: 2048 or 3072.
+        #[arg(long = "L", default_value_t = 2048)]
+        l: u32,
+        /// Bit length of q: 224 or 256 (with L = 2048), 256 (with L = 3072).
+        #[arg(long = "N", default_value_t = 256)]
+        n: u32,
+        /// The hash for the seed expansion (at least N bits; default: the
+        /// shortest SHA-2 that has them).
+        #[arg(long)]
+        hash: Option<String>,
+        /// Make g by FIPS 186-4 A.2.1 (as OpenSSL does) instead of the
+        /// verifiable A.2.3.
+        #[arg(long)]
+        unverifiable_g: bool,
+        /// Write the parameters here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Generates a private key (PKCS#8 PEM, as `openssl gendsa` writes)
+    /// after validating the parameters (primality, and the seed when the
+    /// file has it).
+    Keygen {
+        /// The parameters (PEM, from `numcrypt dsa params` or `openssl
+        /// dsaparam`).
+        #[arg(long)]
+        params: PathBuf,
+        /// Write the key here (mode 0600 on Unix) instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
+    /// `openssl pkey -pubout` writes).
+    Pubkey {
+        /// The private key (PKCS#8 PEM or DER, or OpenSSL's traditional PEM).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Write the public key here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Signs a file (DER by default, as `openssl dgst -sign` writes), with
+    /// k by RFC 6979.
+    Sign {
+        /// The private key (PKCS#8 PEM or DER, or OpenSSL's traditional PEM).
+        #[arg(long)]
+        key: PathBuf,
+        #[command(flatten)]
+        args: SignatureArgs,
+        /// Mix fresh randomness into k (RFC 6979 section 3.6): signatures
+        /// differ each time.
+        #[arg(long)]
+        randomized: bool,
+        /// The file to sign (- for standard input).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Write the signature here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Verifies a signature: exit status 0 and "Verified OK" if it is
+    /// valid, 1 and "Verification failure" if not.
+    Verify {
+        /// The public key (SubjectPublicKeyInfo PEM or DER; a private key
+        /// also works).
+        #[arg(long = "pub")]
+        public: PathBuf,
+        #[command(flatten)]
+        args: SignatureArgs,
+        /// The signed file (- for standard input).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// The signature.
+        #[arg(long)]
+        sig: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    /// RFC 3279 Dss-Sig-Value (openssl's).
+    Der,
+    /// IEEE P1363: r ‖ s, each ⌈N/8⌉ bytes.
+    P1363,
+}
+
+#[derive(clap::Args)]
+pub struct SignatureArgs {
+    /// The message hash: sha224, sha256, sha384 or sha512.
+    #[arg(long, default_value = "sha256")]
+    hash: String,
+    /// The signature encoding.
+    #[arg(long, value_enum, default_value = "der")]
+    format: Format,
+}
+
+/// Runs a `dsa` subcommand.
+pub fn run(command: DsaCommand) -> ExitCode {
+    exit(match command {
+        DsaCommand::Params {
+            l,
+            n,
+            hash,
+            unverifiable_g,
+            out,
+        } => params(l, n, hash.as_deref(), unverifiable_g, out.as_deref()),
+        DsaCommand::Keygen { params, out } => keygen(&params, out.as_deref()),
+        DsaCommand::Pubkey { input, out } => pubkey(&input, out.as_deref()),
+        DsaCommand::Sign {
+            key,
+            args,
+            randomized,
+            input,
+            out,
+        } => sign(&key, &args, randomized, &input, out.as_deref()),
+        DsaCommand::Verify {
+            public,
+            args,
+            input,
+            sig,
+        } => return verify(&public, &args, &input, &sig),
+    })
+}
+
+fn hash(name: &str) -> Result<HashAlgorithm, String> {
+    HashAlgorithm::from_name(name).map_err(|e| format!("--hash {name:?}: {e}"))
+}
+
+fn load_params(path: &Path) -> Result<DomainParameters, String> {
+    DomainParameters::from_pem(&read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn load_private(path: &Path) -> Result<SigningKey, String> {
+    let data = read(path)?;
+    let key = if is_pem(&data) {
+        SigningKey::from_pem(&read_text(path)?)
+    } else {
+        SigningKey::from_pkcs8_der(&data)
+    };
+    key.map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn load_public(path: &Path) -> Result<VerifyingKey, String> {
+    let data = read(path)?;
+    let key = if is_pem(&data) {
+        let text = read_text(path)?;
+        VerifyingKey::from_public_key_pem(&text).or_else(|e| {
+            SigningKey::from_pem(&text)
+                .map(|k| k.verifying_key().clone())
+                .map_err(|_| e)
+        })
+    } else {
+        VerifyingKey::from_public_key_der(&data).or_else(|e| {
+            SigningKey::from_pkcs8_der(&data)
+                .map(|k| k.verifying_key().clone())
+                .map_err(|_| e)
+        })
+    };
+    key.map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn params(
+    l: u32,
+    n: u32,
+    hash_name: Option<&str>,
+    unverifiable_g: bool,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let sizes = ParameterSizes::new(l, n).map_err(|e| format!("--L {l} --N {n}: {e}"))?;
+    let mut options = GenerationOptions::new(sizes);
+    if let Some(name) = hash_name {
+        options.hash = hash(name)?;
+    }
+    if unverifiable_g {
+        options.generator = GeneratorMethod::Unverifiable;
+    }
+    let status = Status::new();
+    let params = DomainParameters::generate_with(&options, &mut rng()?, &mut |p| {
+        status.update(&format!(
+            "seeds {}, candidates p {}, primality tests {}",
+            p.seeds, p.p_candidates, p.prime_tests
+        ));
+        ControlFlow::Continue(())
+    });
+    status.clear();
+    let params = params.map_err(|e| format!("--L {l} --N {n}: {e}"))?;
+    write(out, params.to_pem().as_bytes(), false)
+}
+
+fn keygen(params_path: &Path, out: Option<&Path>) -> Result<(), String> {
+    let params = load_params(params_path)?;
+    params
+        .validate()
+        .map_err(|e| format!("{}: {e}", params_path.display()))?;
+    let key = SigningKey::generate(&params, &mut rng()?)
+        .map_err(|e| format!("{}: {e}", params_path.display()))?;
+    let pem = key.to_pkcs8_pem().map_err(|e| e.to_string())?;
+    write(out, pem.as_bytes(), true)
+}
+
+fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
+    let pem = load_private(input)?
+        .verifying_key()
+        .to_public_key_pem()
+        .map_err(|e| e.to_string())?;
+    write(out, pem.as_bytes(), false)
+}
+
+fn sign(
+    key: &Path,
+    args: &SignatureArgs,
+    randomized: bool,
+    input: &Path,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let hash = hash(&args.hash)?;
+    let key = load_private(key)?;
+    let digest = hash.digest(&[&read(input)?]);
+    let mut rng = rng()?;
+    macro_rules! sign_with {
+        ($h:ty) => {
+            if randomized {
+                key.sign_prehash_with_rng::<$h, _>(&digest, &mut rng)
+            } else {
+                key.sign_prehash::<$h>(&digest)
+            }
+        };
+    }
+    let sig = match hash {
+        HashAlgorithm::Sha224 => sign_with!(Sha224),
+        HashAlgorithm::Sha256 => sign_with!(Sha256),
+        HashAlgorithm::Sha384 => sign_with!(Sha384),
+        HashAlgorithm::Sha512 => sign_with!(Sha512),
+    }
+    .map_err(|e| e.to_string())?;
+    let bytes = match args.format {
+        Format::Der => sig.to_der(),
+        Format::P1363 => sig.to_p1363(key.params()).map_err(|e| e.to_string())?,
+    };
+    write(out, &bytes, false)
+}
+
+fn verify(public: &Path, args: &SignatureArgs, input: &Path, sig: &Path) -> ExitCode {
+    verdict((|| {
+        let hash = hash(&args.hash)?;
+        let key = load_public(public)?;
+        let digest = hash.digest(&[&read(input)?]);
+        let bytes = read(sig)?;
+        let parsed = match args.format {
+            Format::Der => Signature::from_der(&bytes),
+            Format::P1363 => Signature::from_p1363(&bytes, key.params()),
+        };
+        // A malformed signature is an invalid one (exit 1), as in openssl.
+        Ok(parsed.and_then(|sig| key.verify_prehash(&digest, &sig)))
+    })())
+}

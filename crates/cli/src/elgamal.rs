@@ -1,0 +1,253 @@
+//! `numcrypt elgamal …`: keys (X9.42 Diffie–Hellman PEM, which `openssl
+//! pkey` reads), hybrid encryption (ElGamal KEM + HKDF-SHA256 +
+//! ChaCha20-Poly1305) and ElGamal signatures.
+//!
+//! Exit status: 0 on success, 1 when `verify` finds the signature invalid,
+//! 2 on a usage or input error (one line on standard error).
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Subcommand;
+use numcrypt_dsa::HashAlgorithm;
+use numcrypt_elgamal::sha2::{Sha224, Sha256, Sha384, Sha512};
+use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
+
+use crate::files::{Status, exit, is_pem, read, read_text, rng, verdict, write};
+
+#[derive(Subcommand)]
+pub enum ElgamalCommand {
+    /// Generates a private key (PKCS#8 PEM) in a named group, or in a new
+    /// safe-prime group of --bits bits (slow: a safe prime search).
+    Keygen {
+        /// The group: ffdhe2048 … ffdhe8192 (RFC 7919), modp2048 …
+        /// modp8192 (RFC 3526), or pm2048 (2^2048 − 1942289).
+        #[arg(long, default_value = "ffdhe2048", conflicts_with = "bits")]
+        group: String,
+        /// Make a new group with a safe prime of this many bits instead.
+        #[arg(long)]
+        bits: Option<u32>,
+        /// Write the key here (mode 0600 on Unix) instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Writes the public key of a private key (SubjectPublicKeyInfo PEM).
+    Pubkey {
+        /// The private key (PKCS#8 PEM or DER).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Write the public key here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Encrypts a file of any length: a fresh ElGamal key agreement, then
+    /// HKDF-SHA256 and ChaCha20-Poly1305 (authenticated).
+    Encrypt {
+        /// The public key (SubjectPublicKeyInfo PEM or DER; a private key
+        /// also works).
+        #[arg(long = "pub")]
+        public: PathBuf,
+        /// Associated data, authenticated but not encrypted (as text).
+        #[arg(long, default_value = "")]
+        aad: String,
+        /// The file to encrypt (- for standard input).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Write the ciphertext here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Decrypts a file made by `encrypt`; fails if anything was changed.
+    Decrypt {
+        /// The private key (PKCS#8 PEM or DER).
+        #[arg(long)]
+        key: PathBuf,
+        /// The associated data given to `encrypt`.
+        #[arg(long, default_value = "")]
+        aad: String,
+        /// The ciphertext (- for standard input).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Write the plaintext here (mode 0600 on Unix) instead of
+        /// standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Signs a file with an ElGamal signature (DER: SEQUENCE { r, s }).
+    /// Prefer `numcrypt dsa` for anything new.
+    Sign {
+        /// The private key (PKCS#8 PEM or DER).
+        #[arg(long)]
+        key: PathBuf,
+        /// The message hash: sha224, sha256, sha384 or sha512.
+        #[arg(long, default_value = "sha256")]
+        hash: String,
+        /// The file to sign (- for standard input).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// Write the signature here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Verifies a signature: exit status 0 and "Verified OK" if it is
+    /// valid, 1 and "Verification failure" if not.
+    Verify {
+        /// The public key (SubjectPublicKeyInfo PEM or DER; a private key
+        /// also works).
+        #[arg(long = "pub")]
+        public: PathBuf,
+        /// The message hash: sha224, sha256, sha384 or sha512.
+        #[arg(long, default_value = "sha256")]
+        hash: String,
+        /// The signed file (- for standard input).
+        #[arg(long = "in")]
+        input: PathBuf,
+        /// The signature.
+        #[arg(long)]
+        sig: PathBuf,
+    },
+}
+
+/// Runs an `elgamal` subcommand.
+pub fn run(command: ElgamalCommand) -> ExitCode {
+    exit(match command {
+        ElgamalCommand::Keygen { group, bits, out } => keygen(&group, bits, out.as_deref()),
+        ElgamalCommand::Pubkey { input, out } => pubkey(&input, out.as_deref()),
+        ElgamalCommand::Encrypt {
+            public,
+            aad,
+            input,
+            out,
+        } => encrypt(&public, &aad, &input, out.as_deref()),
+        ElgamalCommand::Decrypt {
+            key,
+            aad,
+            input,
+            out,
+        } => decrypt(&key, &aad, &input, out.as_deref()),
+        ElgamalCommand::Sign {
+            key,
+            hash,
+            input,
+            out,
+        } => sign(&key, &hash, &input, out.as_deref()),
+        ElgamalCommand::Verify {
+            public,
+            hash,
+            input,
+            sig,
+        } => return verify(&public, &hash, &input, &sig),
+    })
+}
+
+fn hash(name: &str) -> Result<HashAlgorithm, String> {
+    HashAlgorithm::from_name(name).map_err(|e| format!("--hash {name:?}: {e}"))
+}
+
+fn load_private(path: &Path) -> Result<SecretKey, String> {
+    let data = read(path)?;
+    let key = if is_pem(&data) {
+        SecretKey::from_pkcs8_pem(&read_text(path)?)
+    } else {
+        SecretKey::from_pkcs8_der(&data)
+    };
+    key.map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn load_public(path: &Path) -> Result<PublicKey, String> {
+    let data = read(path)?;
+    let key = if is_pem(&data) {
+        let text = read_text(path)?;
+        PublicKey::from_public_key_pem(&text).or_else(|e| {
+            SecretKey::from_pkcs8_pem(&text)
+                .map(|k| k.public_key().clone())
+                .map_err(|_| e)
+        })
+    } else {
+        PublicKey::from_public_key_der(&data).or_else(|e| {
+            SecretKey::from_pkcs8_der(&data)
+                .map(|k| k.public_key().clone())
+                .map_err(|_| e)
+        })
+    };
+    key.map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn keygen(group_name: &str, bits: Option<u32>, out: Option<&Path>) -> Result<(), String> {
+    let mut rng = rng()?;
+    let group = match bits {
+        Some(bits) => {
+            let status = Status::new();
+            let group = Group::generate_with_progress(bits, &mut rng, &mut |p| {
+                status.update(&format!(
+                    "safe prime: {} candidates, {} Miller-Rabin rounds",
+                    p.candidates, p.tests
+                ));
+                ControlFlow::Continue(())
+            });
+            status.clear();
+            group.map_err(|e| format!("--bits {bits}: {e}"))?
+        }
+        None => NamedGroup::from_name(group_name)
+            .map_err(|e| format!("--group {group_name:?}: {e}"))?
+            .group(),
+    };
+    let key = SecretKey::generate(&group, &mut rng).map_err(|e| e.to_string())?;
+    let pem = key.to_pkcs8_pem().map_err(|e| e.to_string())?;
+    write(out, pem.as_bytes(), true)
+}
+
+fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
+    let pem = load_private(input)?
+        .public_key()
+        .to_public_key_pem()
+        .map_err(|e| e.to_string())?;
+    write(out, pem.as_bytes(), false)
+}
+
+fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
+    let key = load_public(public)?;
+    let sealed = key
+        .seal(&read(input)?, aad.as_bytes(), &mut rng()?)
+        .map_err(|e| e.to_string())?;
+    write(out, &sealed, false)
+}
+
+fn decrypt(key: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
+    let key = load_private(key)?;
+    let plain = key
+        .open(&read(input)?, aad.as_bytes())
+        .map_err(|e| format!("{}: {e}", input.display()))?;
+    write(out, &plain, true)
+}
+
+fn sign(key: &Path, hash_name: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
+    let hash = hash(hash_name)?;
+    let key = load_private(key)?;
+    let msg = read(input)?;
+    let sig = match hash {
+        HashAlgorithm::Sha224 => key.sign::<Sha224>(&msg),
+        HashAlgorithm::Sha256 => key.sign::<Sha256>(&msg),
+        HashAlgorithm::Sha384 => key.sign::<Sha384>(&msg),
+        HashAlgorithm::Sha512 => key.sign::<Sha512>(&msg),
+    }
+    .map_err(|e| e.to_string())?;
+    write(out, &sig.to_der(), false)
+}
+
+fn verify(public: &Path, hash_name: &str, input: &Path, sig: &Path) -> ExitCode {
+    verdict((|| {
+        let hash = hash(hash_name)?;
+        let key = load_public(public)?;
+        let msg = read(input)?;
+        let bytes = read(sig)?;
+        // A malformed signature is an invalid one (exit 1), as in openssl.
+        Ok(Signature::from_der(&bytes).and_then(|sig| match hash {
+            HashAlgorithm::Sha224 => key.verify::<Sha224>(&msg, &sig),
+            HashAlgorithm::Sha256 => key.verify::<Sha256>(&msg, &sig),
+            HashAlgorithm::Sha384 => key.verify::<Sha384>(&msg, &sig),
+            HashAlgorithm::Sha512 => key.verify::<Sha512>(&msg, &sig),
+        }))
+    })())
+}

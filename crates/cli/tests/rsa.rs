@@ -1,0 +1,454 @@
+//! `numcrypt rsa …` end to end against the real `openssl` command line, in
+//! each direction: keys made by one load in the other, signatures made by
+//! one verify in the other, OAEP ciphertexts decrypt both ways.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+fn numcrypt(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_numcrypt"))
+        .args(args)
+        .output()
+        .expect("run numcrypt")
+}
+
+fn openssl(args: &[&str]) -> Output {
+    Command::new("openssl")
+        .args(args)
+        .output()
+        .expect("run openssl")
+}
+
+fn ok(out: Output, what: &str) -> Output {
+    assert!(
+        out.status.success(),
+        "{what}: {:?}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn have_openssl(test: &str) -> bool {
+    let found = Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        println!("{test}: skipped: no openssl command");
+    }
+    found
+}
+
+/// A fresh directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "rsa-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn p(dir: &Path, file: &str) -> String {
+    dir.join(file).to_str().unwrap().to_owned()
+}
+
+/// A numcrypt key and an openssl key (2048 bits), with their SPKI PEMs.
+fn keys(dir: &Path) -> [(String, String); 2] {
+    let (nk, npub) = (p(dir, "numcrypt.pem"), p(dir, "numcrypt.pub"));
+    ok(
+        numcrypt(&["rsa", "keygen", "--out", &nk]),
+        "numcrypt keygen",
+    );
+    ok(
+        numcrypt(&["rsa", "pubkey", "--in", &nk, "--out", &npub]),
+        "numcrypt pubkey",
+    );
+    let (ok_, opub) = (p(dir, "openssl.pem"), p(dir, "openssl.pub"));
+    ok(
+        openssl(&[
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+            "-out",
+            &ok_,
+        ]),
+        "openssl genpkey",
+    );
+    ok(
+        openssl(&["pkey", "-in", &ok_, "-pubout", "-out", &opub]),
+        "openssl pubout",
+    );
+    [(nk, npub), (ok_, opub)]
+}
+
+#[test]
+fn keys_interoperate() {
+    if !have_openssl("keys_interoperate") {
+        return;
+    }
+    let dir = scratch("keys");
+    let [(nk, npub), (ok_, opub)] = keys(&dir);
+    // openssl checks numcrypt's key (p, q prime, d·e ≡ 1, CRT values) and
+    // derives the same public key, byte for byte.
+    let check = ok(
+        openssl(&["pkey", "-in", &nk, "-check", "-noout"]),
+        "openssl pkey -check",
+    );
+    assert!(text(&check.stdout).contains("Key is valid"));
+    let text_out = ok(
+        openssl(&["pkey", "-in", &nk, "-text", "-noout"]),
+        "openssl pkey -text",
+    );
+    assert!(text(&text_out.stdout).contains("Private-Key: (2048 bit, 2 primes)"));
+    assert!(text(&text_out.stdout).contains("publicExponent: 65537"));
+    let derived = ok(openssl(&["pkey", "-in", &nk, "-pubout"]), "openssl pubout");
+    assert_eq!(derived.stdout, std::fs::read(&npub).unwrap());
+    // numcrypt derives the same public key as openssl from openssl's key.
+    let mine = ok(
+        numcrypt(&["rsa", "pubkey", "--in", &ok_]),
+        "numcrypt pubkey of openssl key",
+    );
+    assert_eq!(mine.stdout, std::fs::read(&opub).unwrap());
+    // PKCS#1 ("traditional") PEM and DER keys load too.
+    let trad = p(&dir, "trad.pem");
+    ok(
+        openssl(&["pkey", "-in", &ok_, "-traditional", "-out", &trad]),
+        "openssl -traditional",
+    );
+    assert!(
+        std::fs::read_to_string(&trad)
+            .unwrap()
+            .starts_with("-----BEGIN RSA PRIVATE KEY-----")
+    );
+    let der = p(&dir, "key.der");
+    ok(
+        openssl(&["pkey", "-in", &ok_, "-outform", "DER", "-out", &der]),
+        "openssl DER",
+    );
+    for key in [&trad, &der] {
+        let out = ok(numcrypt(&["rsa", "pubkey", "--in", key]), "numcrypt pubkey");
+        assert_eq!(out.stdout, std::fs::read(&opub).unwrap(), "{key}");
+    }
+    // The private key file is not readable by others.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&nk).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "key file mode {mode:o}");
+    }
+}
+
+#[test]
+fn signatures_interoperate() {
+    if !have_openssl("signatures_interoperate") {
+        return;
+    }
+    let dir = scratch("sig");
+    let msg = p(&dir, "msg");
+    std::fs::write(&msg, b"The quick brown fox jumps over the lazy dog\n").unwrap();
+    for (key, public) in keys(&dir) {
+        for hash in ["sha256", "sha384", "sha512"] {
+            let dgst = format!("-{hash}");
+            // PKCS#1 v1.5: deterministic, so both produce the same bytes.
+            let (ns, os) = (p(&dir, "n.sig"), p(&dir, "o.sig"));
+            ok(
+                numcrypt(&[
+                    "rsa", "sign", "--key", &key, "--hash", hash, "--in", &msg, "--out", &ns,
+                ]),
+                "numcrypt sign",
+            );
+            ok(
+                openssl(&["dgst", &dgst, "-sign", &key, "-out", &os, &msg]),
+                "openssl sign",
+            );
+            assert_eq!(
+                std::fs::read(&ns).unwrap(),
+                std::fs::read(&os).unwrap(),
+                "{hash}"
+            );
+            let v = ok(
+                openssl(&["dgst", &dgst, "-verify", &public, "-signature", &ns, &msg]),
+                "openssl verify",
+            );
+            assert!(text(&v.stdout).contains("Verified OK"));
+            let v = ok(
+                numcrypt(&[
+                    "rsa", "verify", "--pub", &public, "--hash", hash, "--in", &msg, "--sig", &os,
+                ]),
+                "numcrypt verify",
+            );
+            assert_eq!(text(&v.stdout), "Verified OK\n");
+
+            // PSS, salt as long as the digest, through pkeyutl.
+            let pss = [
+                "-pkeyopt",
+                "rsa_padding_mode:pss",
+                "-pkeyopt",
+                "rsa_pss_saltlen:digest",
+            ];
+            let digest = p(&dir, "digest");
+            ok(
+                openssl(&["dgst", &dgst, "-binary", "-out", &digest, &msg]),
+                "openssl digest",
+            );
+            let md = format!("digest:{hash}");
+            ok(
+                numcrypt(&[
+                    "rsa", "sign", "--key", &key, "--scheme", "pss", "--hash", hash, "--in", &msg,
+                    "--out", &ns,
+                ]),
+                "numcrypt pss sign",
+            );
+            let mut args = vec![
+                "pkeyutl", "-verify", "-pubin", "-inkey", &public, "-in", &digest, "-sigfile", &ns,
+                "-pkeyopt", &md,
+            ];
+            args.extend(pss);
+            let v = ok(openssl(&args), "openssl pss verify");
+            assert!(text(&v.stdout).contains("Signature Verified Successfully"));
+            let mut args = vec![
+                "pkeyutl", "-sign", "-inkey", &key, "-in", &digest, "-out", &os, "-pkeyopt", &md,
+            ];
+            args.extend(pss);
+            ok(openssl(&args), "openssl pss sign");
+            ok(
+                numcrypt(&[
+                    "rsa", "verify", "--pub", &public, "--scheme", "pss", "--hash", hash, "--in",
+                    &msg, "--sig", &os,
+                ]),
+                "numcrypt pss verify",
+            );
+            // openssl dgst's own PSS default (maximal salt) verifies with
+            // --salt-len auto (and max), not with digest.
+            ok(
+                openssl(&[
+                    "dgst",
+                    &dgst,
+                    "-sign",
+                    &key,
+                    "-sigopt",
+                    "rsa_padding_mode:pss",
+                    "-out",
+                    &os,
+                    &msg,
+                ]),
+                "openssl dgst pss",
+            );
+            for salt in ["auto", "max"] {
+                ok(
+                    numcrypt(&[
+                        "rsa",
+                        "verify",
+                        "--pub",
+                        &public,
+                        "--scheme",
+                        "pss",
+                        "--salt-len",
+                        salt,
+                        "--hash",
+                        hash,
+                        "--in",
+                        &msg,
+                        "--sig",
+                        &os,
+                    ]),
+                    "numcrypt verify max salt",
+                );
+            }
+            let v = numcrypt(&[
+                "rsa", "verify", "--pub", &public, "--scheme", "pss", "--hash", hash, "--in", &msg,
+                "--sig", &os,
+            ]);
+            assert_eq!(v.status.code(), Some(1));
+        }
+    }
+}
+
+#[test]
+fn oaep_interoperates() {
+    if !have_openssl("oaep_interoperates") {
+        return;
+    }
+    let dir = scratch("oaep");
+    let msg = p(&dir, "msg");
+    std::fs::write(&msg, b"attack at dawn").unwrap();
+    for (key, public) in keys(&dir) {
+        for (hash, label) in [
+            ("sha256", ""),
+            ("sha256", "a label"),
+            ("sha384", "x"),
+            ("sha512", ""),
+        ] {
+            let mut opts = vec![
+                "-pkeyopt".to_owned(),
+                "rsa_padding_mode:oaep".to_owned(),
+                "-pkeyopt".to_owned(),
+                format!("rsa_oaep_md:{hash}"),
+                "-pkeyopt".to_owned(),
+                format!("rsa_mgf1_md:{hash}"),
+            ];
+            if !label.is_empty() {
+                opts.push("-pkeyopt".to_owned());
+                opts.push(format!("rsa_oaep_label:{}", hex::encode(label)));
+            }
+            let opts: Vec<&str> = opts.iter().map(String::as_str).collect();
+            let (nc, oc) = (p(&dir, "n.ct"), p(&dir, "o.ct"));
+            ok(
+                numcrypt(&[
+                    "rsa", "encrypt", "--pub", &public, "--hash", hash, "--label", label, "--in",
+                    &msg, "--out", &nc,
+                ]),
+                "numcrypt encrypt",
+            );
+            let mut args = vec!["pkeyutl", "-decrypt", "-inkey", &key, "-in", &nc];
+            args.extend(&opts);
+            let d = ok(openssl(&args), "openssl decrypt");
+            assert_eq!(d.stdout, b"attack at dawn", "{hash} {label:?}");
+            let mut args = vec![
+                "pkeyutl", "-encrypt", "-pubin", "-inkey", &public, "-in", &msg, "-out", &oc,
+            ];
+            args.extend(&opts);
+            ok(openssl(&args), "openssl encrypt");
+            let d = ok(
+                numcrypt(&[
+                    "rsa", "decrypt", "--key", &key, "--hash", hash, "--label", label, "--in", &oc,
+                ]),
+                "numcrypt decrypt",
+            );
+            assert_eq!(d.stdout, b"attack at dawn", "{hash} {label:?}");
+            // The wrong label: one line, exit 2, nothing on standard output.
+            let d = numcrypt(&[
+                "rsa", "decrypt", "--key", &key, "--hash", hash, "--label", "wrong", "--in", &oc,
+            ]);
+            assert_eq!(d.status.code(), Some(2));
+            assert!(d.stdout.is_empty());
+            assert_eq!(text(&d.stderr), "numcrypt: error: decryption failed\n");
+        }
+    }
+}
+
+#[test]
+fn errors_and_exit_codes() {
+    let dir = scratch("errors");
+    let (key, public, msg, sig) = (
+        p(&dir, "k.pem"),
+        p(&dir, "k.pub"),
+        p(&dir, "msg"),
+        p(&dir, "sig"),
+    );
+    ok(numcrypt(&["rsa", "keygen", "--out", &key]), "keygen");
+    ok(
+        numcrypt(&["rsa", "pubkey", "--in", &key, "--out", &public]),
+        "pubkey",
+    );
+    std::fs::write(&msg, b"m").unwrap();
+    ok(
+        numcrypt(&["rsa", "sign", "--key", &key, "--in", &msg, "--out", &sig]),
+        "sign",
+    );
+    // Invalid: exit 1.
+    std::fs::write(&msg, b"n").unwrap();
+    let v = numcrypt(&[
+        "rsa", "verify", "--pub", &public, "--in", &msg, "--sig", &sig,
+    ]);
+    assert_eq!(v.status.code(), Some(1));
+    assert_eq!(text(&v.stdout), "Verification failure: invalid signature\n");
+    // A truncated signature: exit 1 too (it is a bad signature), saying why.
+    let mut s = std::fs::read(&sig).unwrap();
+    s.pop();
+    std::fs::write(&sig, &s).unwrap();
+    let v = numcrypt(&[
+        "rsa", "verify", "--pub", &public, "--in", &msg, "--sig", &sig,
+    ]);
+    assert_eq!(v.status.code(), Some(1));
+    assert!(text(&v.stdout).contains("expected 256 bytes"));
+    // Usage and input errors: exit 2, one line on standard error, nothing
+    // on standard output.
+    let missing = p(&dir, "missing");
+    let garbage = p(&dir, "garbage.pem");
+    std::fs::write(
+        &garbage,
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["rsa", "sign", "--key", &missing, "--in", &msg],
+        vec!["rsa", "sign", "--key", &garbage, "--in", &msg],
+        vec!["rsa", "sign", "--key", &key, "--hash", "sha1", "--in", &msg],
+        vec!["rsa", "sign", "--key", &key, "--hash", "md5", "--in", &msg],
+        vec![
+            "rsa",
+            "sign",
+            "--key",
+            &key,
+            "--scheme",
+            "pss",
+            "--salt-len",
+            "9999",
+            "--in",
+            &msg,
+        ],
+        vec![
+            "rsa", "verify", "--pub", &garbage, "--in", &msg, "--sig", &sig,
+        ],
+        vec![
+            "rsa", "verify", "--pub", &public, "--in", &msg, "--sig", &missing,
+        ],
+        vec!["rsa", "keygen", "--bits", "1024"],
+        vec!["rsa", "keygen", "--bits", "2047"],
+        vec!["rsa", "keygen", "--exponent", "3"],
+        vec!["rsa", "decrypt", "--key", &key, "--in", &msg],
+    ] {
+        let out = numcrypt(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("numcrypt: error: "), "{args:?}: {err}");
+    }
+    // clap's own usage errors also exit 2.
+    for args in [
+        vec!["rsa", "sign", "--in", &msg],
+        vec![
+            "rsa", "sign", "--key", &key, "--scheme", "raw", "--in", &msg,
+        ],
+    ] {
+        assert_eq!(numcrypt(&args).status.code(), Some(2), "{args:?}");
+    }
+    // A weak key with the flag: a warning, and a key openssl reads as 1024 bits.
+    let weak = p(&dir, "weak.pem");
+    let out = ok(
+        numcrypt(&[
+            "rsa",
+            "keygen",
+            "--bits",
+            "1024",
+            "--allow-weak",
+            "--out",
+            &weak,
+        ]),
+        "weak keygen",
+    );
+    assert!(text(&out.stderr).contains("warning"));
+    if have_openssl("errors_and_exit_codes (weak key)") {
+        let t = ok(
+            openssl(&["pkey", "-in", &weak, "-text", "-noout"]),
+            "openssl weak",
+        );
+        assert!(text(&t.stdout).contains("Private-Key: (1024 bit, 2 primes)"));
+    }
+    let out = numcrypt(&["rsa", "sign", "--key", &weak, "--in", &msg]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("below the minimum of 2048"));
+}

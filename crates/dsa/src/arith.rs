@@ -1,0 +1,79 @@
+//! Small helpers over `numcrypt-limbs`: widths, byte conversions, and a
+//! constant-time reduction of wide values modulo a small modulus.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use numcrypt_limbs::{BoxedUint, Limb, MontyForm, MontyParams, Unsigned};
+use zeroize::Zeroize;
+
+/// Limbs needed for `bits` bits (at least one).
+pub(crate) fn limbs_for(bits: u32) -> usize {
+    (bits.div_ceil(Limb::BITS) as usize).max(1)
+}
+
+/// `x` zero-extended or truncated to `nlimbs` limbs (the caller knows the
+/// value fits).
+pub(crate) fn at_width(x: &BoxedUint, nlimbs: usize) -> BoxedUint {
+    let mut out = BoxedUint::zero(nlimbs);
+    let n = nlimbs.min(x.nlimbs());
+    out.as_mut()[..n].copy_from_slice(&x.as_ref()[..n]);
+    out
+}
+
+/// Big-endian bytes of `x`, exactly `len` long (the caller knows it fits).
+pub(crate) fn to_be_fixed(x: &BoxedUint, len: usize) -> Vec<u8> {
+    let mut out = vec![0u8; len];
+    // Zero-extend first: `write_be_bytes` refuses values wider than `len`.
+    let wide = at_width(x, len.div_ceil(8).max(x.nlimbs()));
+    let _ = wide.write_be_bytes(&mut out);
+    out
+}
+
+/// Reduces values of any width modulo an odd `m`, in constant time: the
+/// value is cut into chunks of `m`'s width, and `Σ cᵢ · 2^(64·n·i)` is
+/// summed in Montgomery form. For a 2048-bit value modulo a 256-bit `q`
+/// that is 16 small Montgomery multiplications, against a 2048-step
+/// bit-serial division.
+#[derive(Clone, Debug)]
+pub(crate) struct WideReducer {
+    params: MontyParams<BoxedUint>,
+    /// `2^(64 n) mod m` in Montgomery form: the weight of one chunk.
+    chunk_weight: MontyForm<BoxedUint>,
+}
+
+impl WideReducer {
+    pub(crate) fn new(params: MontyParams<BoxedUint>) -> Self {
+        // The raw representation of 1 is R mod m = 2^(64 n) mod m.
+        let r_mod_m = params.one().as_montgomery().clone();
+        let chunk_weight = params.to_monty(&r_mod_m);
+        Self {
+            params,
+            chunk_weight,
+        }
+    }
+
+    pub(crate) fn params(&self) -> &MontyParams<BoxedUint> {
+        &self.params
+    }
+
+    /// `x mod m`, in Montgomery form.
+    pub(crate) fn reduce(&self, x: &BoxedUint) -> MontyForm<BoxedUint> {
+        let n = self.params.modulus().nlimbs();
+        let mut acc = self.params.zero();
+        let mut weight = self.params.one();
+        let mut chunk = BoxedUint::zero(n);
+        for (i, limbs) in x.as_ref().chunks(n).enumerate() {
+            chunk.as_mut().fill(0);
+            chunk.as_mut()[..limbs.len()].copy_from_slice(limbs);
+            if i > 0 {
+                weight = self.params.mul(&weight, &self.chunk_weight);
+            }
+            // A chunk is below R, which Montgomery conversion accepts.
+            let term = self.params.mul(&self.params.to_monty(&chunk), &weight);
+            acc = self.params.add(&acc, &term);
+        }
+        chunk.zeroize();
+        acc
+    }
+}

@@ -1,0 +1,283 @@
+//! Key pairs, signing (RFC 6979, optionally hedged) and verification.
+
+use core::fmt;
+
+use digest::Digest;
+use hmac::EagerHash;
+use numcrypt_limbs::{BoxedUint, MontyForm, Unsigned};
+use rand_core::CryptoRng;
+use subtle::ConstantTimeLess;
+use zeroize::Zeroize;
+
+use crate::arith::at_width;
+use crate::rfc6979::{NonceGenerator, bits2int};
+use crate::{DomainParameters, Error, Signature};
+
+/// A DSA public key: the parameters and `y = g^x mod p`.
+///
+/// Construction checks `2 ≤ y ≤ p − 2` and `y^q ≡ 1 (mod p)` (SP 800-89's
+/// public key validation), so a key of the wrong order is refused before
+/// it is ever used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyingKey {
+    params: DomainParameters,
+    y: BoxedUint,
+    y_monty: MontyForm<BoxedUint>,
+}
+
+/// A DSA private key `x ∈ [1, q − 1]` with its public key. `x` is zeroized
+/// on drop; `Debug` does not print it.
+#[derive(Clone)]
+pub struct SigningKey {
+    verifying: VerifyingKey,
+    x: BoxedUint,
+}
+
+impl Drop for SigningKey {
+    fn drop(&mut self) {
+        self.x.zeroize();
+    }
+}
+
+impl fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("verifying_key", &self.verifying)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for SigningKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.verifying == other.verifying && bool::from(self.x.ct_eq_value(&other.x))
+    }
+}
+
+impl Eq for SigningKey {}
+
+impl VerifyingKey {
+    /// The public key `y` for `params`, after the checks above
+    /// ([`Error::InvalidPublicKey`] otherwise).
+    pub fn new(params: DomainParameters, y: BoxedUint) -> Result<Self, Error> {
+        let p = params.p();
+        let two = p.like_u64(2);
+        if y.bits_vartime() > p.bits_vartime() || y < two || y > p.wrapping_sub(&two) {
+            return Err(Error::InvalidPublicKey);
+        }
+        let y = at_width(&y, p.nlimbs());
+        let pm = params.p_monty();
+        let y_monty = pm.to_monty(&y);
+        if pm.pow_vartime(&y_monty, params.q()) != pm.one() {
+            return Err(Error::InvalidPublicKey);
+        }
+        Ok(Self { params, y, y_monty })
+    }
+
+    /// The domain parameters.
+    pub fn params(&self) -> &DomainParameters {
+        &self.params
+    }
+
+    /// `y`.
+    pub fn y(&self) -> &BoxedUint {
+        &self.y
+    }
+
+    /// Verifies `signature` on `message` hashed with `D` (FIPS 186-4
+    /// section 4.7): `Ok(())` or the reason it was refused
+    /// ([`Error::SignatureOutOfRange`], [`Error::InvalidSignature`]).
+    pub fn verify<D: Digest>(&self, message: &[u8], signature: &Signature) -> Result<(), Error> {
+        self.verify_prehash(&D::digest(message), signature)
+    }
+
+    /// Verifies a DER-encoded signature on `message`.
+    pub fn verify_der<D: Digest>(&self, message: &[u8], der: &[u8]) -> Result<(), Error> {
+        self.verify::<D>(message, &Signature::from_der(der)?)
+    }
+
+    /// Verifies an `r ‖ s` signature on `message`.
+    pub fn verify_p1363<D: Digest>(&self, message: &[u8], bytes: &[u8]) -> Result<(), Error> {
+        self.verify::<D>(message, &Signature::from_p1363(bytes, &self.params)?)
+    }
+
+    /// Verifies `signature` on a message hash computed elsewhere (its
+    /// leftmost `N` bits are used, as FIPS 186-4 specifies).
+    ///
+    /// Variable time: everything here is public. `g^u1 · y^u2` is two
+    /// sliding-window exponentiations rather than one simultaneous
+    /// (Straus–Shamir) exponentiation, because the exponentiations run on
+    /// the AVX-512 IFMA backend where it is available and single
+    /// multiplications do not; the README has the measurement.
+    pub fn verify_prehash(&self, prehash: &[u8], signature: &Signature) -> Result<(), Error> {
+        let params = &self.params;
+        let q = params.q();
+        let (r, s) = (signature.r(), signature.s());
+        let in_range = |v: &BoxedUint| !bool::from(v.is_zero()) && v < q;
+        if !in_range(r) || !in_range(s) {
+            return Err(Error::SignatureOutOfRange);
+        }
+        let r = at_width(r, q.nlimbs());
+        let s = at_width(s, q.nlimbs());
+        let qm = params.q_monty();
+        let w = qm.to_monty(&s.inv_mod_vartime(q)?);
+        let z = bits2int(prehash, params.sizes().n(), q.nlimbs());
+        let u1 = qm.from_monty(&qm.mul(&qm.to_monty(&z), &w));
+        let u2 = qm.from_monty(&qm.mul(&qm.to_monty(&r), &w));
+        let pm = params.p_monty();
+        let v = pm.mul(
+            &pm.pow_vartime(params.g_monty(), &u1),
+            &pm.pow_vartime(&self.y_monty, &u2),
+        );
+        let v = pm.from_monty(&v).rem_vartime(q)?;
+        if v == r {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
+        }
+    }
+}
+
+impl SigningKey {
+    /// A new key pair for `params` (FIPS 186-4 B.1.2: `x` uniform in
+    /// `[1, q − 1]` by rejection sampling, `y = g^x` in constant time).
+    /// [`Error::VerifyOnly`] for (1024, 160) parameters.
+    pub fn generate<R: CryptoRng + ?Sized>(
+        params: &DomainParameters,
+        rng: &mut R,
+    ) -> Result<Self, Error> {
+        params.require_signing()?;
+        let q = params.q();
+        let q_minus_1 = q.wrapping_sub(&q.like_u64(1));
+        let mut c = BoxedUint::random_below(rng, &q_minus_1)?;
+        let x = c.wrapping_add(&c.like_u64(1));
+        c.zeroize();
+        Self::from_secret(params.clone(), x)
+    }
+
+    /// The key with private exponent `x` for `params`:
+    /// [`Error::InvalidPrivateKey`] unless `1 ≤ x ≤ q − 1`,
+    /// [`Error::VerifyOnly`] for (1024, 160) parameters.
+    pub fn from_components(params: DomainParameters, x: &BoxedUint) -> Result<Self, Error> {
+        params.require_signing()?;
+        let q = params.q();
+        let fits = x.bits_vartime() <= q.bits_vartime();
+        let x = at_width(x, q.nlimbs());
+        // Constant time: the only thing revealed is whether x is valid.
+        if !fits || !bool::from(!x.is_zero() & x.ct_lt(q)) {
+            let mut x = x;
+            x.zeroize();
+            return Err(Error::InvalidPrivateKey);
+        }
+        Self::from_secret(params, x)
+    }
+
+    fn from_secret(params: DomainParameters, x: BoxedUint) -> Result<Self, Error> {
+        let pm = params.p_monty();
+        let y_monty = pm.pow_bounded(params.g_monty(), &x, params.sizes().n());
+        let y = pm.from_monty(&y_monty);
+        Ok(Self {
+            verifying: VerifyingKey { params, y, y_monty },
+            x,
+        })
+    }
+
+    /// The public half.
+    pub fn verifying_key(&self) -> &VerifyingKey {
+        &self.verifying
+    }
+
+    /// The domain parameters.
+    pub fn params(&self) -> &DomainParameters {
+        &self.verifying.params
+    }
+
+    /// The private exponent `x` (secret: handle with care).
+    pub fn x(&self) -> &BoxedUint {
+        &self.x
+    }
+
+    /// Signs `message` hashed with `D`, with `k` from RFC 6979: the same
+    /// message always gives the same signature, and no random number
+    /// generator is involved.
+    pub fn sign<D: EagerHash>(&self, message: &[u8]) -> Result<Signature, Error> {
+        self.sign_prehash::<D>(&D::digest(message))
+    }
+
+    /// Signs `message` with `k` from RFC 6979 with fresh random bytes as
+    /// additional data (section 3.6): signatures differ each time (which
+    /// some protocols want, and which blunts fault attacks on repeated
+    /// signatures), and stay safe even if `rng` is broken.
+    pub fn sign_with_rng<D: EagerHash, R: CryptoRng + ?Sized>(
+        &self,
+        message: &[u8],
+        rng: &mut R,
+    ) -> Result<Signature, Error> {
+        self.sign_prehash_with_rng::<D, R>(&D::digest(message), rng)
+    }
+
+    /// Signs a message hash computed elsewhere; `D` is the hash RFC 6979's
+    /// HMAC runs on (normally the one that made `prehash`).
+    pub fn sign_prehash<D: EagerHash>(&self, prehash: &[u8]) -> Result<Signature, Error> {
+        self.sign_core::<D>(prehash, &[])
+    }
+
+    /// [`sign_prehash`](Self::sign_prehash) with fresh randomness mixed
+    /// into `k`, as [`sign_with_rng`](Self::sign_with_rng).
+    pub fn sign_prehash_with_rng<D: EagerHash, R: CryptoRng + ?Sized>(
+        &self,
+        prehash: &[u8],
+        rng: &mut R,
+    ) -> Result<Signature, Error> {
+        let mut extra = [0u8; 32];
+        rng.fill_bytes(&mut extra);
+        let sig = self.sign_core::<D>(prehash, &extra);
+        extra.zeroize();
+        sig
+    }
+
+    /// FIPS 186-4 section 4.6 with `k` from the HMAC-DRBG: `r = (g^k mod
+    /// p) mod q`, `s = k⁻¹ (z + x r) mod q`, a new `k` in the (negligible)
+    /// event that either is zero.
+    ///
+    /// Constant time in `x` and `k`: `g^k` is the fixed-window
+    /// exponentiation over `N` bits, `k⁻¹` the constant-time inverse, the
+    /// reduction of `g^k mod p` modulo `q` and the arithmetic modulo `q`
+    /// Montgomery multiplications.
+    fn sign_core<D: EagerHash>(
+        &self,
+        prehash: &[u8],
+        additional: &[u8],
+    ) -> Result<Signature, Error> {
+        let params = self.params();
+        params.require_signing()?;
+        let q = params.q();
+        let n = params.sizes().n();
+        let qm = params.q_monty();
+        let pm = params.p_monty();
+        let z = qm.to_monty(&bits2int(prehash, n, q.nlimbs()));
+        let mut x = qm.to_monty(&self.x);
+        let mut drbg = NonceGenerator::<D>::new(q, &self.x, prehash, additional);
+        loop {
+            let mut k = drbg.next_candidate();
+            if !bool::from(!k.is_zero() & k.ct_lt(q)) {
+                k.zeroize();
+                continue;
+            }
+            let mut gk = pm.from_monty(&pm.pow_bounded(params.g_monty(), &k, n));
+            let r = params.q_reducer().reduce(&gk);
+            let mut k_inv = qm.to_monty(&k.inv_mod(q)?);
+            let mut xr = qm.mul(&x, &r);
+            let s = qm.mul(&k_inv, &qm.add(&z, &xr));
+            k.zeroize();
+            gk.zeroize();
+            k_inv.zeroize();
+            xr.zeroize();
+            let (r, s) = (qm.from_monty(&r), qm.from_monty(&s));
+            // r and s are about to be published: testing them is safe.
+            if !bool::from(r.is_zero()) && !bool::from(s.is_zero()) {
+                x.zeroize();
+                return Ok(Signature::from_components(r, s));
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Signatures `(r, s)` and their two encodings: DER (RFC 3279's
+//! `Dss-Sig-Value`, what OpenSSL and X.509 use) and P1363 (`r ‖ s`, each
+//! `⌈N/8⌉` bytes, what WebCrypto and JOSE use).
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use der::asn1::UintRef;
+use der::{Decode, DecodeValue, Encode, EncodeValue, Header, Length, Reader, Writer};
+use numcrypt_limbs::{BoxedUint, Unsigned};
+
+use crate::arith::to_be_fixed;
+use crate::{DomainParameters, Error};
+
+/// A DSA signature: the pair `(r, s)`.
+///
+/// Decoding checks the encoding only; verification checks that `r` and `s`
+/// lie in `[1, q − 1]`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Signature {
+    r: BoxedUint,
+    s: BoxedUint,
+}
+
+impl fmt::Debug for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Signature {{ r: {:#x}, s: {:#x} }}", self.r, self.s)
+    }
+}
+
+/// `Dss-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` (RFC 3279).
+pub(crate) struct IntegerPair<'a> {
+    pub(crate) first: UintRef<'a>,
+    pub(crate) second: UintRef<'a>,
+}
+
+impl<'a> DecodeValue<'a> for IntegerPair<'a> {
+    type Error = der::Error;
+
+    fn decode_value<R: Reader<'a>>(reader: &mut R, _header: Header) -> der::Result<Self> {
+        Ok(Self {
+            first: reader.decode()?,
+            second: reader.decode()?,
+        })
+    }
+}
+
+impl EncodeValue for IntegerPair<'_> {
+    fn value_len(&self) -> der::Result<Length> {
+        self.first.encoded_len()? + self.second.encoded_len()?
+    }
+
+    fn encode_value(&self, writer: &mut impl Writer) -> der::Result<()> {
+        self.first.encode(writer)?;
+        self.second.encode(writer)
+    }
+}
+
+impl<'a> der::Sequence<'a> for IntegerPair<'a> {}
+
+impl IntegerPair<'_> {
+    /// Strict DER `SEQUENCE { INTEGER, INTEGER }` of two non-negative
+    /// integers: minimal encodings, no trailing bytes.
+    pub(crate) fn decode_strict(bytes: &[u8]) -> Option<(BoxedUint, BoxedUint)> {
+        let pair = IntegerPair::from_der(bytes).ok()?;
+        Some((
+            BoxedUint::from_be_slice_auto(pair.first.as_bytes()),
+            BoxedUint::from_be_slice_auto(pair.second.as_bytes()),
+        ))
+    }
+
+    /// The DER encoding of two non-negative integers.
+    pub(crate) fn encode_pair(first: &BoxedUint, second: &BoxedUint) -> Vec<u8> {
+        let a = first.to_be_bytes();
+        let b = second.to_be_bytes();
+        let pair = match (UintRef::new(&a), UintRef::new(&b)) {
+            (Ok(first), Ok(second)) => IntegerPair { first, second },
+            _ => unreachable!("minimal big-endian bytes are a valid UintRef"),
+        };
+        match pair.to_der() {
+            Ok(der) => der,
+            Err(_) => unreachable!("a two-integer sequence always encodes"),
+        }
+    }
+}
+
+impl Signature {
+    /// A signature from its two integers (checked only when verified).
+    pub fn from_components(r: BoxedUint, s: BoxedUint) -> Self {
+        Self { r, s }
+    }
+
+    /// `r`.
+    pub fn r(&self) -> &BoxedUint {
+        &self.r
+    }
+
+    /// `s`.
+    pub fn s(&self) -> &BoxedUint {
+        &self.s
+    }
+
+    /// Decodes strict DER `Dss-Sig-Value`: BER variants (long-form lengths
+    /// that are not minimal, integers with superfluous leading bytes,
+    /// negative integers) and trailing bytes are
+    /// [`Error::MalformedSignature`].
+    pub fn from_der(bytes: &[u8]) -> Result<Self, Error> {
+        let (r, s) = IntegerPair::decode_strict(bytes).ok_or(Error::MalformedSignature)?;
+        Ok(Self { r, s })
+    }
+
+    /// The DER `Dss-Sig-Value` encoding.
+    pub fn to_der(&self) -> Vec<u8> {
+        IntegerPair::encode_pair(&self.r, &self.s)
+    }
+
+    /// Decodes `r ‖ s`, each exactly `params.scalar_len()` bytes.
+    pub fn from_p1363(bytes: &[u8], params: &DomainParameters) -> Result<Self, Error> {
+        let len = params.scalar_len();
+        if bytes.len() != 2 * len {
+            return Err(Error::MalformedSignature);
+        }
+        let (r, s) = bytes.split_at(len);
+        Ok(Self {
+            r: BoxedUint::from_be_slice_auto(r),
+            s: BoxedUint::from_be_slice_auto(s),
+        })
+    }
+
+    /// The `r ‖ s` encoding for `params`; [`Error::SignatureOutOfRange`]
+    /// if `r` or `s` does not fit `⌈N/8⌉` bytes.
+    pub fn to_p1363(&self, params: &DomainParameters) -> Result<Vec<u8>, Error> {
+        let len = params.scalar_len();
+        let bits = 8 * len as u32;
+        if self.r.bits_vartime() > bits || self.s.bits_vartime() > bits {
+            return Err(Error::SignatureOutOfRange);
+        }
+        let mut out = to_be_fixed(&self.r, len);
+        out.extend_from_slice(&to_be_fixed(&self.s, len));
+        Ok(out)
+    }
+}

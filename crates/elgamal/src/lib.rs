@@ -1,0 +1,110 @@
+//! ElGamal encryption and signatures on `numcrypt-limbs` and
+//! `numcrypt-prime`, in safe-prime groups: the RFC 3526 MODP and RFC 7919
+//! FFDHE groups (2048 to 8192 bits), groups made from a fresh safe prime,
+//! and `2^2048 − 1942289`, a safe prime of the special form `2^k − c`.
+//!
+//! # Which mode to use
+//! **The hybrid mode ([`PublicKey::seal`] / [`SecretKey::open`]) is the one
+//! to pick.** It is ElGamal key agreement (`c = g^r`, shared `y^r`) followed
+//! by HKDF-SHA256 and ChaCha20-Poly1305 (the DHIES/ECIES pattern, as in
+//! HPKE):
+//! - it is secure against chosen-ciphertext attacks (a modified
+//!   ciphertext fails to open), where textbook ElGamal is malleable by
+//!   design: anyone can multiply the hidden message by a factor of their
+//!   choice;
+//! - it takes messages of any length, where textbook ElGamal encrypts one
+//!   group element (at most 255 bytes in a 2048-bit group) per two
+//!   exponentiations and doubles the size;
+//! - the key derivation hashes the shared element, so nothing depends on
+//!   how messages map into the group.
+//!
+//! Textbook ElGamal ([`PublicKey::encrypt`], [`SecretKey::decrypt`]) is
+//! here for what only it offers: the multiplicative homomorphism
+//! ([`Ciphertext::mul`]) and re-randomization ([`PublicKey::rerandomize`]),
+//! the building blocks of mix-nets and voting schemes. It is semantically
+//! secure (under DDH) because everything stays in the subgroup of squares,
+//! which has prime order `q = (p − 1)/2`: messages are encoded into it
+//! reversibly ([`Group::encode_message`]), and decryption refuses elements
+//! outside it.
+//!
+//! ElGamal signatures ([`SecretKey::sign`], [`PublicKey::verify`]) follow
+//! the original definition, hashed, with the known pitfalls handled (see
+//! [`Signature`]). **For new systems, use DSA ([`numcrypt_dsa`]) or
+//! Schnorr signatures instead:** they are shorter, faster and better
+//! understood.
+//!
+//! ```
+//! use numcrypt_elgamal::{NamedGroup, PublicKey, SecretKey};
+//! use sha2::Sha256;
+//! # use rand_core::SeedableRng;
+//! # let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(1); // any CryptoRng
+//!
+//! let key = SecretKey::generate(&NamedGroup::Ffdhe2048.group(), &mut rng)?;
+//! let public: &PublicKey = key.public_key();
+//!
+//! // Hybrid: any length, authenticated.
+//! let sealed = public.seal(b"meet at noon", b"header", &mut rng)?;
+//! assert_eq!(&key.open(&sealed, b"header")?[..], b"meet at noon");
+//! assert!(key.open(&sealed, b"other header").is_err());
+//!
+//! // Textbook, homomorphic: E(a)·E(b) decrypts to a·b.
+//! let group = key.group();
+//! let (a, b) = (group.encode_message(b"a")?, group.encode_message(b"b")?);
+//! let product = public.encrypt(&a, &mut rng)?.mul(&public.encrypt(&b, &mut rng)?, group);
+//! let decrypted = key.decrypt(&product)?;
+//! # let _ = decrypted;
+//!
+//! // Signatures (prefer DSA for new designs).
+//! let signature = key.sign::<Sha256>(b"message")?;
+//! public.verify::<Sha256>(b"message", &signature)?;
+//! # Ok::<(), numcrypt_elgamal::Error>(())
+//! ```
+//!
+//! # Keys on disk
+//! An ElGamal key pair is a Diffie–Hellman key pair (`p`, `g`, `q`,
+//! `y = g^x`), so keys are written as X9.42 Diffie–Hellman keys, which
+//! `openssl pkey` reads and checks (and names the standard groups):
+//! - public keys ([`PublicKey::to_public_key_pem`]): SubjectPublicKeyInfo
+//!   with `dhpublicnumber` ([`DH_PUBLIC_NUMBER`], 1.2.840.10046.2.1), the
+//!   group as `DomainParameters ::= SEQUENCE { p, g, q INTEGER, … }` (RFC
+//!   3279), and `y` as an INTEGER in the bit string; PEM label
+//!   `PUBLIC KEY`;
+//! - private keys ([`SecretKey::to_pkcs8_pem`]): PKCS#8 with the same
+//!   algorithm identifier and `x` as an INTEGER; PEM label `PRIVATE KEY`;
+//! - signatures: DER `SEQUENCE { r, s INTEGER }`; ciphertexts: `c1 ‖ c2`,
+//!   each [`Group::element_len`] bytes; sealed messages: the encapsulation
+//!   (`element_len` bytes), then the ChaCha20-Poly1305 ciphertext and tag.
+//!
+//! Reading also accepts PKCS#3 `dhKeyAgreement` keys ([`DH_KEY_AGREEMENT`],
+//! `SEQUENCE { p, g, … }`, what `openssl genpkey -algorithm DH` writes),
+//! with `q = (p − 1)/2`. Either way the group must be a safe-prime group
+//! with `g` a square; a standard group is recognised by its `p` and `g`.
+//!
+//! # Constant time
+//! Key generation, encryption, decryption, decapsulation, message encoding
+//! and decoding, and signing are constant time in the secrets (`x`, `r`,
+//! `k`, the plaintext; a decoded message's length is public). Exponents
+//! are uniform in `[1, q − 1]` and exponentiated over the bit length of
+//! `q` with the fixed-window exponentiation. Verification and the checks
+//! on received elements (Jacobi symbols) handle public values and are
+//! variable time.
+#![no_std]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+mod encoding;
+mod error;
+mod group;
+mod keys;
+mod primes;
+mod signature;
+
+pub use encoding::{DH_KEY_AGREEMENT, DH_PUBLIC_NUMBER};
+pub use error::Error;
+pub use group::{Element, Group, MAX_GROUP_BITS, MIN_GROUP_BITS, NamedGroup};
+pub use keys::{Ciphertext, PublicKey, SecretKey, SharedSecret};
+pub use signature::Signature;
+
+pub use numcrypt_limbs::BoxedUint;
+pub use sha2;

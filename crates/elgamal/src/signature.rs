@@ -1,0 +1,209 @@
+//! ElGamal signatures as originally defined (ElGamal 1985), hashed:
+//! `r = g^k mod p`, `s = (H(m) − x r) k⁻¹ mod (p − 1)`, accepted when
+//! `g^H(m) ≡ y^r r^s (mod p)`; see [`Signature`] for the pitfalls handled.
+
+use alloc::vec::Vec;
+use core::fmt;
+
+use digest::Digest;
+use hmac::EagerHash;
+use numcrypt_dsa::rfc6979::NonceGenerator;
+use numcrypt_limbs::{BoxedUint, Unsigned};
+use rand_core::CryptoRng;
+use subtle::{Choice, ConstantTimeLess};
+use zeroize::Zeroize;
+
+use crate::group::at_width;
+use crate::{Error, PublicKey, SecretKey};
+
+/// An ElGamal signature `(r, s)`. Encoded in DER as `SEQUENCE { r INTEGER,
+/// s INTEGER }` (the shape of DSA's `Dss-Sig-Value`).
+///
+/// **Prefer DSA or Schnorr for anything new.** Their signatures are a
+/// tenth the size, verification is cheaper, and their security arguments
+/// are far better understood; this scheme is here for old protocols and
+/// for study. Its known pitfalls are handled:
+/// - verification rejects `r ∉ [1, p − 1]` and `s ∉ [0, p − 2]`: without
+///   the bound on `r`, one signature yields a forgery on any message
+///   (Bleichenbacher, "Generating ElGamal signatures without knowing the
+///   secret key", Eurocrypt 1996);
+/// - it also rejects `r ≡ 0 (mod q)` (`r = q` or `p − 1`): in a
+///   safe-prime group with a small generator (here `g` is 2 or 4) the
+///   discrete logarithm of `q` is known (`q^(q−1) = 2`, for instance),
+///   which is Bleichenbacher's trapdoor: `(r, s) = (q, t·H(m))` would
+///   verify for every message. Honest signatures never have such an `r`
+///   (`r = g^k` is a square, `p − 1` never is, and `q` only with
+///   probability `1/q`);
+/// - the message is hashed (no existential forgery on raw exponents);
+/// - `k` is never reused: it comes from RFC 6979's HMAC-DRBG over `p − 1`
+///   (keyed by `x` and the hash, optionally with fresh randomness), and is
+///   accepted only when coprime to `p − 1 = 2q` (odd, and not `q`);
+/// - `s = 0` would give away a linear relation on `x`: a new `k` is drawn.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Signature {
+    r: BoxedUint,
+    s: BoxedUint,
+}
+
+impl fmt::Debug for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Signature {{ r: {:#x}, s: {:#x} }}", self.r, self.s)
+    }
+}
+
+impl Signature {
+    /// A signature from its two integers (checked when verified).
+    pub fn from_components(r: BoxedUint, s: BoxedUint) -> Self {
+        Self { r, s }
+    }
+
+    /// `r`.
+    pub fn r(&self) -> &BoxedUint {
+        &self.r
+    }
+
+    /// `s`.
+    pub fn s(&self) -> &BoxedUint {
+        &self.s
+    }
+
+    /// Strict DER; anything else is [`Error::MalformedSignature`].
+    pub fn from_der(bytes: &[u8]) -> Result<Self, Error> {
+        let (r, s) = crate::encoding::decode_pair(bytes).ok_or(Error::MalformedSignature)?;
+        Ok(Self { r, s })
+    }
+
+    /// DER.
+    pub fn to_der(&self) -> Vec<u8> {
+        crate::encoding::encode_pair(&self.r, &self.s)
+    }
+}
+
+impl SecretKey {
+    /// Signs `message` hashed with `D`, with `k` derived deterministically
+    /// (RFC 6979's HMAC-DRBG over `p − 1`).
+    pub fn sign<D: EagerHash>(&self, message: &[u8]) -> Result<Signature, Error> {
+        self.sign_core::<D>(&D::digest(message), &[])
+    }
+
+    /// Signs with fresh randomness mixed into `k` (RFC 6979 section 3.6):
+    /// `k` stays unpredictable even if `rng` is weak.
+    pub fn sign_with_rng<D: EagerHash, R: CryptoRng + ?Sized>(
+        &self,
+        message: &[u8],
+        rng: &mut R,
+    ) -> Result<Signature, Error> {
+        let mut extra = [0u8; 32];
+        rng.fill_bytes(&mut extra);
+        let sig = self.sign_core::<D>(&D::digest(message), &extra);
+        extra.zeroize();
+        sig
+    }
+
+    /// Constant time in `x` and `k`: `g^k` by the fixed-window
+    /// exponentiation, `k⁻¹ mod q` by the constant-time inverse, and `s`
+    /// assembled by the Chinese remainder theorem from `s mod q`
+    /// (Montgomery arithmetic) and `s mod 2` (bit operations), since the
+    /// constant-time inverse needs an odd modulus and `p − 1` is even.
+    fn sign_core<D: EagerHash>(
+        &self,
+        digest: &[u8],
+        additional: &[u8],
+    ) -> Result<Signature, Error> {
+        let group = self.group();
+        let (p, q) = (group.p(), group.q());
+        let p_minus_1 = p.wrapping_sub(&p.like_u64(1));
+        let qm = group.q_monty();
+        let pm = group.p_monty();
+        // e = H(m), below p − 1 for every supported group (2048 bits and up).
+        let e = BoxedUint::from_be_slice_auto(digest);
+        let e_q = qm.to_monty(&at_width(&e, q.nlimbs()));
+        let e_odd = e.is_odd();
+        let mut x_q = qm.to_monty(self.x());
+        let x_odd = self.x().is_odd();
+        let mut drbg = NonceGenerator::<D>::new(&p_minus_1, self.x(), digest, additional);
+        loop {
+            let mut k = drbg.next_candidate();
+            // gcd(k, 2q) = 1 and k ∈ [1, p − 2]: k odd, k ≠ q, k < p − 1.
+            let usable = k.is_odd() & !k.ct_eq_value(q) & k.ct_lt(&p_minus_1);
+            if !bool::from(usable) {
+                k.zeroize();
+                continue;
+            }
+            let r = pm.from_monty(&pm.pow_bounded(group.g_monty(), &k, group.bits()));
+            // k mod q and r mod q: both below 3q, so at most two subtractions.
+            let mut k_q = reduce_below_3q(&k, q);
+            let r_q = reduce_below_3q(&r, q);
+            let mut k_inv = qm.to_monty(&k_q.inv_mod(q)?);
+            let mut xr = qm.mul(&x_q, &qm.to_monty(&r_q));
+            let s_q = qm.from_monty(&qm.mul(&qm.sub(&e_q, &xr), &k_inv));
+            // s mod 2 = (e − x r) mod 2, as k⁻¹ is odd.
+            let s_odd: Choice = e_odd ^ (x_odd & r.is_odd());
+            // s = s_q + q·t with t = (s mod 2) − (s_q mod 2) mod 2.
+            let t = s_odd ^ s_q.is_odd();
+            let mut s = at_width(&s_q, p.nlimbs());
+            let with_q = s.wrapping_add(&at_width(q, p.nlimbs()));
+            s.conditional_assign(&with_q, t);
+            k.zeroize();
+            k_q.zeroize();
+            k_inv.zeroize();
+            xr.zeroize();
+            // s is about to be published: testing it is safe.
+            if !bool::from(s.is_zero()) {
+                x_q.zeroize();
+                return Ok(Signature { r, s });
+            }
+        }
+    }
+}
+
+/// `v mod q` for `v < 3q`, constant time, at `q`'s width.
+fn reduce_below_3q(v: &BoxedUint, q: &BoxedUint) -> BoxedUint {
+    let wide = v.nlimbs().max(q.nlimbs());
+    let mut x = at_width(v, wide);
+    let qw = at_width(q, wide);
+    for _ in 0..2 {
+        let (diff, borrow) = x.borrowing_sub(&qw, 0);
+        x.conditional_assign(&diff, Choice::from((borrow ^ 1) as u8));
+    }
+    at_width(&x, q.nlimbs())
+}
+
+impl PublicKey {
+    /// Verifies `signature` on `message` hashed with `D`:
+    /// [`Error::SignatureOutOfRange`] for `r ∉ [1, p − 1]`,
+    /// `s ∉ [0, p − 2]` or `r ≡ 0 (mod q)`, [`Error::InvalidSignature`] when
+    /// `g^H(m) ≢ y^r r^s (mod p)`. Variable time (public values only).
+    pub fn verify<D: Digest>(&self, message: &[u8], signature: &Signature) -> Result<(), Error> {
+        self.verify_prehash(&D::digest(message), signature)
+    }
+
+    /// Verifies a DER signature.
+    pub fn verify_der<D: Digest>(&self, message: &[u8], der: &[u8]) -> Result<(), Error> {
+        self.verify::<D>(message, &Signature::from_der(der)?)
+    }
+
+    /// Verifies `signature` on a message hash computed elsewhere.
+    pub fn verify_prehash(&self, digest: &[u8], signature: &Signature) -> Result<(), Error> {
+        let group = self.group();
+        let (p, q) = (group.p(), group.q());
+        let p_minus_1 = p.wrapping_sub(&p.like_u64(1));
+        let (r, s) = (&signature.r, &signature.s);
+        let r_ok = !bool::from(r.is_zero()) && r < p;
+        let s_ok = s < &p_minus_1;
+        if !r_ok || !s_ok || r == q || r == &p_minus_1 {
+            return Err(Error::SignatureOutOfRange);
+        }
+        let (r, s) = (at_width(r, p.nlimbs()), at_width(s, p.nlimbs()));
+        let e = BoxedUint::from_be_slice_auto(digest);
+        let pm = group.p_monty();
+        let lhs = pm.pow_vartime(group.g_monty(), &e);
+        let y_r = pm.pow_vartime(self.y_monty(), &r);
+        let r_s = pm.pow_vartime(&pm.to_monty(&r), &s);
+        if pm.mul(&y_r, &r_s) == lhs {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! The multi-threaded search (feature `std`): the single-threaded search's
+//! work split over threads, with the same result. The argument is in the
+//! crate documentation, "Multi-threaded search".
+
+use core::num::NonZeroUsize;
+use core::ops::ControlFlow;
+use std::format;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::thread;
+
+use rand_core::CryptoRng;
+use subtle::Choice;
+use zeroize::Zeroize;
+
+use crate::Error;
+use crate::generate::{Cancelled, Control, FINAL_CHUNK, Flow, Kind, Progress, ProgressFn, search};
+use crate::int::PrimeInt;
+use crate::rsa::{fips_primes, strong_prime};
+
+/// The number of workers for `threads`.
+pub(crate) fn thread_count(threads: Option<NonZeroUsize>) -> usize {
+    threads
+        .or_else(|| thread::available_parallelism().ok())
+        .map_or(1, NonZeroUsize::get)
+}
+
+/// [`generate_prime`](crate::generate_prime) on `threads` worker threads
+/// (`None`: as many as the machine offers): the same prime for the same
+/// generator state, found sooner. See
+/// [Multi-threaded search](crate#multi-threaded-search).
+pub fn generate_prime_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+    threads: Option<NonZeroUsize>,
+) -> Result<U, Error> {
+    generate_prime_parallel_with_progress(bits, rng, threads, &mut |_| ControlFlow::Continue(()))
+}
+
+/// [`generate_prime_parallel`] with a progress callback (called on the
+/// calling thread with the counts of all workers).
+pub fn generate_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+    threads: Option<NonZeroUsize>,
+    progress: ProgressFn<'_>,
+) -> Result<U, Error> {
+    search(Kind::Prime, bits, rng, thread_count(threads), progress)
+}
+
+/// [`generate_safe_prime`](crate::generate_safe_prime) on `threads`
+/// worker threads: the same safe prime for the same generator state.
+pub fn generate_safe_prime_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+    threads: Option<NonZeroUsize>,
+) -> Result<U, Error> {
+    generate_safe_prime_parallel_with_progress(bits, rng, threads, &mut |_| {
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`generate_safe_prime_parallel`] with a progress callback.
+pub fn generate_safe_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+    threads: Option<NonZeroUsize>,
+    progress: ProgressFn<'_>,
+) -> Result<U, Error> {
+    search(Kind::Safe, bits, rng, thread_count(threads), progress)
+}
+
+/// [`generate_strong_prime`](crate::generate_strong_prime) with each of
+/// its searches on `threads` worker threads: the same prime for the same
+/// generator state.
+pub fn generate_strong_prime_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+    threads: Option<NonZeroUsize>,
+) -> Result<U, Error> {
+    generate_strong_prime_parallel_with_progress(bits, rng, threads, &mut |_| {
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`generate_strong_prime_parallel`] with a progress callback.
+pub fn generate_strong_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
+    bits: u32,
+    rng: &mut R,
+    threads: Option<NonZeroUsize>,
+    progress: ProgressFn<'_>,
+) -> Result<U, Error> {
+    strong_prime(bits, rng, thread_count(threads), progress)
+}
+
+/// [`generate_rsa_primes_fips`](crate::generate_rsa_primes_fips) with the
+/// candidates tested on `threads` worker threads: the same `(p, q)` for the
+/// same generator state (which is left further advanced).
+pub fn generate_rsa_primes_fips_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
+    nlen: u32,
+    e: u64,
+    rng: &mut R,
+    threads: Option<NonZeroUsize>,
+) -> Result<(U, U), Error> {
+    fips_primes(nlen, e, rng, thread_count(threads))
+}
+
+/// What the workers of one search share.
+struct Shared<E> {
+    threads: usize,
+    /// The next item to hand out.
+    next: AtomicU64,
+    /// The smallest item with an outcome so far (`u64::MAX`: none yet).
+    best: AtomicU64,
+    cancelled: AtomicBool,
+    outcome: Mutex<Option<(u64, E)>>,
+    /// The counts of all workers, as last published.
+    candidates: AtomicU64,
+    tests: AtomicU64,
+    finalists: AtomicU64,
+    /// How many final candidates are being tested on every thread: while
+    /// any is, the workers wait at their next report or check.
+    testing: Mutex<usize>,
+    tested: Condvar,
+}
+
+/// Locks `m`; a worker that panicked cannot have left it half-written.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl<E: Zeroize> Shared<E> {
+    /// Whether the work on `item` is no longer needed.
+    fn stop(&self, item: u64) -> bool {
+        self.cancelled.load(Ordering::Relaxed) || self.best.load(Ordering::Acquire) < item
+    }
+
+    /// Waits while a final candidate is being tested on every thread.
+    fn wait_for_final_tests(&self) {
+        let testing = lock(&self.testing);
+        drop(
+            self.tested
+                .wait_while(testing, |n| *n > 0)
+                .unwrap_or_else(|p| p.into_inner()),
+        );
+    }
+
+    /// Keeps `e` if `item` is the earliest with an outcome.
+    fn record(&self, item: u64, mut e: E) {
+        let mut slot = lock(&self.outcome);
+        match slot.as_mut() {
+            Some((earlier, _)) if *earlier < item => e.zeroize(),
+            _ => {
+                if let Some((_, mut old)) = slot.replace((item, e)) {
+                    old.zeroize();
+                }
+            }
+        }
+        self.best.fetch_min(item, Ordering::AcqRel);
+    }
+
+    fn totals(&self) -> Progress {
+        Progress {
+            candidates: self.candidates.load(Ordering::Relaxed),
+            tests: self.tests.load(Ordering::Relaxed),
+            finalists: self.finalists.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// A worker's [`Control`]: publishes its counts to the others; on the
+/// calling thread it also reports everyone's counts to the caller.
+struct Worker<'s, 'p, E> {
+    shared: &'s Shared<E>,
+    /// This worker's counts as last published.
+    published: Progress,
+    /// For the calling thread: the counts before the search, and the
+    /// caller's callback.
+    base: Progress,
+    progress: Option<ProgressFn<'p>>,
+}
+
+impl<E: Zeroize> Worker<'_, '_, E> {
+    fn publish(&mut self, counts: &Progress) {
+        let s = self.shared;
+        let p = &self.published;
+        s.candidates
+            .fetch_add(counts.candidates - p.candidates, Ordering::Relaxed);
+        s.tests.fetch_add(counts.tests - p.tests, Ordering::Relaxed);
+        s.finalists
+            .fetch_add(counts.finalists - p.finalists, Ordering::Relaxed);
+        self.published = *counts;
+    }
+
+    /// Publishes the counts and, on the calling thread, passes everyone's
+    /// to the caller's callback, which may cancel.
+    fn report_now(&mut self, counts: &Progress) -> ControlFlow<()> {
+        self.publish(counts);
+        if let Some(progress) = self.progress.as_mut() {
+            let totals = self.base.plus(&self.shared.totals());
+            if progress(&totals).is_break() {
+                self.shared.cancelled.store(true, Ordering::Relaxed);
+            }
+        }
+        if self.shared.cancelled.load(Ordering::Relaxed) {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+impl<E: Zeroize + Send> Control for Worker<'_, '_, E> {
+    fn report(&mut self, counts: &Progress) -> ControlFlow<()> {
+        let flow = self.report_now(counts);
+        self.shared.wait_for_final_tests();
+        flow
+    }
+
+    fn abandon(&self, item: u64) -> bool {
+        self.shared.wait_for_final_tests();
+        self.shared.stop(item)
+    }
+
+    /// The final rounds on every thread: this one and `threads - 1`
+    /// helpers started for them, while the other workers wait at their
+    /// next report or check. A final candidate is almost always the
+    /// prime, so its rounds come before the other workers' windows; none
+    /// of their work is dropped, so the result stays the same.
+    fn final_rounds(
+        &mut self,
+        item: u64,
+        rounds: usize,
+        per_round: u64,
+        counts: &mut Progress,
+        round: &(dyn Fn(usize) -> Choice + Sync),
+    ) -> Flow<Choice> {
+        let shared = self.shared;
+        *lock(&shared.testing) += 1;
+        let next = AtomicUsize::new(0);
+        let done = AtomicUsize::new(0);
+        let all = AtomicBool::new(true);
+        let stopped = AtomicBool::new(false);
+        // Takes rounds until none is left; `keep_going` is asked after each.
+        let share = |keep_going: &mut dyn FnMut(usize) -> bool| {
+            loop {
+                if shared.stop(item) {
+                    stopped.store(true, Ordering::Relaxed);
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= rounds {
+                    break;
+                }
+                all.fetch_and(bool::from(round(i)), Ordering::Relaxed);
+                let finished = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if !keep_going(finished) {
+                    stopped.store(true, Ordering::Relaxed);
+                    break;
+                }
+            }
+        };
+        let before = *counts;
+        thread::scope(|s| {
+            for _ in 1..shared.threads {
+                let helper = || share(&mut |_| true);
+                if thread::Builder::new().spawn_scoped(s, helper).is_err() {
+                    break;
+                }
+            }
+            // This thread reports every few rounds (on the calling thread,
+            // to the caller's callback, which may cancel).
+            let mut mine = 0;
+            share(&mut |finished| {
+                mine += 1;
+                if mine % FINAL_CHUNK != 0 {
+                    return true;
+                }
+                let mut now = before;
+                now.tests += finished as u64 * per_round;
+                self.report_now(&now).is_continue()
+            });
+        });
+        *lock(&shared.testing) -= 1;
+        shared.tested.notify_all();
+        counts.tests += done.load(Ordering::Relaxed) as u64 * per_round;
+        if stopped.load(Ordering::Relaxed) {
+            Flow::Stop
+        } else {
+            Flow::Done(Choice::from(all.load(Ordering::Relaxed) as u8))
+        }
+    }
+}
+
+/// [`crate::generate::first_in_order`] on `threads` workers: items are
+/// handed out in increasing order, one worker each, and the outcome of the
+/// smallest item that has one is returned, which is what the loop over the
+/// items in order returns.
+#[allow(clippy::type_complexity)]
+pub(crate) fn first_in_order<S, E: Zeroize + Send>(
+    threads: usize,
+    end: u64,
+    counts: &mut Progress,
+    progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
+    new_state: &(dyn Fn() -> S + Sync),
+    work: &(dyn Fn(&mut S, u64, &mut Progress, &mut dyn Control) -> Flow<E> + Sync),
+) -> Result<Option<(u64, E)>, Cancelled> {
+    let shared = Shared {
+        threads,
+        next: AtomicU64::new(0),
+        best: AtomicU64::new(u64::MAX),
+        cancelled: AtomicBool::new(false),
+        outcome: Mutex::new(None),
+        candidates: AtomicU64::new(0),
+        tests: AtomicU64::new(0),
+        finalists: AtomicU64::new(0),
+        testing: Mutex::new(0),
+        tested: Condvar::new(),
+    };
+    let base = *counts;
+    let run = |ctl: &mut Worker<'_, '_, E>| {
+        let mut state = new_state();
+        let mut local = Progress::default();
+        loop {
+            let item = shared.next.fetch_add(1, Ordering::Relaxed);
+            if item >= end || ctl.abandon(item) {
+                break;
+            }
+            match work(&mut state, item, &mut local, ctl) {
+                Flow::Next => {}
+                Flow::Done(e) => {
+                    shared.record(item, e);
+                    break;
+                }
+                Flow::Stop => break,
+            }
+        }
+        ctl.publish(&local);
+    };
+    thread::scope(|s| {
+        for t in 1..threads {
+            let worker = || {
+                run(&mut Worker {
+                    shared: &shared,
+                    published: Progress::default(),
+                    base,
+                    progress: None,
+                })
+            };
+            let started = thread::Builder::new()
+                .name(format!("numcrypt-prime-{t}"))
+                .spawn_scoped(s, worker);
+            if started.is_err() {
+                // Fewer workers give the same result, only later.
+                break;
+            }
+        }
+        run(&mut Worker {
+            shared: &shared,
+            published: Progress::default(),
+            base,
+            progress: Some(progress),
+        });
+    });
+    *counts = base.plus(&shared.totals());
+    let mut outcome = shared
+        .outcome
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner());
+    if shared.cancelled.load(Ordering::Relaxed) {
+        if let Some((_, e)) = outcome.as_mut() {
+            e.zeroize();
+        }
+        return Err(Cancelled);
+    }
+    Ok(outcome)
+}

@@ -1,0 +1,203 @@
+//! The multi-threaded search (feature `std`): the same results as the
+//! single-threaded functions for the same generator state, checked against
+//! the independent num-bigint reference; progress, cancellation and errors.
+#![cfg(feature = "std")]
+
+mod common;
+
+use std::num::NonZeroUsize;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use common::*;
+use num_bigint::BigUint;
+use numcrypt_limbs::{BoxedUint, U128, U256, U512, U1024, Unsigned};
+use numcrypt_prime::{
+    Error, Progress, generate_prime, generate_prime_parallel,
+    generate_prime_parallel_with_progress, generate_prime_with_progress, generate_rsa_primes_fips,
+    generate_rsa_primes_fips_parallel, generate_safe_prime, generate_safe_prime_parallel,
+    generate_safe_prime_parallel_with_progress, generate_strong_prime,
+    generate_strong_prime_parallel,
+};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{Rng, SeedableRng};
+
+fn to_big<U: Unsigned>(u: &U) -> BigUint {
+    let bytes: Vec<u8> = u.as_ref().iter().flat_map(|w| w.to_le_bytes()).collect();
+    BigUint::from_bytes_le(&bytes)
+}
+
+fn threads(n: usize) -> Option<NonZeroUsize> {
+    NonZeroUsize::new(n)
+}
+
+fn rng(seed: u64) -> ChaCha20Rng {
+    ChaCha20Rng::seed_from_u64(seed)
+}
+
+#[test]
+fn primes_are_those_of_the_single_thread_search() {
+    for (seed, bits) in [
+        (1u64, 20u32),
+        (2, 64),
+        (3, 65),
+        (4, 200),
+        (5, 512),
+        (6, 1024),
+    ] {
+        let mut single = rng(seed);
+        let want: U1024 = generate_prime(bits, &mut single).unwrap();
+        let after = single.next_u64();
+        assert!(ref_is_prime(&to_big(&want)), "{bits} bits");
+        assert_eq!(to_big(&want).bits(), bits as u64);
+        for t in [1, 2, 3, 7] {
+            let mut split = rng(seed);
+            let got: U1024 = generate_prime_parallel(bits, &mut split, threads(t)).unwrap();
+            assert_eq!(to_big(&got), to_big(&want), "{bits} bits, {t} threads");
+            // The generator is consumed exactly as by the single thread.
+            assert_eq!(split.next_u64(), after, "{bits} bits, {t} threads");
+        }
+        // Runtime width, default thread count.
+        let got: BoxedUint = generate_prime_parallel(bits, &mut rng(seed), None).unwrap();
+        assert_eq!(to_big(&got), to_big(&want));
+    }
+}
+
+#[test]
+fn many_primes_agree_with_the_single_thread_search() {
+    // Many searches of a size where windows are short, so that primes in
+    // early, late and neighbouring windows all occur.
+    let mut single = rng(40);
+    let mut split = rng(40);
+    for i in 0..200 {
+        let want: U128 = generate_prime(128, &mut single).unwrap();
+        let got: U128 = generate_prime_parallel(128, &mut split, threads(2 + i % 3)).unwrap();
+        assert_eq!(got, want, "prime {i}");
+        assert!(ref_is_prime(&to_big(&got)), "prime {i}");
+    }
+}
+
+#[test]
+fn safe_primes_are_those_of_the_single_thread_search() {
+    for (seed, bits) in [(10u64, 30u32), (11, 100), (12, 256), (13, 512)] {
+        let mut single = rng(seed);
+        let want: U512 = generate_safe_prime(bits, &mut single).unwrap();
+        let p = to_big(&want);
+        assert!(ref_is_prime(&p) && ref_is_prime(&(&p >> 1u32)), "{p}");
+        assert_eq!(p.bits(), bits as u64);
+        for t in [2, 5] {
+            let mut split = rng(seed);
+            let got: U512 = generate_safe_prime_parallel(bits, &mut split, threads(t)).unwrap();
+            assert_eq!(got, want, "{bits} bits, {t} threads");
+            assert_eq!(split.next_u64(), single.clone().next_u64());
+        }
+    }
+}
+
+#[test]
+fn strong_primes_are_those_of_the_single_thread_search() {
+    let want: BoxedUint = generate_strong_prime(256, &mut rng(20)).unwrap();
+    assert!(ref_is_prime(&to_big(&want)));
+    let got: BoxedUint = generate_strong_prime_parallel(256, &mut rng(20), threads(3)).unwrap();
+    assert_eq!(to_big(&got), to_big(&want));
+}
+
+#[test]
+fn fips_primes_are_those_of_the_single_thread_search() {
+    let (p, q): (U1024, U1024) = generate_rsa_primes_fips(2048, 65537, &mut rng(30)).unwrap();
+    for x in [&p, &q] {
+        assert!(ref_is_prime(&to_big(x)));
+    }
+    for t in [2, 4] {
+        let (pp, qq): (U1024, U1024) =
+            generate_rsa_primes_fips_parallel(2048, 65537, &mut rng(30), threads(t)).unwrap();
+        assert_eq!((pp, qq), (p, q), "{t} threads");
+    }
+}
+
+#[test]
+fn parallel_counts_cover_the_single_thread_work() {
+    let mut last = Progress::default();
+    let _: U512 = generate_prime_with_progress(512, &mut rng(50), &mut |p| {
+        last = *p;
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    let mut calls = 0;
+    let mut plast = Progress::default();
+    let _: U512 = generate_prime_parallel_with_progress(512, &mut rng(50), threads(3), &mut |p| {
+        // Reports come from the calling thread only and never go back.
+        assert!(p.candidates >= plast.candidates && p.tests >= plast.tests);
+        plast = *p;
+        calls += 1;
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    // At least the final report (the calling thread may get only windows
+    // after the prime's, which it drops without a report).
+    assert!(calls >= 1);
+    assert_eq!(plast.candidates % 128, 0);
+    // Every window up to the prime's is sieved and tested in full.
+    assert!(plast.candidates >= last.candidates, "{plast:?} {last:?}");
+    assert!(plast.tests >= last.tests, "{plast:?} {last:?}");
+    assert!(plast.finalists >= 1);
+}
+
+#[test]
+fn cancellation_stops_every_worker() {
+    // At once.
+    let r = generate_prime_parallel_with_progress::<U1024, _>(
+        1024,
+        &mut rng(60),
+        threads(4),
+        &mut |_| ControlFlow::Break(()),
+    );
+    assert_eq!(r, Err(Error::Cancelled));
+    // Part way through a long search (a 1024-bit safe prime takes thousands
+    // of windows), after the other workers have done some work.
+    let seen = AtomicU64::new(0);
+    let r = generate_safe_prime_parallel_with_progress::<U1024, _>(
+        1024,
+        &mut rng(61),
+        threads(3),
+        &mut |p| {
+            seen.store(p.candidates, Ordering::Relaxed);
+            if p.candidates >= 20 * 128 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        },
+    );
+    assert_eq!(r, Err(Error::Cancelled));
+    assert!(seen.load(Ordering::Relaxed) >= 20 * 128);
+}
+
+#[test]
+fn errors_are_those_of_the_single_thread_functions() {
+    let mut r = rng(70);
+    assert_eq!(
+        generate_prime_parallel::<U256, _>(1, &mut r, None),
+        Err(Error::BitsTooSmall { min: 2 })
+    );
+    assert_eq!(
+        generate_prime_parallel::<U256, _>(257, &mut r, None),
+        Err(Error::BitsTooLarge { max: 256 })
+    );
+    assert_eq!(
+        generate_safe_prime_parallel::<U256, _>(5, &mut r, threads(2)),
+        Err(Error::BitsTooSmall { min: 6 })
+    );
+    assert_eq!(
+        generate_strong_prime_parallel::<U256, _>(100, &mut r, threads(2)),
+        Err(Error::BitsTooSmall { min: 160 })
+    );
+    assert_eq!(
+        generate_rsa_primes_fips_parallel::<U1024, _>(2048, 3, &mut r, threads(2)),
+        Err(Error::InvalidExponent)
+    );
+    assert_eq!(
+        generate_rsa_primes_fips_parallel::<U512, _>(2048, 65537, &mut r, threads(2)),
+        Err(Error::BitsTooLarge { max: 512 })
+    );
+}

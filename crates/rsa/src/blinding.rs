@@ -1,0 +1,105 @@
+//! Base blinding for the private operation.
+//!
+//! The private operation works on `x·r^e` instead of `x` and multiplies
+//! the result by `r^-1`, for a random unit `r` the attacker never sees. The
+//! exponentiations are constant time already; blinding is the second line
+//! of defence, for leaks the constant-time code does not rule out (power
+//! and electromagnetic side channels that depend on the operands' values,
+//! and any timing difference in the arithmetic this crate does not know
+//! of): the values they see are independent of `x`.
+//!
+//! A fresh pair `(r^e, r^-1)` costs two 1024-bit exponentiations at 2048
+//! bits (the inverse, by Fermat modulo each prime), about as much as the
+//! private operation itself. So, as OpenSSL's `BN_BLINDING` does, each key
+//! keeps one pair and moves it on after every use by squaring both halves
+//! (`r → r²`: one Montgomery squaring each), drawing a fresh `r` from the
+//! caller's generator every [`REFRESH_AFTER`] uses. A pair is never used
+//! twice. The pair sits behind a (spin) mutex held only to copy it out and
+//! square it (two Montgomery squarings); a fresh pair is computed outside
+//! the lock, so concurrent signers never wait for one.
+//!
+//! What it does not protect: the squared sequence is deterministic between
+//! refreshes, so an attacker who learns one `r` learns the next 31; and the
+//! blinding does not hide the exponent `d` itself (CRT exponents are used
+//! as they are; exponent blinding would lengthen them).
+
+use numcrypt_limbs::MontyForm;
+use rand_core::CryptoRng;
+
+use crate::uint::SecretUint;
+use crate::{Error, RsaPrivateKey};
+
+/// Uses of one pair (by squaring) before a fresh `r` is drawn: OpenSSL's
+/// `BN_BLINDING_COUNTER`.
+pub(crate) const REFRESH_AFTER: u32 = 32;
+
+/// `(r^e, r^-1)` in Montgomery form modulo `n`.
+#[derive(Clone)]
+pub(crate) struct BlindingPair {
+    pub(crate) a: MontyForm<SecretUint>,
+    pub(crate) ai: MontyForm<SecretUint>,
+    uses: u32,
+}
+
+impl BlindingPair {
+    pub(crate) fn new(a: MontyForm<SecretUint>, ai: MontyForm<SecretUint>) -> Self {
+        Self { a, ai, uses: 0 }
+    }
+
+    /// `r → r²`.
+    fn advance(&mut self, key: &RsaPrivateKey) {
+        let params = key.public_key().params();
+        self.a = params.square(&self.a);
+        self.ai = params.square(&self.ai);
+        self.uses += 1;
+    }
+}
+
+/// A key's blinding state.
+pub(crate) struct Blinding {
+    pair: spin::Mutex<Option<BlindingPair>>,
+}
+
+impl Blinding {
+    pub(crate) fn new() -> Self {
+        Self {
+            pair: spin::Mutex::new(None),
+        }
+    }
+
+    /// A pair for one private operation, never handed out before; `rng` is
+    /// needed when a fresh `r` is due ([`Error::Rng`] without one).
+    pub(crate) fn take<R: CryptoRng + ?Sized>(
+        &self,
+        key: &RsaPrivateKey,
+        rng: Option<&mut R>,
+    ) -> Result<BlindingPair, Error> {
+        let cached = {
+            let mut guard = self.pair.lock();
+            match guard.take() {
+                Some(pair) if pair.uses < REFRESH_AFTER => {
+                    let mut next = pair.clone();
+                    next.advance(key);
+                    *guard = Some(next);
+                    Some(pair)
+                }
+                _ => None,
+            }
+        };
+        if let Some(pair) = cached {
+            return Ok(pair);
+        }
+        // Outside the lock: other threads meanwhile draw their own pairs.
+        let pair = key.fresh_blinding_pair(rng.ok_or(Error::Rng)?)?;
+        let mut next = pair.clone();
+        next.advance(key);
+        *self.pair.lock() = Some(next);
+        Ok(pair)
+    }
+
+    /// Forgets the pair, so the next operation draws a fresh one (benches
+    /// use it to time a refresh).
+    pub(crate) fn reset(&self) {
+        *self.pair.lock() = None;
+    }
+}

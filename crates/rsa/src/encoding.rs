@@ -1,0 +1,330 @@
+//! Key formats through RustCrypto's `pkcs1`, `pkcs8` and `spki`: PKCS#1 and
+//! PKCS#8 private keys, PKCS#1 and SubjectPublicKeyInfo public keys, DER
+//! and PEM.
+//!
+//! The inherent methods return this crate's [`Error`]; the format crates'
+//! traits (`DecodePrivateKey`, `EncodePublicKey`, …) are implemented too,
+//! for code written against them.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use der::asn1::{AnyRef, BitStringRef, OctetStringRef, UintRef};
+use der::pem::{LineEnding, PemLabel};
+use der::{Decode, Document, SecretDocument};
+use numcrypt_limbs::BoxedUint;
+use pkcs1::{RsaPrivateKeyRef, RsaPublicKeyRef};
+use pkcs8::PrivateKeyInfoRef;
+use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
+use zeroize::Zeroizing;
+
+use crate::{Error, RsaPrivateKey, RsaPublicKey};
+
+/// `rsaEncryption` with its NULL parameters.
+const RSA_ALGORITHM: AlgorithmIdentifierRef<'static> = pkcs1::ALGORITHM_ID;
+
+/// PEM labels.
+const PKCS8_LABEL: &str = "PRIVATE KEY";
+const SPKI_LABEL: &str = "PUBLIC KEY";
+
+fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<(), Error> {
+    // RFC 8017 A.1: rsaEncryption with NULL parameters (absent ones are
+    // tolerated, as OpenSSL does). RSASSA-PSS-only keys are not read.
+    let params_ok = alg.parameters.is_none_or(|p| p == AnyRef::NULL);
+    if alg.oid == pkcs1::ALGORITHM_OID && params_ok {
+        Ok(())
+    } else {
+        Err(Error::UnsupportedKeyFormat)
+    }
+}
+
+/// A wrong PEM label (a PKCS#8 key given where PKCS#1 is expected, …).
+fn pem_error(e: der::pem::Error) -> Error {
+    Error::Encoding(der::ErrorKind::Pem(e).into())
+}
+
+/// The label of a PEM document, read before its contents.
+fn pem_label(pem: &str) -> Result<&str, Error> {
+    der::pem::decode_label(pem.as_bytes()).map_err(pem_error)
+}
+
+fn uint(x: &UintRef<'_>) -> Zeroizing<BoxedUint> {
+    Zeroizing::new(BoxedUint::from_be_slice_auto(x.as_bytes()))
+}
+
+impl RsaPrivateKey {
+    /// Reads a PKCS#1 `RSAPrivateKey` (DER). Every value is checked (see
+    /// [`from_crt_components`](Self::from_crt_components)); multi-prime
+    /// keys are [`Error::UnsupportedKeyFormat`].
+    pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, Error> {
+        let k = RsaPrivateKeyRef::from_der(der)?;
+        if k.other_prime_infos.is_some() {
+            return Err(Error::UnsupportedKeyFormat);
+        }
+        Self::from_crt_components(
+            &uint(&k.modulus),
+            &uint(&k.public_exponent),
+            &uint(&k.private_exponent),
+            &uint(&k.prime1),
+            &uint(&k.prime2),
+            &uint(&k.exponent1),
+            &uint(&k.exponent2),
+            &uint(&k.coefficient),
+        )
+    }
+
+    /// Reads a PKCS#8 `PrivateKeyInfo` (DER) holding an `rsaEncryption` key.
+    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
+        let info = PrivateKeyInfoRef::from_der(der)?;
+        check_algorithm(&info.algorithm)?;
+        Self::from_pkcs1_der(info.private_key.as_bytes())
+    }
+
+    /// Reads PKCS#8 (`PRIVATE KEY`) or PKCS#1 (`RSA PRIVATE KEY`) DER.
+    pub fn from_der(der: &[u8]) -> Result<Self, Error> {
+        match Self::from_pkcs8_der(der) {
+            Err(Error::Encoding(_)) => Self::from_pkcs1_der(der),
+            other => other,
+        }
+    }
+
+    /// Reads a PKCS#1 PEM key (`-----BEGIN RSA PRIVATE KEY-----`).
+    pub fn from_pkcs1_pem(pem: &str) -> Result<Self, Error> {
+        let (label, doc) = SecretDocument::from_pem(pem)?;
+        RsaPrivateKeyRef::validate_pem_label(label).map_err(pem_error)?;
+        Self::from_pkcs1_der(doc.as_bytes())
+    }
+
+    /// Reads a PKCS#8 PEM key (`-----BEGIN PRIVATE KEY-----`, what
+    /// `openssl genpkey` writes).
+    pub fn from_pkcs8_pem(pem: &str) -> Result<Self, Error> {
+        let (label, doc) = SecretDocument::from_pem(pem)?;
+        PrivateKeyInfoRef::validate_pem_label(label).map_err(pem_error)?;
+        Self::from_pkcs8_der(doc.as_bytes())
+    }
+
+    /// Reads a PEM key of either kind, by its label. Encrypted PKCS#8
+    /// (`ENCRYPTED PRIVATE KEY`) is [`Error::UnsupportedKeyFormat`].
+    pub fn from_pem(pem: &str) -> Result<Self, Error> {
+        match pem_label(pem)? {
+            PKCS8_LABEL => Self::from_pkcs8_pem(pem),
+            l if l == RsaPrivateKeyRef::PEM_LABEL => Self::from_pkcs1_pem(pem),
+            _ => Err(Error::UnsupportedKeyFormat),
+        }
+    }
+
+    /// The PKCS#1 `RSAPrivateKey` DER encoding (zeroized when dropped).
+    pub fn to_pkcs1_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
+        Ok(self.pkcs1_document()?.to_bytes())
+    }
+
+    /// The PKCS#8 `PrivateKeyInfo` DER encoding (zeroized when dropped).
+    pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
+        Ok(self.pkcs8_document()?.to_bytes())
+    }
+
+    /// PKCS#1 PEM (`RSA PRIVATE KEY`), LF line endings.
+    pub fn to_pkcs1_pem(&self) -> Result<Zeroizing<String>, Error> {
+        Ok(self
+            .pkcs1_document()?
+            .to_pem(RsaPrivateKeyRef::PEM_LABEL, LineEnding::LF)?)
+    }
+
+    /// PKCS#8 PEM (`PRIVATE KEY`), LF line endings: what `openssl genpkey`
+    /// writes.
+    pub fn to_pkcs8_pem(&self) -> Result<Zeroizing<String>, Error> {
+        Ok(self.pkcs8_document()?.to_pem(PKCS8_LABEL, LineEnding::LF)?)
+    }
+
+    fn pkcs1_document(&self) -> Result<SecretDocument, Error> {
+        let v = self.pkcs1_values();
+        let u = |i: usize| UintRef::new(&v[i]);
+        let key = RsaPrivateKeyRef {
+            modulus: u(0)?,
+            public_exponent: u(1)?,
+            private_exponent: u(2)?,
+            prime1: u(3)?,
+            prime2: u(4)?,
+            exponent1: u(5)?,
+            exponent2: u(6)?,
+            coefficient: u(7)?,
+            other_prime_infos: None,
+        };
+        Ok(SecretDocument::encode_msg(&key)?)
+    }
+
+    fn pkcs8_document(&self) -> Result<SecretDocument, Error> {
+        let pkcs1 = self.pkcs1_document()?;
+        let info = PrivateKeyInfoRef::new(RSA_ALGORITHM, OctetStringRef::new(pkcs1.as_bytes())?);
+        Ok(SecretDocument::encode_msg(&info)?)
+    }
+}
+
+impl RsaPublicKey {
+    /// Reads a PKCS#1 `RSAPublicKey` (DER).
+    pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, Error> {
+        let k = RsaPublicKeyRef::from_der(der)?;
+        Self::from_be_bytes(k.modulus.as_bytes(), k.public_exponent.as_bytes())
+    }
+
+    /// Reads a `SubjectPublicKeyInfo` (DER) holding an `rsaEncryption` key.
+    pub fn from_public_key_der(der: &[u8]) -> Result<Self, Error> {
+        let spki = SubjectPublicKeyInfoRef::from_der(der)?;
+        check_algorithm(&spki.algorithm)?;
+        let bits = spki
+            .subject_public_key
+            .as_bytes()
+            .ok_or(Error::UnsupportedKeyFormat)?;
+        Self::from_pkcs1_der(bits)
+    }
+
+    /// Reads SubjectPublicKeyInfo or PKCS#1 DER.
+    pub fn from_der(der: &[u8]) -> Result<Self, Error> {
+        match Self::from_public_key_der(der) {
+            Err(Error::Encoding(_)) => Self::from_pkcs1_der(der),
+            other => other,
+        }
+    }
+
+    /// Reads a PKCS#1 PEM key (`-----BEGIN RSA PUBLIC KEY-----`).
+    pub fn from_pkcs1_pem(pem: &str) -> Result<Self, Error> {
+        let (label, doc) = Document::from_pem(pem)?;
+        RsaPublicKeyRef::validate_pem_label(label).map_err(pem_error)?;
+        Self::from_pkcs1_der(doc.as_bytes())
+    }
+
+    /// Reads a SubjectPublicKeyInfo PEM key (`-----BEGIN PUBLIC KEY-----`,
+    /// what `openssl pkey -pubout` writes).
+    pub fn from_public_key_pem(pem: &str) -> Result<Self, Error> {
+        let (label, doc) = Document::from_pem(pem)?;
+        SubjectPublicKeyInfoRef::validate_pem_label(label).map_err(pem_error)?;
+        Self::from_public_key_der(doc.as_bytes())
+    }
+
+    /// Reads a PEM public key of either kind, by its label.
+    pub fn from_pem(pem: &str) -> Result<Self, Error> {
+        match pem_label(pem)? {
+            SPKI_LABEL => Self::from_public_key_pem(pem),
+            l if l == RsaPublicKeyRef::PEM_LABEL => Self::from_pkcs1_pem(pem),
+            _ => Err(Error::UnsupportedKeyFormat),
+        }
+    }
+
+    /// The PKCS#1 `RSAPublicKey` DER encoding.
+    pub fn to_pkcs1_der(&self) -> Result<Vec<u8>, Error> {
+        Ok(self.pkcs1_document()?.into_vec())
+    }
+
+    /// The SubjectPublicKeyInfo DER encoding.
+    pub fn to_public_key_der(&self) -> Result<Vec<u8>, Error> {
+        Ok(self.spki_document()?.into_vec())
+    }
+
+    /// PKCS#1 PEM (`RSA PUBLIC KEY`), LF line endings.
+    pub fn to_pkcs1_pem(&self) -> Result<String, Error> {
+        Ok(self
+            .pkcs1_document()?
+            .to_pem(RsaPublicKeyRef::PEM_LABEL, LineEnding::LF)?)
+    }
+
+    /// SubjectPublicKeyInfo PEM (`PUBLIC KEY`), LF line endings.
+    pub fn to_public_key_pem(&self) -> Result<String, Error> {
+        Ok(self.spki_document()?.to_pem(SPKI_LABEL, LineEnding::LF)?)
+    }
+
+    fn pkcs1_document(&self) -> Result<Document, Error> {
+        let (n, e) = (self.n_bytes(), self.e_bytes());
+        let key = RsaPublicKeyRef {
+            modulus: UintRef::new(&n)?,
+            public_exponent: UintRef::new(&e)?,
+        };
+        Ok(Document::encode_msg(&key)?)
+    }
+
+    fn spki_document(&self) -> Result<Document, Error> {
+        let pkcs1 = self.pkcs1_document()?;
+        let spki = SubjectPublicKeyInfoRef {
+            algorithm: RSA_ALGORITHM,
+            subject_public_key: BitStringRef::from_bytes(pkcs1.as_bytes())?,
+        };
+        Ok(Document::encode_msg(&spki)?)
+    }
+}
+
+// The format crates' traits, for code written against them.
+
+impl TryFrom<PrivateKeyInfoRef<'_>> for RsaPrivateKey {
+    type Error = pkcs8::Error;
+
+    fn try_from(info: PrivateKeyInfoRef<'_>) -> pkcs8::Result<Self> {
+        check_algorithm(&info.algorithm)
+            .map_err(|_| pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid))?;
+        Self::from_pkcs1_der(info.private_key.as_bytes()).map_err(|e| match e {
+            Error::Encoding(e) => pkcs8::Error::Asn1(e),
+            _ => pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid),
+        })
+    }
+}
+
+impl pkcs8::EncodePrivateKey for RsaPrivateKey {
+    fn to_pkcs8_der(&self) -> pkcs8::Result<SecretDocument> {
+        self.pkcs8_document()
+            .map_err(|_| pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid))
+    }
+}
+
+impl pkcs1::DecodeRsaPrivateKey for RsaPrivateKey {
+    fn from_pkcs1_der(der: &[u8]) -> pkcs1::Result<Self> {
+        RsaPrivateKey::from_pkcs1_der(der).map_err(|e| match e {
+            Error::Encoding(e) => pkcs1::Error::Asn1(e),
+            Error::UnsupportedKeyFormat => pkcs1::Error::Version,
+            _ => pkcs1::Error::Crypto,
+        })
+    }
+}
+
+impl pkcs1::EncodeRsaPrivateKey for RsaPrivateKey {
+    fn to_pkcs1_der(&self) -> pkcs1::Result<SecretDocument> {
+        self.pkcs1_document().map_err(|_| pkcs1::Error::Crypto)
+    }
+}
+
+impl TryFrom<SubjectPublicKeyInfoRef<'_>> for RsaPublicKey {
+    type Error = spki::Error;
+
+    fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> spki::Result<Self> {
+        check_algorithm(&spki.algorithm).map_err(|_| spki::Error::OidUnknown {
+            oid: spki.algorithm.oid,
+        })?;
+        let bits = spki
+            .subject_public_key
+            .as_bytes()
+            .ok_or(spki::Error::KeyMalformed)?;
+        Self::from_pkcs1_der(bits).map_err(|e| match e {
+            Error::Encoding(e) => spki::Error::Asn1(e),
+            _ => spki::Error::KeyMalformed,
+        })
+    }
+}
+
+impl spki::EncodePublicKey for RsaPublicKey {
+    fn to_public_key_der(&self) -> spki::Result<Document> {
+        self.spki_document().map_err(|_| spki::Error::KeyMalformed)
+    }
+}
+
+impl pkcs1::DecodeRsaPublicKey for RsaPublicKey {
+    fn from_pkcs1_der(der: &[u8]) -> pkcs1::Result<Self> {
+        RsaPublicKey::from_pkcs1_der(der).map_err(|e| match e {
+            Error::Encoding(e) => pkcs1::Error::Asn1(e),
+            _ => pkcs1::Error::KeyMalformed,
+        })
+    }
+}
+
+impl pkcs1::EncodeRsaPublicKey for RsaPublicKey {
+    fn to_pkcs1_der(&self) -> pkcs1::Result<Document> {
+        self.pkcs1_document()
+            .map_err(|_| pkcs1::Error::KeyMalformed)
+    }
+}

@@ -1,0 +1,180 @@
+use core::fmt;
+
+/// Everything that can go wrong in `numcrypt-rsa`: bad input, never a bug.
+///
+/// A function that returns it writes no output and leaves its key
+/// unchanged. Where secrets are involved the error is decided in constant
+/// time and reveals only what it names (for example that an OAEP padding
+/// was wrong, never which part of it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The modulus has fewer bits than the operation accepts: 1024 for
+    /// public keys, 2048 for private operations and for key generation
+    /// (1024 with [`KeyGen::allow_weak_key_size`](crate::KeyGen::allow_weak_key_size)).
+    KeyTooSmall {
+        /// The modulus' bit length.
+        bits: u32,
+        /// The smallest bit length accepted.
+        min: u32,
+    },
+    /// The modulus has more bits than [`MAX_MODULUS_BITS`](crate::MAX_MODULUS_BITS).
+    KeyTooLarge {
+        /// The modulus' bit length.
+        bits: u32,
+        /// The largest bit length accepted.
+        max: u32,
+    },
+    /// A key size that generation does not support (it must be even).
+    InvalidKeySize {
+        /// The requested bit length.
+        bits: u32,
+    },
+    /// The modulus is even, so it cannot be an RSA modulus.
+    EvenModulus,
+    /// The public exponent is even, below 3, or not below the modulus; or,
+    /// for key generation, outside FIPS 186-5's `2^16 < e < 2^64` here.
+    InvalidExponent,
+    /// The private key's parts do not fit together (`p·q ≠ n`, `d` does not
+    /// invert `e`, a CRT value is wrong, a factor is even or 1, or the key
+    /// fails a trial private operation).
+    InconsistentKey,
+    /// A signature or ciphertext does not have the modulus' length in bytes.
+    InvalidLength {
+        /// The modulus' length in bytes.
+        expected: usize,
+        /// The length given.
+        actual: usize,
+    },
+    /// A signature or ciphertext, read as an integer, is not below the
+    /// modulus.
+    OutOfRange,
+    /// The signature does not match the message and key.
+    InvalidSignature,
+    /// OAEP decryption failed (wrong key, label, hash or a corrupted
+    /// ciphertext: deliberately one error for all of them).
+    Decryption,
+    /// The message is too long for the padding and key.
+    MessageTooLong {
+        /// The longest message the padding and key allow, in bytes.
+        max: usize,
+    },
+    /// A hash function this crate does not offer (SHA-224, SHA-256,
+    /// SHA-384 and SHA-512 are offered).
+    UnsupportedHash,
+    /// A PSS salt length that does not fit the key and hash.
+    InvalidSaltLength,
+    /// A key encoding could not be read: malformed DER or PEM, a wrong PEM
+    /// label, or trailing data.
+    Encoding(der::Error),
+    /// A well-formed key encoding of a kind this crate does not read: a
+    /// multi-prime key, or an algorithm other than `rsaEncryption`.
+    UnsupportedKeyFormat,
+    /// The private operation's result failed the check against the public
+    /// key (a fault in the computation); nothing was returned.
+    FaultDetected,
+    /// The random number generator failed.
+    Rng,
+    /// Prime generation failed (for example it was cancelled).
+    Prime(numcrypt_prime::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::KeyTooSmall { bits, min } => {
+                write!(
+                    f,
+                    "RSA modulus of {bits} bits is below the minimum of {min}"
+                )
+            }
+            Error::KeyTooLarge { bits, max } => {
+                write!(
+                    f,
+                    "RSA modulus of {bits} bits is above the maximum of {max}"
+                )
+            }
+            Error::InvalidKeySize { bits } => {
+                write!(f, "cannot generate a {bits}-bit key: the size must be even")
+            }
+            Error::EvenModulus => f.write_str("RSA modulus must be odd"),
+            Error::InvalidExponent => f.write_str("invalid RSA public exponent"),
+            Error::InconsistentKey => f.write_str("inconsistent RSA private key"),
+            Error::InvalidLength { expected, actual } => {
+                write!(
+                    f,
+                    "expected {expected} bytes (the modulus length), got {actual}"
+                )
+            }
+            Error::OutOfRange => f.write_str("value is not below the RSA modulus"),
+            Error::InvalidSignature => f.write_str("invalid signature"),
+            Error::Decryption => f.write_str("decryption failed"),
+            Error::MessageTooLong { max } => {
+                write!(
+                    f,
+                    "message too long: at most {max} bytes fit this key and padding"
+                )
+            }
+            Error::UnsupportedHash => {
+                f.write_str("unsupported hash (use SHA-224, SHA-256, SHA-384 or SHA-512)")
+            }
+            Error::InvalidSaltLength => {
+                f.write_str("PSS salt length does not fit the key and hash")
+            }
+            Error::Encoding(e) => write!(f, "malformed key encoding: {e}"),
+            Error::UnsupportedKeyFormat => {
+                f.write_str("unsupported key format (multi-prime, or not rsaEncryption)")
+            }
+            Error::FaultDetected => {
+                f.write_str("fault detected in the RSA private operation; no output")
+            }
+            Error::Rng => f.write_str("random number generator failure"),
+            Error::Prime(e) => write!(f, "prime generation: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for Error {}
+
+impl From<numcrypt_prime::Error> for Error {
+    fn from(e: numcrypt_prime::Error) -> Self {
+        Error::Prime(e)
+    }
+}
+
+impl From<der::Error> for Error {
+    fn from(e: der::Error) -> Self {
+        Error::Encoding(e)
+    }
+}
+
+impl From<pkcs1::Error> for Error {
+    fn from(e: pkcs1::Error) -> Self {
+        match e {
+            pkcs1::Error::Asn1(e) => Error::Encoding(e),
+            pkcs1::Error::Version => Error::UnsupportedKeyFormat,
+            _ => Error::InconsistentKey,
+        }
+    }
+}
+
+impl From<spki::Error> for Error {
+    fn from(e: spki::Error) -> Self {
+        match e {
+            spki::Error::Asn1(e) => Error::Encoding(e),
+            spki::Error::KeyMalformed => Error::InconsistentKey,
+            _ => Error::UnsupportedKeyFormat,
+        }
+    }
+}
+
+impl From<pkcs8::Error> for Error {
+    fn from(e: pkcs8::Error) -> Self {
+        match e {
+            pkcs8::Error::Asn1(e) => Error::Encoding(e),
+            pkcs8::Error::PublicKey(e) => e.into(),
+            pkcs8::Error::KeyMalformed(_) => Error::InconsistentKey,
+            _ => Error::UnsupportedKeyFormat,
+        }
+    }
+}

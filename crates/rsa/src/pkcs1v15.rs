@@ -1,0 +1,325 @@
+//! RSASSA-PKCS1-v1_5 signatures (RFC 8017 §8.2) and RSAES-PKCS1-v1_5
+//! decryption with implicit rejection (draft-irtf-cfrg-rsa-guidance), with
+//! [`SigningKey`] and [`VerifyingKey`] for the `signature` crate's traits.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use hmac::{Hmac, KeyInit, Mac};
+use rand_core::{CryptoRng, TryCryptoRng};
+use sha2::Sha256;
+use subtle::{
+    Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater, ConstantTimeLess,
+};
+use zeroize::Zeroizing;
+
+use crate::private::Mode;
+use crate::uint::SecretUint;
+use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey, Signature};
+
+/// EMSA-PKCS1-v1_5 (RFC 8017 §9.2): `00 01 FF…FF 00 DigestInfo`, `k` bytes.
+fn encode(hash: HashAlg, digest: &[u8], k: usize) -> Result<Vec<u8>, Error> {
+    hash.check_digest(digest)?;
+    let t = hash.digest_info(digest)?;
+    if k < t.len() + 11 {
+        return Err(Error::MessageTooLong {
+            max: k.saturating_sub(11),
+        });
+    }
+    let mut em = vec![0xff; k];
+    em[0] = 0;
+    em[1] = 1;
+    em[k - t.len() - 1] = 0;
+    em[k - t.len()..].copy_from_slice(&t);
+    Ok(em)
+}
+
+impl RsaPrivateKey {
+    /// Signs `msg` with RSASSA-PKCS1-v1_5 and `hash` (the signature is
+    /// deterministic; `rng` feeds the blinding).
+    pub fn sign_pkcs1v15<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        hash: HashAlg,
+        msg: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.sign_pkcs1v15_prehashed(rng, hash, &hash.digest(msg))
+    }
+
+    /// Signs a message given by its `hash` digest.
+    pub fn sign_pkcs1v15_prehashed<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        hash: HashAlg,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.sign_pkcs1v15_in(Some(rng), hash, digest, Mode::default())
+    }
+
+    /// [`sign_pkcs1v15`](Self::sign_pkcs1v15) without blinding, for the
+    /// benchmark that measures what blinding costs. Still constant time
+    /// and checked; do not use it otherwise.
+    #[doc(hidden)]
+    pub fn sign_pkcs1v15_unblinded_for_benchmark(
+        &self,
+        hash: HashAlg,
+        msg: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.sign_pkcs1v15_in(
+            None::<&mut crate::private::NoRng>,
+            hash,
+            &hash.digest(msg),
+            Mode::unblinded(),
+        )
+    }
+
+    fn sign_pkcs1v15_in<R: CryptoRng + ?Sized>(
+        &self,
+        rng: Option<&mut R>,
+        hash: HashAlg,
+        digest: &[u8],
+        mode: Mode,
+    ) -> Result<Vec<u8>, Error> {
+        self.check_private_size()?;
+        let k = self.size();
+        let em = encode(hash, digest, k)?;
+        let nl = self.public_key().n().as_words().len();
+        // EM starts 00 01, so it is below 2^(8k − 15) < n.
+        let m = SecretUint::from_be_bytes(&em, nl).ok_or(Error::OutOfRange)?;
+        let s = self.private_op(rng, &m, mode)?;
+        Ok(s.to_be_bytes(k).to_vec())
+    }
+
+    /// Decrypts an RSAES-PKCS1-v1_5 ciphertext with implicit rejection
+    /// (draft-irtf-cfrg-rsa-guidance, as OpenSSL 3.2 and later do): when
+    /// the padding is wrong, the result is a pseudorandom message derived
+    /// from the ciphertext and the key, not an error, so there is no
+    /// padding error for an attacker to time (Bleichenbacher, Marvin).
+    ///
+    /// The padding check and the choice between the real and the synthetic
+    /// message are constant time, with no early return; the synthetic
+    /// message is computed on every call. Its length is drawn as the draft
+    /// says, so the output length does not tell the cases apart either.
+    /// Only public problems are errors: a ciphertext of the wrong length
+    /// ([`Error::InvalidLength`]) or not below `n` ([`Error::OutOfRange`]).
+    ///
+    /// A protocol must still treat the output as unauthenticated (a wrong
+    /// ciphertext gives a wrong message, not a failure). There is no
+    /// PKCS#1 v1.5 encryption here: use OAEP.
+    pub fn decrypt_pkcs1v15<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        ciphertext: &[u8],
+    ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        self.check_private_size()?;
+        let c = self.public_key().read_input(ciphertext)?;
+        let m = self.private_op(Some(rng), &c, Mode::default())?;
+        let k = self.size();
+        let em = m.to_be_bytes(k);
+        Ok(implicit_rejection_unpad(&em, &self.kdk_key, ciphertext))
+    }
+}
+
+/// The implicit-rejection depadding of draft-irtf-cfrg-rsa-guidance (the
+/// algorithm OpenSSL 3.2's `ossl_rsa_padding_check_PKCS1_type_2` runs):
+///
+/// 1. `KDK = HMAC-SHA256(SHA256(d), C)`, the ciphertext at `k` bytes.
+/// 2. The synthetic message: `k` bytes of `PRF(KDK, "message")`; its
+///    length: the last of 128 candidates from `PRF(KDK, "length")` (16
+///    bits each, masked to the bit length of `k − 10`) that is below
+///    `k − 10`, and the message is the last that many bytes.
+/// 3. The real message, if `EM = 00 02 PS 00 M` with at least 8 bytes of
+///    non-zero `PS`; otherwise the synthetic one. Constant time.
+fn implicit_rejection_unpad(
+    em: &[u8],
+    kdk_key: &[u8; 32],
+    ciphertext: &[u8],
+) -> Zeroizing<Vec<u8>> {
+    let k = em.len();
+    let kdk = Zeroizing::new(hmac_sha256(kdk_key, &[ciphertext]));
+    let synthetic = prf(&kdk, b"message", k);
+    let candidates = prf(&kdk, b"length", 256);
+    let max_sep_offset = (k - 10) as u32;
+    let mut mask = max_sep_offset;
+    for shift in [1, 2, 4, 8] {
+        mask |= mask >> shift;
+    }
+    let mut synthetic_len = 0u32;
+    for pair in candidates.chunks_exact(2) {
+        let candidate = u32::from(u16::from_be_bytes([pair[0], pair[1]])) & mask;
+        synthetic_len.conditional_assign(&candidate, candidate.ct_lt(&max_sep_offset));
+    }
+    let synthetic_index = k as u32 - synthetic_len;
+
+    let mut good = em[0].ct_eq(&0) & em[1].ct_eq(&2);
+    let mut found_zero = Choice::from(0);
+    let mut zero_index = 0u32;
+    for (i, &b) in em.iter().enumerate().skip(2) {
+        let is_zero = b.ct_eq(&0);
+        zero_index.conditional_assign(&(i as u32), !found_zero & is_zero);
+        found_zero |= is_zero;
+    }
+    // PS has at least 8 bytes (and a zero was found: otherwise the index
+    // is 0 and fails this too).
+    good &= zero_index.ct_gt(&9);
+    let msg_index = u32::conditional_select(&synthetic_index, &(zero_index + 1), good) as usize;
+    // The index no longer says which message this is (the synthetic
+    // length is as random as a real one), but read both buffers at every
+    // position so the memory access does not either.
+    let out = em[msg_index..]
+        .iter()
+        .zip(&synthetic[msg_index..])
+        .map(|(&real, &fake)| u8::conditional_select(&fake, &real, good))
+        .collect();
+    Zeroizing::new(out)
+}
+
+fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    // HMAC accepts keys of any length.
+    let mut mac = match <Hmac<Sha256> as KeyInit>::new_from_slice(key) {
+        Ok(mac) => mac,
+        Err(_) => unreachable!("HMAC takes keys of any length"),
+    };
+    for p in parts {
+        mac.update(p);
+    }
+    mac.finalize().into_bytes().into()
+}
+
+/// The draft's PRF: `HMAC-SHA256(KDK, I || label || bitlen)` for
+/// `I = 0, 1, …` (both 16-bit big-endian), concatenated and cut to `len`
+/// bytes.
+fn prf(kdk: &[u8; 32], label: &[u8], len: usize) -> Zeroizing<Vec<u8>> {
+    let bits = ((len * 8) as u16).to_be_bytes();
+    let mut out = Zeroizing::new(Vec::with_capacity(len + 32));
+    let mut i: u16 = 0;
+    while out.len() < len {
+        out.extend_from_slice(&hmac_sha256(kdk, &[&i.to_be_bytes(), label, &bits]));
+        i += 1;
+    }
+    out.truncate(len);
+    out
+}
+
+impl RsaPublicKey {
+    /// Verifies an RSASSA-PKCS1-v1_5 signature on `msg` with `hash`.
+    ///
+    /// The expected encoding is built and compared whole (no parsing of the
+    /// signature's padding, so no BER leniency and no room for Bleichenbacher's
+    /// 2006 forgery). Errors: [`Error::InvalidLength`] (the signature is not
+    /// [`size`](Self::size) bytes), [`Error::OutOfRange`] (not below `n`),
+    /// [`Error::InvalidSignature`].
+    pub fn verify_pkcs1v15(
+        &self,
+        hash: HashAlg,
+        msg: &[u8],
+        signature: &[u8],
+    ) -> Result<(), Error> {
+        self.verify_pkcs1v15_prehashed(hash, &hash.digest(msg), signature)
+    }
+
+    /// Verifies a signature on a message given by its `hash` digest.
+    pub fn verify_pkcs1v15_prehashed(
+        &self,
+        hash: HashAlg,
+        digest: &[u8],
+        signature: &[u8],
+    ) -> Result<(), Error> {
+        let k = self.size();
+        let expected = encode(hash, digest, k)?;
+        let s = self.read_input(signature)?;
+        let em = self.public_op(&s).to_be_bytes(k);
+        if bool::from(em.as_slice().ct_eq(&expected)) {
+            Ok(())
+        } else {
+            Err(Error::InvalidSignature)
+        }
+    }
+}
+
+/// A private key with the hash to sign with, for the `signature` crate's
+/// [`Signer`](signature::Signer) (with the `std` feature: blinding draws
+/// from the operating system) and [`RandomizedSigner`](signature::RandomizedSigner).
+///
+/// ```
+/// use numcrypt_rsa::{HashAlg, KeyGen, pkcs1v15};
+/// use signature::{Keypair, RandomizedSigner, Verifier};
+/// # use rand_core::SeedableRng;
+/// # let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(2);
+/// let signing_key = pkcs1v15::SigningKey::new(KeyGen::new(2048).generate(&mut rng)?, HashAlg::Sha256);
+/// let signature = signing_key.sign_with_rng(&mut rng, b"message");
+/// signing_key.verifying_key().verify(b"message", &signature).expect("valid");
+/// # Ok::<(), numcrypt_rsa::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct SigningKey {
+    key: RsaPrivateKey,
+    hash: HashAlg,
+}
+
+impl SigningKey {
+    /// `key`, signing with `hash`.
+    pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Self {
+        Self { key, hash }
+    }
+
+    /// The private key.
+    pub fn key(&self) -> &RsaPrivateKey {
+        &self.key
+    }
+}
+
+/// A public key with the hash to verify with, for the `signature` crate's
+/// [`Verifier`](signature::Verifier).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyingKey {
+    key: RsaPublicKey,
+    hash: HashAlg,
+}
+
+impl VerifyingKey {
+    /// `key`, verifying with `hash`.
+    pub fn new(key: RsaPublicKey, hash: HashAlg) -> Self {
+        Self { key, hash }
+    }
+
+    /// The public key.
+    pub fn key(&self) -> &RsaPublicKey {
+        &self.key
+    }
+}
+
+impl signature::Keypair for SigningKey {
+    type VerifyingKey = VerifyingKey;
+
+    fn verifying_key(&self) -> VerifyingKey {
+        VerifyingKey::new(self.key.public_key().clone(), self.hash)
+    }
+}
+
+impl signature::RandomizedSigner<Signature> for SigningKey {
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        msg: &[u8],
+    ) -> Result<Signature, signature::Error> {
+        let mut rng = crate::signer::seeded(rng)?;
+        crate::signer::wrap(self.key.sign_pkcs1v15(&mut rng, self.hash, msg))
+    }
+}
+
+#[cfg(feature = "std")]
+impl signature::Signer<Signature> for SigningKey {
+    fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
+        let mut rng = crate::signer::os_seeded()?;
+        crate::signer::wrap(self.key.sign_pkcs1v15(&mut rng, self.hash, msg))
+    }
+}
+
+impl signature::Verifier<Signature> for VerifyingKey {
+    fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
+        self.key
+            .verify_pkcs1v15(self.hash, msg, signature.as_ref())
+            .map_err(|_| signature::Error::new())
+    }
+}

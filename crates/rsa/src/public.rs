@@ -1,0 +1,168 @@
+//! [`RsaPublicKey`]: the modulus and public exponent, and the public
+//! operation `x^e mod n`.
+
+use core::fmt;
+
+use numcrypt_limbs::{BoxedUint, MontyParams, Unsigned};
+use subtle::ConstantTimeLess;
+
+use crate::uint::{SecretUint, limbs_for};
+use crate::{Error, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
+
+/// An RSA public key: the modulus `n` and the public exponent `e`.
+///
+/// Any odd `n` of [`MIN_MODULUS_BITS`] to [`MAX_MODULUS_BITS`] bits and any
+/// odd `e` with `3 <= e < n` is accepted. Keys below 2048 bits only verify
+/// signatures: encryption to them is refused.
+#[derive(Clone)]
+pub struct RsaPublicKey {
+    n: BoxedUint,
+    e: BoxedUint,
+    bits: u32,
+    /// Montgomery arithmetic modulo `n`. Its forms hold plaintexts and
+    /// blinded values during private operations, hence `SecretUint`.
+    params: MontyParams<SecretUint>,
+}
+
+impl RsaPublicKey {
+    /// The key `(n, e)`, checked: [`Error::EvenModulus`],
+    /// [`Error::KeyTooSmall`], [`Error::KeyTooLarge`] or
+    /// [`Error::InvalidExponent`] (`e` even, below 3, or not below `n`).
+    pub fn new(n: &BoxedUint, e: &BoxedUint) -> Result<Self, Error> {
+        let bits = n.bits_vartime();
+        if bits < MIN_MODULUS_BITS {
+            return Err(Error::KeyTooSmall {
+                bits,
+                min: MIN_MODULUS_BITS,
+            });
+        }
+        if bits > MAX_MODULUS_BITS {
+            return Err(Error::KeyTooLarge {
+                bits,
+                max: MAX_MODULUS_BITS,
+            });
+        }
+        if !bool::from(n.is_odd()) {
+            return Err(Error::EvenModulus);
+        }
+        let n = n.resize(limbs_for(bits)).map_err(|_| Error::EvenModulus)?;
+        let e_bits = e.bits_vartime();
+        let e = e
+            .resize(limbs_for(e_bits))
+            .map_err(|_| Error::InvalidExponent)?;
+        let e_ok = bool::from(e.is_odd()) && e_bits >= 2 && bool::from(e.ct_lt(&n));
+        if !e_ok {
+            return Err(Error::InvalidExponent);
+        }
+        let params =
+            MontyParams::new(SecretUint::from_boxed(n.clone())).map_err(|_| Error::EvenModulus)?;
+        Ok(Self { n, e, bits, params })
+    }
+
+    /// The key from big-endian `n` and `e` (leading zero bytes allowed).
+    pub fn from_be_bytes(n: &[u8], e: &[u8]) -> Result<Self, Error> {
+        Self::new(
+            &BoxedUint::from_be_slice_auto(n),
+            &BoxedUint::from_be_slice_auto(e),
+        )
+    }
+
+    /// The modulus `n`.
+    pub fn n(&self) -> &BoxedUint {
+        &self.n
+    }
+
+    /// The public exponent `e`.
+    pub fn e(&self) -> &BoxedUint {
+        &self.e
+    }
+
+    /// The modulus' bit length.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// The modulus' length in bytes: the length of every signature and
+    /// ciphertext under this key.
+    pub fn size(&self) -> usize {
+        self.bits.div_ceil(8) as usize
+    }
+
+    /// `n` as minimal big-endian bytes.
+    pub fn n_bytes(&self) -> alloc::vec::Vec<u8> {
+        minimal_be(&self.n)
+    }
+
+    /// `e` as minimal big-endian bytes.
+    pub fn e_bytes(&self) -> alloc::vec::Vec<u8> {
+        minimal_be(&self.e)
+    }
+
+    pub(crate) fn params(&self) -> &MontyParams<SecretUint> {
+        &self.params
+    }
+
+    /// Reads a signature or ciphertext (I2OSP's inverse, RFC 8017 §4.2):
+    /// exactly [`size`](Self::size) bytes, below `n`. The value is public,
+    /// so the checks may take variable time.
+    pub(crate) fn read_input(&self, bytes: &[u8]) -> Result<SecretUint, Error> {
+        if bytes.len() != self.size() {
+            return Err(Error::InvalidLength {
+                expected: self.size(),
+                actual: bytes.len(),
+            });
+        }
+        let x = SecretUint::from_be_bytes(bytes, self.n.nlimbs()).ok_or(Error::OutOfRange)?;
+        if !bool::from(x.ct_lt_value(&SecretUint::from_boxed(self.n.clone()))) {
+            return Err(Error::OutOfRange);
+        }
+        Ok(x)
+    }
+
+    /// `x^e mod n` for `x < n` (RSAEP/RSAVP1), by sliding windows: the time
+    /// depends on `e` only, which is public.
+    pub(crate) fn public_op(&self, x: &SecretUint) -> SecretUint {
+        let base = self.params.to_monty(x);
+        self.params
+            .from_monty(&self.params.pow_vartime(&base, &self.e))
+    }
+
+    /// Refuses keys below 2048 bits for encryption.
+    pub(crate) fn check_encryption_size(&self) -> Result<(), Error> {
+        if self.bits < crate::MIN_PRIVATE_MODULUS_BITS {
+            return Err(Error::KeyTooSmall {
+                bits: self.bits,
+                min: crate::MIN_PRIVATE_MODULUS_BITS,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Minimal big-endian bytes (at least one byte).
+pub(crate) fn minimal_be(x: &BoxedUint) -> alloc::vec::Vec<u8> {
+    let bytes = x.to_be_bytes();
+    let start = bytes
+        .iter()
+        .position(|&b| b != 0)
+        .unwrap_or(bytes.len() - 1);
+    bytes[start..].to_vec()
+}
+
+impl PartialEq for RsaPublicKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.n == other.n && self.e == other.e
+    }
+}
+
+impl Eq for RsaPublicKey {}
+
+impl fmt::Debug for RsaPublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RsaPublicKey")
+            .field("bits", &self.bits)
+            .field("e", &format_args!("{:#x}", self.e))
+            .field("n", &format_args!("{:#x}", self.n))
+            .finish()
+    }
+}

@@ -1,0 +1,94 @@
+//! [`Signature`] and what the `signature` crate's trait impls share.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use core::fmt;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{SeedableRng, TryCryptoRng};
+use zeroize::Zeroize;
+
+use crate::Error;
+
+/// An RSA signature (PKCS#1 v1.5 or PSS): the modulus' length in bytes,
+/// big-endian.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Signature(Box<[u8]>);
+
+impl Signature {
+    /// The signature's bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl AsRef<[u8]> for Signature {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl From<Vec<u8>> for Signature {
+    fn from(bytes: Vec<u8>) -> Self {
+        Signature(bytes.into_boxed_slice())
+    }
+}
+
+impl TryFrom<&[u8]> for Signature {
+    type Error = signature::Error;
+
+    /// Any bytes: the length is checked against the key when verifying.
+    fn try_from(bytes: &[u8]) -> Result<Self, signature::Error> {
+        Ok(Signature(bytes.into()))
+    }
+}
+
+impl From<Signature> for Box<[u8]> {
+    fn from(s: Signature) -> Self {
+        s.0
+    }
+}
+
+impl signature::SignatureEncoding for Signature {
+    type Repr = Box<[u8]>;
+}
+
+impl fmt::Debug for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Signature(")?;
+        for b in self.0.iter() {
+            write!(f, "{b:02x}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+/// A ChaCha20 generator seeded from `rng`, so that a fallible generator can
+/// feed the infallible interfaces inside (blinding, salts).
+pub(crate) fn seeded<R: TryCryptoRng + ?Sized>(
+    rng: &mut R,
+) -> Result<ChaCha20Rng, signature::Error> {
+    let mut seed = [0u8; 32];
+    let drawn = rng.try_fill_bytes(&mut seed);
+    let out = ChaCha20Rng::from_seed(seed);
+    seed.zeroize();
+    drawn.map_err(|_| signature::Error::from_source(Error::Rng))?;
+    Ok(out)
+}
+
+/// A ChaCha20 generator seeded by the operating system.
+#[cfg(feature = "std")]
+pub(crate) fn os_seeded() -> Result<ChaCha20Rng, signature::Error> {
+    let mut seed = [0u8; 32];
+    let drawn = getrandom::fill(&mut seed);
+    let out = ChaCha20Rng::from_seed(seed);
+    seed.zeroize();
+    drawn.map_err(|_| signature::Error::from_source(Error::Rng))?;
+    Ok(out)
+}
+
+/// A signing result as the `signature` crate wants it.
+pub(crate) fn wrap(r: Result<Vec<u8>, Error>) -> Result<Signature, signature::Error> {
+    r.map(Signature::from)
+        .map_err(signature::Error::from_source)
+}

@@ -1,0 +1,291 @@
+//! Project Wycheproof's RSA vectors: every test case of every group is
+//! checked against its expected result (`valid`, `invalid`, or
+//! `acceptable`, where either outcome is allowed).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{hex, vectors_dir};
+use numcrypt_rsa::{BoxedUint, Error, HashAlg, RsaPrivateKey, RsaPublicKey, pss::SaltLength};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+use serde_json::Value;
+
+fn load(test: &str, file: &str) -> Option<Value> {
+    let path = vectors_dir(test)?.join("wycheproof").join(file);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Some(serde_json::from_str(&text).expect("JSON"))
+}
+
+fn big(v: &Value) -> BoxedUint {
+    BoxedUint::from_be_slice_auto(&hex(v.as_str().expect("hex string")))
+}
+
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or_else(|| panic!("missing {key}"))
+}
+
+/// Counts outcomes per expected result, and fails on any mismatch.
+#[derive(Default)]
+struct Tally {
+    seen: BTreeMap<String, usize>,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn check(&mut self, test: &Value, accepted: bool, detail: &str) {
+        let id = test["tcId"].as_u64().unwrap();
+        let expected = s(test, "result");
+        *self.seen.entry(expected.to_owned()).or_default() += 1;
+        let ok = match expected {
+            "valid" => accepted,
+            "invalid" => !accepted,
+            "acceptable" => true,
+            other => panic!("tcId {id}: unknown result {other}"),
+        };
+        if !ok {
+            self.failures.push(format!(
+                "tcId {id} ({}; {:?}): expected {expected}, got {} {detail}",
+                s(test, "comment"),
+                test["flags"],
+                if accepted { "accepted" } else { "rejected" }
+            ));
+        }
+    }
+
+    fn finish(self, name: &str, total: u64) {
+        let counted: usize = self.seen.values().sum();
+        assert_eq!(counted as u64, total, "{name}: numberOfTests");
+        assert!(
+            self.failures.is_empty(),
+            "{name}:\n{}",
+            self.failures.join("\n")
+        );
+        println!("{name}: {total} tests, {:?}", self.seen);
+    }
+}
+
+fn hash_of(name: &str) -> Result<HashAlg, Error> {
+    name.parse()
+}
+
+#[test]
+fn pkcs1v15_verify() {
+    let Some(doc) = load("pkcs1v15_verify", "rsa_signature_2048_sha256_test.json") else {
+        return;
+    };
+    let mut tally = Tally::default();
+    for group in doc["testGroups"].as_array().unwrap() {
+        let key = &group["publicKey"];
+        let public =
+            RsaPublicKey::new(&big(&key["modulus"]), &big(&key["publicExponent"])).expect("key");
+        // The same key through its SubjectPublicKeyInfo encoding.
+        let der = hex(s(group, "publicKeyDer"));
+        assert_eq!(RsaPublicKey::from_public_key_der(&der).unwrap(), public);
+        assert_eq!(public.to_public_key_der().unwrap(), der);
+        let hash = hash_of(s(group, "sha")).unwrap();
+        for test in group["tests"].as_array().unwrap() {
+            let r = public.verify_pkcs1v15(hash, &hex(s(test, "msg")), &hex(s(test, "sig")));
+            tally.check(test, r.is_ok(), &format!("{r:?}"));
+        }
+    }
+    tally.finish(
+        "rsa_signature_2048_sha256",
+        doc["numberOfTests"].as_u64().unwrap(),
+    );
+}
+
+#[test]
+fn pss_verify() {
+    let Some(doc) = load("pss_verify", "rsa_pss_2048_sha256_mgf1_32_test.json") else {
+        return;
+    };
+    let mut tally = Tally::default();
+    for group in doc["testGroups"].as_array().unwrap() {
+        let key = &group["publicKey"];
+        let public =
+            RsaPublicKey::new(&big(&key["modulus"]), &big(&key["publicExponent"])).expect("key");
+        let hash = hash_of(s(group, "sha")).unwrap();
+        assert_eq!(
+            hash_of(s(group, "mgfSha")).unwrap(),
+            hash,
+            "MGF1 uses the same hash here"
+        );
+        let salt = SaltLength::Bytes(group["sLen"].as_u64().unwrap() as usize);
+        for test in group["tests"].as_array().unwrap() {
+            let (msg, sig) = (hex(s(test, "msg")), hex(s(test, "sig")));
+            let r = public.verify_pss(hash, &msg, &sig, salt);
+            tally.check(test, r.is_ok(), &format!("{r:?}"));
+            // Reading the salt length from the signature must agree on
+            // valid signatures (their salt is 32 bytes).
+            if r.is_ok() {
+                assert!(
+                    public
+                        .verify_pss(hash, &msg, &sig, SaltLength::Auto)
+                        .is_ok()
+                );
+            }
+        }
+    }
+    tally.finish(
+        "rsa_pss_2048_sha256_mgf1_32",
+        doc["numberOfTests"].as_u64().unwrap(),
+    );
+}
+
+/// Signature generation: the keys come as (n, e, d) only, so the primes are
+/// recovered first; PKCS#1 v1.5 signatures are deterministic, so ours must
+/// equal the vectors' byte for byte. SHA-1 (flagged `WeakHash`,
+/// `acceptable`) is refused with `UnsupportedHash`, which the vectors allow.
+#[test]
+fn pkcs1v15_sign() {
+    let Some(doc) = load("pkcs1v15_sign", "rsa_pkcs1_2048_sig_gen_test.json") else {
+        return;
+    };
+    let mut tally = Tally::default();
+    let mut rng = ChaCha20Rng::seed_from_u64(1);
+    for group in doc["testGroups"].as_array().unwrap() {
+        let k = &group["privateKey"];
+        let key = RsaPrivateKey::from_exponents_vartime(
+            &big(&k["modulus"]),
+            &big(&k["publicExponent"]),
+            &big(&k["privateExponent"]),
+        )
+        .expect("primes recovered");
+        let hash = hash_of(s(group, "sha"));
+        for test in group["tests"].as_array().unwrap() {
+            let msg = hex(s(test, "msg"));
+            let (produced, detail) = match hash {
+                Ok(hash) => {
+                    let sig = key.sign_pkcs1v15(&mut rng, hash, &msg).expect("sign");
+                    (sig == hex(s(test, "sig")), String::new())
+                }
+                Err(e) => {
+                    assert_eq!(e, Error::UnsupportedHash);
+                    (false, format!("{} refused", s(group, "sha")))
+                }
+            };
+            tally.check(test, produced, &detail);
+        }
+    }
+    tally.finish(
+        "rsa_pkcs1_2048_sig_gen",
+        doc["numberOfTests"].as_u64().unwrap(),
+    );
+}
+
+fn private_key(group: &Value) -> RsaPrivateKey {
+    let k = &group["privateKey"];
+    let key = RsaPrivateKey::from_crt_components(
+        &big(&k["modulus"]),
+        &big(&k["publicExponent"]),
+        &big(&k["privateExponent"]),
+        &big(&k["prime1"]),
+        &big(&k["prime2"]),
+        &big(&k["exponent1"]),
+        &big(&k["exponent2"]),
+        &big(&k["coefficient"]),
+    )
+    .expect("key");
+    // The same key through PKCS#8 DER and PEM.
+    let der = hex(s(group, "privateKeyPkcs8"));
+    assert_eq!(RsaPrivateKey::from_pkcs8_der(&der).unwrap(), key);
+    assert_eq!(
+        RsaPrivateKey::from_pem(s(group, "privateKeyPem")).unwrap(),
+        key
+    );
+    key
+}
+
+#[test]
+fn oaep_decrypt() {
+    let Some(doc) = load("oaep_decrypt", "rsa_oaep_2048_sha256_mgf1sha256_test.json") else {
+        return;
+    };
+    let mut tally = Tally::default();
+    let mut rng = ChaCha20Rng::seed_from_u64(2);
+    for group in doc["testGroups"].as_array().unwrap() {
+        let key = private_key(group);
+        let hash = hash_of(s(group, "sha")).unwrap();
+        assert_eq!(hash_of(s(group, "mgfSha")).unwrap(), hash);
+        for test in group["tests"].as_array().unwrap() {
+            let r = key.decrypt_oaep(&mut rng, hash, &hex(s(test, "label")), &hex(s(test, "ct")));
+            let accepted = match &r {
+                Ok(m) => {
+                    assert_eq!(&m[..], &hex(s(test, "msg"))[..], "tcId {}", test["tcId"]);
+                    true
+                }
+                Err(_) => false,
+            };
+            tally.check(test, accepted, &format!("{:?}", r.as_ref().err()));
+        }
+    }
+    tally.finish(
+        "rsa_oaep_2048_sha256_mgf1sha256",
+        doc["numberOfTests"].as_u64().unwrap(),
+    );
+}
+
+/// PKCS#1 v1.5 decryption with implicit rejection: a valid ciphertext
+/// decrypts to its message; a malformed one (wrong length, not below n) is
+/// an error; one with bad padding is not an error but decrypts to a
+/// synthetic message, which must differ from the encrypted one, be the
+/// same every time, and depend on the ciphertext. (The synthetic messages
+/// themselves are checked against the draft's known answers in
+/// `implicit_rejection.rs`.)
+#[test]
+fn pkcs1v15_decrypt() {
+    let Some(doc) = load("pkcs1v15_decrypt", "rsa_pkcs1_2048_test.json") else {
+        return;
+    };
+    let mut tally = Tally::default();
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let mut synthetic = Vec::new();
+    for group in doc["testGroups"].as_array().unwrap() {
+        let key = private_key(group);
+        for test in group["tests"].as_array().unwrap() {
+            let (ct, msg) = (hex(s(test, "ct")), hex(s(test, "msg")));
+            let flags = test["flags"].to_string();
+            let accepted = match key.decrypt_pkcs1v15(&mut rng, &ct) {
+                Ok(m) if m[..] == msg[..] => true,
+                Ok(m) => {
+                    assert!(
+                        flags.contains("InvalidPkcs1Padding"),
+                        "tcId {}: wrong message",
+                        test["tcId"]
+                    );
+                    assert_eq!(
+                        key.decrypt_pkcs1v15(&mut rng, &ct).unwrap(),
+                        m,
+                        "deterministic"
+                    );
+                    synthetic.push(m.to_vec());
+                    false
+                }
+                Err(e) => {
+                    assert!(
+                        flags.contains("InvalidCiphertextFormat"),
+                        "tcId {}: {e:?}",
+                        test["tcId"]
+                    );
+                    assert!(
+                        matches!(e, Error::InvalidLength { .. } | Error::OutOfRange),
+                        "{e:?}"
+                    );
+                    false
+                }
+            };
+            tally.check(test, accepted, "");
+        }
+    }
+    synthetic.sort();
+    let n = synthetic.len();
+    synthetic.dedup();
+    assert_eq!(
+        synthetic.len(),
+        n,
+        "different ciphertexts, different synthetic messages"
+    );
+    tally.finish("rsa_pkcs1_2048", doc["numberOfTests"].as_u64().unwrap());
+}
