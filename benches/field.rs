@@ -52,7 +52,7 @@ use rand_core::{Rng, SeedableRng};
 
 /// Two random residues modulo `p` (fixed seed per prime).
 fn operands(p: &BigUint) -> (BigUint, BigUint) {
-    let mut rng = ChaCha20Rng::seed_from_u64(0x6669_656c_64 ^ p.bits());
+    let mut rng = ChaCha20Rng::seed_from_u64(0x0066_6965_6c64 ^ p.bits());
     let mut draw = || {
         let mut bytes = vec![0u8; p.bits() as usize / 8 + 16];
         rng.fill_bytes(&mut bytes);
