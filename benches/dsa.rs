@@ -28,11 +28,14 @@
 //! Run with `cargo bench --bench dsa`; `python3 benches/summarize_dlog.py`
 //! prints the tables.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, WallTime};
-use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
+use common::group_name;
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use numcrypt::dsa::sha2::Sha256;
 use numcrypt::dsa::{DomainParameters, ParameterSizes, SigningKey};
 use numcrypt::limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
@@ -45,14 +48,6 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 const MESSAGE: &[u8; 32] = b"numcrypt dsa benchmark message!!";
-
-fn group_name<M: Measurement>(base: &str) -> String {
-    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
-        base.to_owned()
-    } else {
-        format!("{base}_cycles")
-    }
-}
 
 fn bn(x: &BoxedUint) -> BigNum {
     BigNum::from_slice(&x.to_be_bytes()).unwrap()
@@ -242,27 +237,4 @@ fn bench_paramgen<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-fn config<M: Measurement>(measurement: M) -> Criterion<M> {
-    Criterion::default()
-        .with_measurement(measurement)
-        .without_plots()
-        .nresamples(20_000)
-}
-
-criterion_group!(
-    name = time;
-    config = config(WallTime);
-    targets = bench_sign, bench_verify, bench_multiexp, bench_paramgen
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_group!(
-    name = cycles;
-    config = config(criterion_cycles_per_byte::CyclesPerByte);
-    targets = bench_sign, bench_verify, bench_multiexp, bench_paramgen
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_main!(time, cycles);
-#[cfg(not(target_arch = "x86_64"))]
-criterion_main!(time);
+common::time_and_cycles_main!(bench_sign, bench_verify, bench_multiexp, bench_paramgen);

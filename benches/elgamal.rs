@@ -30,24 +30,19 @@
 //! Run with `cargo bench --bench elgamal`; `python3 benches/summarize_dlog.py`
 //! prints the tables.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, WallTime};
-use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
+use common::group_name;
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use numcrypt::elgamal::{NamedGroup, SecretKey};
 use numcrypt::field::{Fp, Monty, MontyModulus, PseudoMersenne};
 use numcrypt::limbs::{BoxedUint, Limb, MontyParams, U2048, Unsigned};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-
-fn group_name<M: Measurement>(base: &str) -> String {
-    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
-        base.to_owned()
-    } else {
-        format!("{base}_cycles")
-    }
-}
 
 /// Big-endian 64-bit words to little-endian limbs.
 const fn le<const N: usize>(be: [Limb; N]) -> [Limb; N] {
@@ -238,27 +233,4 @@ fn bench_pm2048_job<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-fn config<M: Measurement>(measurement: M) -> Criterion<M> {
-    Criterion::default()
-        .with_measurement(measurement)
-        .without_plots()
-        .nresamples(20_000)
-}
-
-criterion_group!(
-    name = time;
-    config = config(WallTime);
-    targets = bench_encrypt_decrypt, bench_hybrid, bench_pm2048_job
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_group!(
-    name = cycles;
-    config = config(criterion_cycles_per_byte::CyclesPerByte);
-    targets = bench_encrypt_decrypt, bench_hybrid, bench_pm2048_job
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_main!(time, cycles);
-#[cfg(not(target_arch = "x86_64"))]
-criterion_main!(time);
+common::time_and_cycles_main!(bench_encrypt_decrypt, bench_hybrid, bench_pm2048_job);

@@ -33,11 +33,14 @@
 //! Run with `cargo bench --bench field` (about 12 minutes); one prime with
 //! for example `cargo bench --bench field -- '/c25519/'`.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, WallTime};
-use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
+use common::{group_name, to_biguint};
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkGroup, Criterion};
 use crypto_bigint::modular::{ConstMontyForm, ConstMontyParams};
 use crypto_bigint::{U128, U256, U384, U448, U512, U576, U2048, const_monty_params};
 use fiat_crypto::{
@@ -67,13 +70,8 @@ fn le_bytes(x: &BigUint, n: usize) -> Vec<u8> {
     v
 }
 
-fn big_words(w: &[u64]) -> BigUint {
-    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-    BigUint::from_bytes_le(&bytes)
-}
-
 fn modulus<B: Backend>() -> BigUint {
-    big_words(B::MODULUS.as_ref())
+    to_biguint(B::MODULUS.as_ref())
 }
 
 /// 30 samples of about a second each; `FIELD_BENCH_QUICK=1` takes 10 short
@@ -118,7 +116,7 @@ fn numcrypt<B: Backend, M: Measurement>(
     let b = Fp::<B>::from_le_bytes(&le_bytes(&y, n)).unwrap();
     let r = if op == Op::Mul { a * b } else { a.square() };
     assert_eq!(
-        big_words(r.to_uint().as_ref()),
+        to_biguint(r.to_uint().as_ref()),
         reference(op, &x, &y, &p),
         "{peer} {prime}"
     );
@@ -134,7 +132,7 @@ fn crypto_bigint<P: ConstMontyParams<L>, const L: usize, M: Measurement>(
     op: Op,
     prime: &str,
 ) {
-    let p = big_words(P::PARAMS.modulus().as_ref().as_words());
+    let p = to_biguint(P::PARAMS.modulus().as_ref().as_words());
     let (x, y) = operands(&p);
     let to = |v: &BigUint| {
         let mut w = v.to_u64_digits();
@@ -145,7 +143,7 @@ fn crypto_bigint<P: ConstMontyParams<L>, const L: usize, M: Measurement>(
     let b = ConstMontyForm::<P, L>::new(&to(&y));
     let r = if op == Op::Mul { a.mul(&b) } else { a.square() };
     assert_eq!(
-        big_words(r.retrieve().as_words()),
+        to_biguint(r.retrieve().as_words()),
         reference(op, &x, &y, &p),
         "crypto-bigint {prime}"
     );
@@ -363,7 +361,7 @@ macro_rules! fiat_monty {
         let mut plain = $nondom([0; $n]);
         $from(&mut plain, &r);
         assert_eq!(
-            big_words(&plain.0),
+            to_biguint(&plain.0),
             reference($op, &x, &y, p),
             "fiat {}",
             $prime
@@ -402,7 +400,7 @@ fn fiat_25519_solinas<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op, p: 
     } else {
         f25519s::fiat_curve25519_solinas_square(&mut r, &a);
     }
-    assert_eq!(big_words(&r) % p, reference(op, &x, &y, p), "fiat solinas");
+    assert_eq!(to_biguint(&r) % p, reference(op, &x, &y, p), "fiat solinas");
     g.bench_function("c25519/fiat_solinas_4x64", |bench| match op {
         Op::Mul => bench.iter(|| {
             let mut r = [0; 4];
@@ -610,14 +608,6 @@ fn run<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op) {
     crypto_bigint::<CbR521, { U576::LIMBS }, M>(g, op, "r521");
 }
 
-fn group_name<M: Measurement>(base: &str) -> String {
-    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
-        base.to_owned()
-    } else {
-        format!("{base}_cycles")
-    }
-}
-
 fn bench_mul<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group(group_name::<M>("field_mul"));
     configure(&mut g);
@@ -632,27 +622,4 @@ fn bench_sqr<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-fn config<M: Measurement>(measurement: M) -> Criterion<M> {
-    Criterion::default()
-        .with_measurement(measurement)
-        .without_plots()
-        .nresamples(20_000)
-}
-
-criterion_group!(
-    name = time;
-    config = config(WallTime);
-    targets = bench_mul, bench_sqr
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_group!(
-    name = cycles;
-    config = config(criterion_cycles_per_byte::CyclesPerByte);
-    targets = bench_mul, bench_sqr
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_main!(time, cycles);
-#[cfg(not(target_arch = "x86_64"))]
-criterion_main!(time);
+common::time_and_cycles_main!(bench_mul, bench_sqr);

@@ -46,11 +46,14 @@
 //!
 //! Run with `cargo bench --bench limbs` (about 7 minutes on the 2-core reference machine).
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, WallTime};
-use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
+use common::{group_name, to_biguint};
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use crypto_bigint::Odd;
 use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
 use num_bigint::BigUint;
@@ -123,11 +126,6 @@ fn to_cb<const L: usize>(w: &[u64]) -> CbUint<L> {
 
 fn to_gmp(w: &[u64]) -> Integer {
     Integer::from_digits(w, Order::Lsf)
-}
-
-fn to_biguint(w: &[u64]) -> BigUint {
-    let bytes: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-    BigUint::from_bytes_le(&bytes)
 }
 
 fn gmp_words(x: &Integer, len: usize) -> Vec<u64> {
@@ -394,14 +392,6 @@ macro_rules! all_sizes {
     };
 }
 
-fn group_name<M: Measurement>(base: &str) -> String {
-    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
-        base.to_owned()
-    } else {
-        format!("{base}_cycles")
-    }
-}
-
 fn bench_mul<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group(group_name::<M>("mul"));
     configure(&mut g);
@@ -435,27 +425,4 @@ fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-fn config<M: Measurement>(measurement: M) -> Criterion<M> {
-    Criterion::default()
-        .with_measurement(measurement)
-        .without_plots()
-        .nresamples(20_000)
-}
-
-criterion_group!(
-    name = time;
-    config = config(WallTime);
-    targets = bench_mul, bench_square, bench_mont_mul, bench_modexp_ct
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_group!(
-    name = cycles;
-    config = config(criterion_cycles_per_byte::CyclesPerByte);
-    targets = bench_mul, bench_square, bench_mont_mul, bench_modexp_ct
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_main!(time, cycles);
-#[cfg(not(target_arch = "x86_64"))]
-criterion_main!(time);
+common::time_and_cycles_main!(bench_mul, bench_square, bench_mont_mul, bench_modexp_ct);

@@ -43,13 +43,14 @@
 //! `cargo bench --bench prime -- 'prime_gen/1024'`, then
 //! `python3 benches/summarize_prime.py`.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, WallTime};
-use criterion::{
-    BenchmarkGroup, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
-};
+use common::group_name;
+use criterion::measurement::Measurement;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use numcrypt::limbs::{U2048, Uint};
 use numcrypt::prime::{self as nprime, PrimeInt};
 use openssl::bn::{BigNum, BigNumContext};
@@ -57,14 +58,6 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use rug::Integer;
 use rug::integer::Order;
-
-fn group_name<M: Measurement>(base: &str) -> String {
-    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
-        base.to_owned()
-    } else {
-        format!("{base}_cycles")
-    }
-}
 
 /// Many short flat samples: prime generation times vary by an order of
 /// magnitude from one prime to the next.
@@ -250,27 +243,9 @@ fn bench_table5<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-fn config<M: Measurement>(measurement: M) -> Criterion<M> {
-    Criterion::default()
-        .with_measurement(measurement)
-        .without_plots()
-        .nresamples(20_000)
-}
-
-criterion_group!(
-    name = time;
-    config = config(WallTime);
-    targets = bench_prime_gen, bench_safe_prime_gen, bench_is_prime, bench_table5
+common::time_and_cycles_main!(
+    bench_prime_gen,
+    bench_safe_prime_gen,
+    bench_is_prime,
+    bench_table5
 );
-
-#[cfg(target_arch = "x86_64")]
-criterion_group!(
-    name = cycles;
-    config = config(criterion_cycles_per_byte::CyclesPerByte);
-    targets = bench_prime_gen, bench_safe_prime_gen, bench_is_prime, bench_table5
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_main!(time, cycles);
-#[cfg(not(target_arch = "x86_64"))]
-criterion_main!(time);

@@ -31,11 +31,14 @@
 //! such as `cargo bench --bench rsa -- '^rsa_sign/'`; then
 //! `python3 benches/summarize_rsa.py` prints the README table.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::Duration;
 
-use criterion::measurement::{Measurement, WallTime};
-use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use common::group_name;
+use criterion::measurement::Measurement;
+use criterion::{Criterion, SamplingMode};
 use numcrypt::rsa::{HashAlg, KeyGen, RsaPrivateKey};
 use openssl::hash::MessageDigest;
 use openssl::pkey::{PKey, Private, Public};
@@ -45,14 +48,6 @@ use rustcrypto_rsa::pkcs1::DecodeRsaPrivateKey;
 use rustcrypto_rsa::signature::{RandomizedSigner, SignatureEncoding, Verifier};
 
 const MESSAGE: &[u8; 32] = b"numcrypt rsa benchmark message..";
-
-fn group_name<M: Measurement>(base: &str) -> String {
-    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
-        base.to_owned()
-    } else {
-        format!("{base}_cycles")
-    }
-}
 
 /// One key in each library's own types.
 struct Keys {
@@ -248,27 +243,4 @@ fn benches<M: Measurement>(c: &mut Criterion<M>) {
     bench_keygen(c);
 }
 
-fn config<M: Measurement>(measurement: M) -> Criterion<M> {
-    Criterion::default()
-        .with_measurement(measurement)
-        .without_plots()
-        .nresamples(20_000)
-}
-
-criterion_group!(
-    name = time;
-    config = config(WallTime);
-    targets = benches
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_group!(
-    name = cycles;
-    config = config(criterion_cycles_per_byte::CyclesPerByte);
-    targets = benches
-);
-
-#[cfg(target_arch = "x86_64")]
-criterion_main!(time, cycles);
-#[cfg(not(target_arch = "x86_64"))]
-criterion_main!(time);
+common::time_and_cycles_main!(benches);

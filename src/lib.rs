@@ -5,7 +5,10 @@
 //! (MR64 primality testing and prime generation), [`field`] (prime
 //! fields with pseudo-Mersenne and Montgomery reductions), [`rsa`]
 //! (RSA: keys, PKCS#1 v1.5 and PSS signatures, OAEP), [`dsa`] (FIPS
-//! 186-4 DSA) and [`elgamal`] (ElGamal encryption, KEM and signatures).
+//! 186-4 DSA) and [`elgamal`] (ElGamal encryption, KEM and signatures);
+//! with the `shared-rsa` feature (not a default: it needs `std`), also
+//! `shared_rsa` (Boneh–Franklin shared RSA key generation and threshold
+//! signing).
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -26,6 +29,9 @@ pub use numcrypt_dsa as dsa;
 
 #[cfg(feature = "elgamal")]
 pub use numcrypt_elgamal as elgamal;
+
+#[cfg(feature = "shared-rsa")]
+pub use numcrypt_shared_rsa as shared_rsa;
 
 // The README's examples are compiled and run as doc tests.
 #[cfg(doctest)]

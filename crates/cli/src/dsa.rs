@@ -15,7 +15,7 @@ use numcrypt_dsa::{
     SigningKey, VerifyingKey,
 };
 
-use crate::files::{Status, exit, is_pem, read, read_text, rng, verdict, write};
+use crate::files::{KeyFiles, Status, exit, read, read_text, rng, verdict, write};
 
 #[derive(Subcommand)]
 pub enum DsaCommand {
@@ -146,7 +146,8 @@ pub fn run(command: DsaCommand) -> ExitCode {
     })
 }
 
-fn hash(name: &str) -> Result<HashAlgorithm, String> {
+/// The `--hash` named `name` (`elgamal` takes the same names).
+pub(crate) fn hash(name: &str) -> Result<HashAlgorithm, String> {
     HashAlgorithm::from_name(name).map_err(|e| format!("--hash {name:?}: {e}"))
 }
 
@@ -154,34 +155,16 @@ fn load_params(path: &Path) -> Result<DomainParameters, String> {
     DomainParameters::from_pem(&read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn load_private(path: &Path) -> Result<SigningKey, String> {
-    let data = read(path)?;
-    let key = if is_pem(&data) {
-        SigningKey::from_pem(&read_text(path)?)
-    } else {
-        SigningKey::from_pkcs8_der(&data)
-    };
-    key.map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn load_public(path: &Path) -> Result<VerifyingKey, String> {
-    let data = read(path)?;
-    let key = if is_pem(&data) {
-        let text = read_text(path)?;
-        VerifyingKey::from_public_key_pem(&text).or_else(|e| {
-            SigningKey::from_pem(&text)
-                .map(|k| k.verifying_key().clone())
-                .map_err(|_| e)
-        })
-    } else {
-        VerifyingKey::from_public_key_der(&data).or_else(|e| {
-            SigningKey::from_pkcs8_der(&data)
-                .map(|k| k.verifying_key().clone())
-                .map_err(|_| e)
-        })
-    };
-    key.map_err(|e| format!("{}: {e}", path.display()))
-}
+/// Private keys in PKCS#8 (or OpenSSL's traditional PEM), public keys in
+/// SubjectPublicKeyInfo.
+const KEYS: KeyFiles<SigningKey, VerifyingKey, numcrypt_dsa::Error> = KeyFiles {
+    private_pem: SigningKey::from_pem,
+    private_der: SigningKey::from_pkcs8_der,
+    public_pem: VerifyingKey::from_public_key_pem,
+    public_der: VerifyingKey::from_public_key_der,
+    public_half: |key| key.verifying_key().clone(),
+    not_text: "not a PEM file",
+};
 
 fn params(
     l: u32,
@@ -223,7 +206,8 @@ fn keygen(params_path: &Path, out: Option<&Path>) -> Result<(), String> {
 }
 
 fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let pem = load_private(input)?
+    let pem = KEYS
+        .load_private(input)?
         .verifying_key()
         .to_public_key_pem()
         .map_err(|e| e.to_string())?;
@@ -238,7 +222,7 @@ fn sign(
     out: Option<&Path>,
 ) -> Result<(), String> {
     let hash = hash(&args.hash)?;
-    let key = load_private(key)?;
+    let key = KEYS.load_private(key)?;
     let digest = hash.digest(&[&read(input)?]);
     let mut rng = rng()?;
     macro_rules! sign_with {
@@ -267,7 +251,7 @@ fn sign(
 fn verify(public: &Path, args: &SignatureArgs, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
         let hash = hash(&args.hash)?;
-        let key = load_public(public)?;
+        let key = KEYS.load_public(public)?;
         let digest = hash.digest(&[&read(input)?]);
         let bytes = read(sig)?;
         let parsed = match args.format {

@@ -14,7 +14,8 @@ use numcrypt_dsa::HashAlgorithm;
 use numcrypt_elgamal::sha2::{Sha224, Sha256, Sha384, Sha512};
 use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
 
-use crate::files::{Status, exit, is_pem, read, read_text, rng, verdict, write};
+use crate::dsa::hash;
+use crate::files::{KeyFiles, Status, exit, read, rng, verdict, write};
 
 #[derive(Subcommand)]
 pub enum ElgamalCommand {
@@ -141,38 +142,15 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
     })
 }
 
-fn hash(name: &str) -> Result<HashAlgorithm, String> {
-    HashAlgorithm::from_name(name).map_err(|e| format!("--hash {name:?}: {e}"))
-}
-
-fn load_private(path: &Path) -> Result<SecretKey, String> {
-    let data = read(path)?;
-    let key = if is_pem(&data) {
-        SecretKey::from_pkcs8_pem(&read_text(path)?)
-    } else {
-        SecretKey::from_pkcs8_der(&data)
-    };
-    key.map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn load_public(path: &Path) -> Result<PublicKey, String> {
-    let data = read(path)?;
-    let key = if is_pem(&data) {
-        let text = read_text(path)?;
-        PublicKey::from_public_key_pem(&text).or_else(|e| {
-            SecretKey::from_pkcs8_pem(&text)
-                .map(|k| k.public_key().clone())
-                .map_err(|_| e)
-        })
-    } else {
-        PublicKey::from_public_key_der(&data).or_else(|e| {
-            SecretKey::from_pkcs8_der(&data)
-                .map(|k| k.public_key().clone())
-                .map_err(|_| e)
-        })
-    };
-    key.map_err(|e| format!("{}: {e}", path.display()))
-}
+/// Private keys in PKCS#8, public keys in SubjectPublicKeyInfo.
+const KEYS: KeyFiles<SecretKey, PublicKey, numcrypt_elgamal::Error> = KeyFiles {
+    private_pem: SecretKey::from_pkcs8_pem,
+    private_der: SecretKey::from_pkcs8_der,
+    public_pem: PublicKey::from_public_key_pem,
+    public_der: PublicKey::from_public_key_der,
+    public_half: |key| key.public_key().clone(),
+    not_text: "not a PEM file",
+};
 
 fn keygen(group_name: &str, bits: Option<u32>, out: Option<&Path>) -> Result<(), String> {
     let mut rng = rng()?;
@@ -199,7 +177,8 @@ fn keygen(group_name: &str, bits: Option<u32>, out: Option<&Path>) -> Result<(),
 }
 
 fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let pem = load_private(input)?
+    let pem = KEYS
+        .load_private(input)?
         .public_key()
         .to_public_key_pem()
         .map_err(|e| e.to_string())?;
@@ -207,7 +186,7 @@ fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
 }
 
 fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let key = load_public(public)?;
+    let key = KEYS.load_public(public)?;
     let sealed = key
         .seal(&read(input)?, aad.as_bytes(), &mut rng()?)
         .map_err(|e| e.to_string())?;
@@ -215,7 +194,7 @@ fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result
 }
 
 fn decrypt(key: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let key = load_private(key)?;
+    let key = KEYS.load_private(key)?;
     let plain = key
         .open(&read(input)?, aad.as_bytes())
         .map_err(|e| format!("{}: {e}", input.display()))?;
@@ -224,7 +203,7 @@ fn decrypt(key: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<()
 
 fn sign(key: &Path, hash_name: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
     let hash = hash(hash_name)?;
-    let key = load_private(key)?;
+    let key = KEYS.load_private(key)?;
     let msg = read(input)?;
     let sig = match hash {
         HashAlgorithm::Sha224 => key.sign::<Sha224>(&msg),
@@ -239,7 +218,7 @@ fn sign(key: &Path, hash_name: &str, input: &Path, out: Option<&Path>) -> Result
 fn verify(public: &Path, hash_name: &str, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
         let hash = hash(hash_name)?;
-        let key = load_public(public)?;
+        let key = KEYS.load_public(public)?;
         let msg = read(input)?;
         let bytes = read(sig)?;
         // A malformed signature is an invalid one (exit 1), as in openssl.

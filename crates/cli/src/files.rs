@@ -1,6 +1,6 @@
-//! Input, output and randomness for the key subcommands (`dsa`,
-//! `elgamal`): files or standard streams, secrets written with mode 0600,
-//! errors as one line for standard error.
+//! Input, output and randomness for the key subcommands (`rsa`, `dsa`,
+//! `elgamal`): files or standard streams, key files in PEM or DER, secrets
+//! written with mode 0600, errors as one line for standard error.
 
 use std::fs;
 use std::io::{IsTerminal, Read, Write};
@@ -96,6 +96,62 @@ pub fn write(path: Option<&Path>, data: &[u8], secret: bool) -> Result<(), Strin
 /// Whether `data` looks like PEM (otherwise it is taken as DER).
 pub fn is_pem(data: &[u8]) -> bool {
     data.trim_ascii_start().starts_with(b"-----BEGIN")
+}
+
+/// How a scheme's key files are read: PEM (by the file's first bytes) or
+/// DER, private or public keys.
+pub struct KeyFiles<S, P, E> {
+    pub private_pem: fn(&str) -> Result<S, E>,
+    pub private_der: fn(&[u8]) -> Result<S, E>,
+    pub public_pem: fn(&str) -> Result<P, E>,
+    pub public_der: fn(&[u8]) -> Result<P, E>,
+    /// The public key of a private key.
+    pub public_half: fn(&S) -> P,
+    /// The error for a file that looks like PEM but is not UTF-8 (after
+    /// the file's name).
+    pub not_text: &'static str,
+}
+
+impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
+    /// The private key in the file at `path`.
+    pub fn load_private(&self, path: &Path) -> Result<S, String> {
+        let data = read(path)?;
+        self.parse(path, &data, self.private_pem, self.private_der)?
+            .map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The public key in the file at `path`; a private key file gives its
+    /// public half. A file that is neither is reported with the public key
+    /// error.
+    pub fn load_public(&self, path: &Path) -> Result<P, String> {
+        let data = read(path)?;
+        let key = match self.parse(path, &data, self.public_pem, self.public_der)? {
+            Err(e) => match self.parse(path, &data, self.private_pem, self.private_der) {
+                Ok(Ok(private)) => Ok((self.public_half)(&private)),
+                _ => Err(e),
+            },
+            public => public,
+        };
+        key.map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// `data`, read from `path`, parsed by `pem` if it looks like PEM and
+    /// by `der` otherwise; the outer error is a PEM file that is not text.
+    fn parse<K>(
+        &self,
+        path: &Path,
+        data: &[u8],
+        pem: fn(&str) -> Result<K, E>,
+        der: fn(&[u8]) -> Result<K, E>,
+    ) -> Result<Result<K, E>, String> {
+        if is_pem(data) {
+            let text = std::str::from_utf8(data)
+                .map_err(|_| format!("{}: {}", path.display(), self.not_text))?;
+            Ok(pem(text))
+        } else {
+            Ok(der(data))
+        }
+    }
 }
 
 /// Progress lines on standard error, only when it is a terminal.

@@ -10,6 +10,7 @@ mod dsa;
 mod elgamal;
 mod files;
 mod rsa;
+mod shared_rsa;
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::num::NonZeroUsize;
@@ -106,6 +107,12 @@ enum Command {
         #[command(subcommand)]
         command: elgamal::ElgamalCommand,
     },
+    /// Shared RSA keys that no single machine holds (Boneh–Franklin among
+    /// three or more parties), and threshold signing.
+    SharedRsa {
+        #[command(subcommand)]
+        command: shared_rsa::SharedRsaCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -123,6 +130,7 @@ fn main() -> ExitCode {
         Command::Rsa { command } => return rsa::run(command),
         Command::Dsa { command } => return dsa::run(command),
         Command::Elgamal { command } => return elgamal::run(command),
+        Command::SharedRsa { command } => return shared_rsa::run(command),
         other => other,
     };
     match run(command) {
@@ -144,7 +152,8 @@ fn run(command: Command) -> Result<String, String> {
         | Command::Prime { .. }
         | Command::Rsa { .. }
         | Command::Dsa { .. }
-        | Command::Elgamal { .. } => {
+        | Command::Elgamal { .. }
+        | Command::SharedRsa { .. } => {
             unreachable!("handled in main")
         }
     }

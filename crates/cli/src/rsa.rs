@@ -5,7 +5,7 @@
 //! 2 on a usage or input error (one line on standard error).
 
 use std::fs;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -13,9 +13,9 @@ use std::process::ExitCode;
 use clap::{Subcommand, ValueEnum};
 use numcrypt_rsa::pss::SaltLength;
 use numcrypt_rsa::{HashAlg, KeyGen, RsaPrivateKey, RsaPublicKey};
-use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
 use zeroize::Zeroizing;
+
+use crate::files::{KeyFiles, exit, read, rng, verdict, write};
 
 #[derive(Subcommand)]
 pub enum RsaCommand {
@@ -182,92 +182,19 @@ pub fn run(command: RsaCommand) -> ExitCode {
             out,
         } => decrypt(&key, &oaep, &input, out.as_deref()),
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => fail(&message),
-    }
+    exit(result)
 }
 
-fn fail(message: &str) -> ExitCode {
-    eprintln!("numcrypt: error: {message}");
-    ExitCode::from(2)
-}
-
-fn rng() -> Result<ChaCha20Rng, String> {
-    let mut seed = Zeroizing::new([0u8; 32]);
-    getrandom::fill(&mut *seed).map_err(|e| format!("no operating-system randomness: {e}"))?;
-    Ok(ChaCha20Rng::from_seed(*seed))
-}
-
-fn read(path: &Path) -> Result<Zeroizing<Vec<u8>>, String> {
-    let mut data = Zeroizing::new(Vec::new());
-    let result = if path == Path::new("-") {
-        std::io::stdin().lock().read_to_end(&mut data).map(drop)
-    } else {
-        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut data).map(drop))
-    };
-    result.map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(data)
-}
-
-/// Writes `data` to `path` (created with mode 0600 on Unix when `secret`),
-/// or to standard output.
-fn write(path: Option<&Path>, data: &[u8], secret: bool) -> Result<(), String> {
-    let Some(path) = path else {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(data)
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("standard output: {e}"));
-    };
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    if secret {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    #[cfg(not(unix))]
-    let _ = secret;
-    options
-        .open(path)
-        .and_then(|mut f| f.write_all(data))
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn is_pem(data: &[u8]) -> bool {
-    data.trim_ascii_start().starts_with(b"-----BEGIN")
-}
-
-fn load_private(path: &Path) -> Result<RsaPrivateKey, String> {
-    let data = read(path)?;
-    let key = if is_pem(&data) {
-        let text =
-            std::str::from_utf8(&data).map_err(|_| format!("{}: not UTF-8 PEM", path.display()))?;
-        RsaPrivateKey::from_pem(text)
-    } else {
-        RsaPrivateKey::from_der(&data)
-    };
-    key.map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn load_public(path: &Path) -> Result<RsaPublicKey, String> {
-    let data = read(path)?;
-    let key = if is_pem(&data) {
-        let text =
-            std::str::from_utf8(&data).map_err(|_| format!("{}: not UTF-8 PEM", path.display()))?;
-        RsaPublicKey::from_pem(text).or_else(|e| match RsaPrivateKey::from_pem(text) {
-            Ok(private) => Ok(private.public_key().clone()),
-            Err(_) => Err(e),
-        })
-    } else {
-        RsaPublicKey::from_der(&data).or_else(|e| match RsaPrivateKey::from_der(&data) {
-            Ok(private) => Ok(private.public_key().clone()),
-            Err(_) => Err(e),
-        })
-    };
-    key.map_err(|e| format!("{}: {e}", path.display()))
-}
+/// Private keys in PKCS#8 or PKCS#1, public keys in SubjectPublicKeyInfo or
+/// PKCS#1.
+const KEYS: KeyFiles<RsaPrivateKey, RsaPublicKey, numcrypt_rsa::Error> = KeyFiles {
+    private_pem: RsaPrivateKey::from_pem,
+    private_der: RsaPrivateKey::from_der,
+    public_pem: RsaPublicKey::from_pem,
+    public_der: RsaPublicKey::from_der,
+    public_half: |key| key.public_key().clone(),
+    not_text: "not UTF-8 PEM",
+};
 
 /// The digest of a file (or standard input), read in pieces.
 fn digest(hash: HashAlg, path: &Path) -> Result<Vec<u8>, String> {
@@ -321,7 +248,7 @@ fn keygen(
 }
 
 fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let key = load_private(input)?;
+    let key = KEYS.load_private(input)?;
     let pem = key
         .public_key()
         .to_public_key_pem()
@@ -332,7 +259,7 @@ fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
 fn sign(key: &Path, args: &SchemeArgs, input: &Path, out: Option<&Path>) -> Result<(), String> {
     let hash = hash(&args.hash)?;
     let salt = salt_len(&args.salt_len)?;
-    let key = load_private(key)?;
+    let key = KEYS.load_private(key)?;
     let digest = digest(hash, input)?;
     let mut rng = rng()?;
     let sig = match args.scheme {
@@ -344,33 +271,22 @@ fn sign(key: &Path, args: &SchemeArgs, input: &Path, out: Option<&Path>) -> Resu
 }
 
 fn verify(public: &Path, args: &SchemeArgs, input: &Path, sig: &Path) -> ExitCode {
-    let checked = (|| {
+    verdict((|| {
         let hash = hash(&args.hash)?;
         let salt = salt_len(&args.salt_len)?;
-        let key = load_public(public)?;
+        let key = KEYS.load_public(public)?;
         let digest = digest(hash, input)?;
         let sig = read(sig)?;
         Ok::<_, String>(match args.scheme {
             Scheme::Pkcs1v15 => key.verify_pkcs1v15_prehashed(hash, &digest, &sig),
             Scheme::Pss => key.verify_pss_prehashed(hash, &digest, &sig, salt),
         })
-    })();
-    match checked {
-        Ok(Ok(())) => {
-            println!("Verified OK");
-            ExitCode::SUCCESS
-        }
-        Ok(Err(e)) => {
-            println!("Verification failure: {e}");
-            ExitCode::from(1)
-        }
-        Err(message) => fail(&message),
-    }
+    })())
 }
 
 fn encrypt(public: &Path, args: &OaepArgs, input: &Path, out: Option<&Path>) -> Result<(), String> {
     let hash = hash(&args.hash)?;
-    let key = load_public(public)?;
+    let key = KEYS.load_public(public)?;
     let ct = key
         .encrypt_oaep(&mut rng()?, hash, args.label.as_bytes(), &read(input)?)
         .map_err(|e| e.to_string())?;
@@ -379,7 +295,7 @@ fn encrypt(public: &Path, args: &OaepArgs, input: &Path, out: Option<&Path>) -> 
 
 fn decrypt(key: &Path, args: &OaepArgs, input: &Path, out: Option<&Path>) -> Result<(), String> {
     let hash = hash(&args.hash)?;
-    let key = load_private(key)?;
+    let key = KEYS.load_private(key)?;
     let msg = key
         .decrypt_oaep(&mut rng()?, hash, args.label.as_bytes(), &read(input)?)
         .map_err(|e| e.to_string())?;

@@ -2,47 +2,9 @@
 //! OpenSSL's Diffie–Hellman keys used here), hybrid encryption, signatures,
 //! and the exit statuses 0, 1 and 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn numcrypt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numcrypt"))
-        .args(args)
-        .output()
-        .expect("run numcrypt")
-}
-
-fn openssl(args: &[&str]) -> Output {
-    Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("run openssl")
-}
-
-fn ok(out: Output, what: &str) -> Output {
-    assert!(
-        out.status.success(),
-        "{what}: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-elgamal-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn p(dir: &Path, file: &str) -> String {
-    dir.join(file).to_str().unwrap().to_owned()
-}
+use common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch};
 
 #[test]
 fn keys_encryption_and_signatures() {
@@ -61,12 +23,7 @@ fn keys_encryption_and_signatures() {
             numcrypt(&["elgamal", "keygen", "--group", group, "--out", &key]),
             "keygen",
         );
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&key).unwrap().permissions().mode();
-            assert_eq!(mode & 0o077, 0, "private key readable by others");
-        }
+        assert_owner_only(&key);
         ok(
             openssl(&["pkey", "-in", &key, "-check", "-noout"]),
             "openssl checks the key",

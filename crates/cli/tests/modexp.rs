@@ -1,15 +1,11 @@
 //! `numcrypt modexp` end to end, against num-bigint.
 
-use std::process::{Command, Output};
+mod common;
 
+use std::process::Output;
+
+use common::numcrypt;
 use num_bigint::BigUint;
-
-fn numcrypt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numcrypt"))
-        .args(args)
-        .output()
-        .expect("run numcrypt")
-}
 
 fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone())

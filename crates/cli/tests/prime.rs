@@ -1,17 +1,13 @@
 //! `numcrypt is-prime` and `numcrypt prime` end to end, against num-bigint
 //! and the `openssl prime` command.
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+use common::{have_openssl, numcrypt, openssl, text};
 use num_bigint::BigUint;
-
-fn numcrypt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numcrypt"))
-        .args(args)
-        .output()
-        .expect("run numcrypt")
-}
 
 fn numcrypt_stdin(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_numcrypt"))
@@ -28,17 +24,6 @@ fn numcrypt_stdin(args: &[&str], input: &str) -> Output {
         .write_all(input.as_bytes())
         .unwrap();
     child.wait_with_output().expect("wait")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
-
-fn have_openssl() -> bool {
-    Command::new("openssl")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 #[test]
@@ -115,7 +100,7 @@ fn prime_generates_checked_primes() {
     assert_eq!(numcrypt(&args).status.code(), Some(0));
     if have_openssl() {
         for l in &lines {
-            let o = Command::new("openssl").args(["prime", l]).output().unwrap();
+            let o = openssl(&["prime", l]);
             assert!(text(&o.stdout).contains("is prime"), "{l}");
         }
     }

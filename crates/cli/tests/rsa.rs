@@ -2,64 +2,11 @@
 //! each direction: keys made by one load in the other, signatures made by
 //! one verify in the other, OAEP ciphertexts decrypt both ways.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicU32, Ordering};
+mod common;
 
-fn numcrypt(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_numcrypt"))
-        .args(args)
-        .output()
-        .expect("run numcrypt")
-}
+use std::path::Path;
 
-fn openssl(args: &[&str]) -> Output {
-    Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("run openssl")
-}
-
-fn ok(out: Output, what: &str) -> Output {
-    assert!(
-        out.status.success(),
-        "{what}: {:?}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8(bytes.to_vec()).unwrap()
-}
-
-fn have_openssl(test: &str) -> bool {
-    let found = Command::new("openssl")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        println!("{test}: skipped: no openssl command");
-    }
-    found
-}
-
-/// A fresh directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "rsa-{name}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn p(dir: &Path, file: &str) -> String {
-    dir.join(file).to_str().unwrap().to_owned()
-}
+use common::{assert_owner_only, numcrypt, ok, openssl, openssl_or_skip, p, scratch, text};
 
 /// A numcrypt key and an openssl key (2048 bits), with their SPKI PEMs.
 fn keys(dir: &Path) -> [(String, String); 2] {
@@ -94,7 +41,7 @@ fn keys(dir: &Path) -> [(String, String); 2] {
 
 #[test]
 fn keys_interoperate() {
-    if !have_openssl("keys_interoperate") {
+    if !openssl_or_skip("keys_interoperate") {
         return;
     }
     let dir = scratch("keys");
@@ -141,17 +88,12 @@ fn keys_interoperate() {
         assert_eq!(out.stdout, std::fs::read(&opub).unwrap(), "{key}");
     }
     // The private key file is not readable by others.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&nk).unwrap().permissions().mode();
-        assert_eq!(mode & 0o077, 0, "key file mode {mode:o}");
-    }
+    assert_owner_only(&nk);
 }
 
 #[test]
 fn signatures_interoperate() {
-    if !have_openssl("signatures_interoperate") {
+    if !openssl_or_skip("signatures_interoperate") {
         return;
     }
     let dir = scratch("sig");
@@ -277,7 +219,7 @@ fn signatures_interoperate() {
 
 #[test]
 fn oaep_interoperates() {
-    if !have_openssl("oaep_interoperates") {
+    if !openssl_or_skip("oaep_interoperates") {
         return;
     }
     let dir = scratch("oaep");
@@ -441,7 +383,7 @@ fn errors_and_exit_codes() {
         "weak keygen",
     );
     assert!(text(&out.stderr).contains("warning"));
-    if have_openssl("errors_and_exit_codes (weak key)") {
+    if openssl_or_skip("errors_and_exit_codes (weak key)") {
         let t = ok(
             openssl(&["pkey", "-in", &weak, "-text", "-noout"]),
             "openssl weak",

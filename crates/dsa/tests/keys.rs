@@ -2,6 +2,9 @@
 //! an independent num-bigint check of the verification equation, and the
 //! typed errors for bad keys, signatures and encodings.
 
+mod common;
+
+use common::{big, boxed};
 use num_bigint::BigUint;
 use numcrypt_dsa::{
     BoxedUint, DomainParameters, Error, ParameterSizes, Signature, SigningKey, VerifyingKey,
@@ -10,14 +13,6 @@ use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
-
-fn big(x: &BoxedUint) -> BigUint {
-    BigUint::from_bytes_be(&x.to_be_bytes())
-}
-
-fn boxed(x: &BigUint) -> BoxedUint {
-    BoxedUint::from_be_slice_auto(&x.to_bytes_be())
-}
 
 fn params(sizes: ParameterSizes) -> DomainParameters {
     let mut rng = ChaCha20Rng::seed_from_u64(sizes.l() as u64 + sizes.n() as u64);

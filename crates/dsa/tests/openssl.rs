@@ -3,45 +3,46 @@
 //! verify in the other (`openssl dsaparam`, `gendsa`, `pkey`,
 //! `dgst -sha256 -sign/-verify`).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::Path;
+
+use common::{genpkey, ok, openssl, path, pubout, read, scratch};
 use numcrypt_dsa::{DomainParameters, Error, ParameterSizes, Signature, SigningKey, VerifyingKey};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha2::{Sha224, Sha256, Sha384, Sha512};
 
-/// A fresh scratch directory under the target directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("dsa-openssl-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// The `openssl dgst` arguments that sign `msg` with `key` into `sig`
+/// (`hash_flag`: `-sha256`, …).
+fn sign_args<'a>(hash_flag: &'a str, key: &'a Path, sig: &'a Path, msg: &'a Path) -> [&'a str; 7] {
+    [
+        "dgst",
+        hash_flag,
+        "-sign",
+        path(key),
+        "-out",
+        path(sig),
+        path(msg),
+    ]
 }
 
-fn openssl(args: &[&str]) -> Output {
-    Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("the openssl command line")
-}
-
-fn ok(args: &[&str]) -> Output {
-    let out = openssl(args);
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap()
+/// The `openssl dgst` arguments that verify `sig` on `msg` under `public`.
+fn verify_args<'a>(
+    hash_flag: &'a str,
+    public: &'a Path,
+    sig: &'a Path,
+    msg: &'a Path,
+) -> [&'a str; 7] {
+    [
+        "dgst",
+        hash_flag,
+        "-verify",
+        path(public),
+        "-signature",
+        path(sig),
+        path(msg),
+    ]
 }
 
 #[test]
@@ -73,14 +74,7 @@ fn openssl_parameters_and_keys_work_here() {
         assert_eq!(key.params(), &params);
         // Their public key is ours, byte for byte.
         let pub_pem = dir.join(format!("pub-{bits}.pem"));
-        ok(&[
-            "pkey",
-            "-in",
-            path(&key_pem),
-            "-pubout",
-            "-out",
-            path(&pub_pem),
-        ]);
+        pubout(&key_pem, &pub_pem);
         let theirs = VerifyingKey::from_public_key_pem(&read(&pub_pem)).unwrap();
         assert_eq!(&theirs, key.verifying_key());
         assert_eq!(
@@ -103,15 +97,7 @@ fn openssl_parameters_and_keys_work_here() {
         // Their signatures verify here, ours there.
         for hash in ["sha224", "sha256", "sha384", "sha512"] {
             let sig_path = dir.join(format!("sig-{bits}-{hash}"));
-            ok(&[
-                "dgst",
-                &format!("-{hash}"),
-                "-sign",
-                path(&key_pem),
-                "-out",
-                path(&sig_path),
-                path(&msg),
-            ]);
+            ok(&sign_args(&format!("-{hash}"), &key_pem, &sig_path, &msg));
             let their_sig = std::fs::read(&sig_path).unwrap();
             let m = std::fs::read(&msg).unwrap();
             let result = match hash {
@@ -130,29 +116,13 @@ fn openssl_parameters_and_keys_work_here() {
             }
             .unwrap();
             std::fs::write(&sig_path, ours.to_der()).unwrap();
-            ok(&[
-                "dgst",
-                &format!("-{hash}"),
-                "-verify",
-                path(&pub_pem),
-                "-signature",
-                path(&sig_path),
-                path(&msg),
-            ]);
+            ok(&verify_args(&format!("-{hash}"), &pub_pem, &sig_path, &msg));
             // A tampered signature is refused there too.
             let mut bad = ours.to_der();
             let last = bad.len() - 1;
             bad[last] ^= 1;
             std::fs::write(&sig_path, bad).unwrap();
-            let out = openssl(&[
-                "dgst",
-                &format!("-{hash}"),
-                "-verify",
-                path(&pub_pem),
-                "-signature",
-                path(&sig_path),
-                path(&msg),
-            ]);
+            let out = openssl(&verify_args(&format!("-{hash}"), &pub_pem, &sig_path, &msg));
             assert!(!out.status.success());
         }
     }
@@ -186,14 +156,7 @@ fn our_parameters_and_keys_work_in_openssl() {
         std::fs::write(&key_pem, key.to_pkcs8_pem().unwrap().as_bytes()).unwrap();
         ok(&["pkey", "-in", path(&key_pem), "-check", "-noout"]);
         let pub_pem = dir.join(format!("pub-{}.pem", sizes.n()));
-        ok(&[
-            "pkey",
-            "-in",
-            path(&key_pem),
-            "-pubout",
-            "-out",
-            path(&pub_pem),
-        ]);
+        pubout(&key_pem, &pub_pem);
         assert_eq!(
             read(&pub_pem),
             key.verifying_key().to_public_key_pem().unwrap()
@@ -211,24 +174,8 @@ fn our_parameters_and_keys_work_in_openssl() {
         let m = std::fs::read(&msg).unwrap();
         let sig_path = dir.join(format!("sig-{}", sizes.n()));
         std::fs::write(&sig_path, key.sign::<Sha256>(&m).unwrap().to_der()).unwrap();
-        ok(&[
-            "dgst",
-            "-sha256",
-            "-verify",
-            path(&pub_pem),
-            "-signature",
-            path(&sig_path),
-            path(&msg),
-        ]);
-        ok(&[
-            "dgst",
-            "-sha256",
-            "-sign",
-            path(&key_pem),
-            "-out",
-            path(&sig_path),
-            path(&msg),
-        ]);
+        ok(&verify_args("-sha256", &pub_pem, &sig_path, &msg));
+        ok(&sign_args("-sha256", &key_pem, &sig_path, &msg));
         let sig = Signature::from_der(&std::fs::read(&sig_path).unwrap()).unwrap();
         key.verifying_key().verify::<Sha256>(&m, &sig).unwrap();
         assert_eq!(
@@ -249,21 +196,13 @@ fn openssl_dsaparam_default_parameters() {
     params.validate().unwrap();
     // A non-DSA key is refused with a typed error.
     let rsa = dir.join("rsa.pem");
-    ok(&[
-        "genpkey",
-        "-algorithm",
-        "RSA",
-        "-pkeyopt",
-        "rsa_keygen_bits:1024",
-        "-out",
-        path(&rsa),
-    ]);
+    genpkey("RSA", "rsa_keygen_bits:1024", &rsa);
     assert_eq!(
         SigningKey::from_pem(&read(&rsa)).unwrap_err(),
         Error::UnsupportedAlgorithm
     );
     let rsa_pub = dir.join("rsa-pub.pem");
-    ok(&["pkey", "-in", path(&rsa), "-pubout", "-out", path(&rsa_pub)]);
+    pubout(&rsa, &rsa_pub);
     assert_eq!(
         VerifyingKey::from_public_key_pem(&read(&rsa_pub)).unwrap_err(),
         Error::UnsupportedAlgorithm

@@ -3,8 +3,9 @@
 //! Primality is confirmed by `openssl prime` and the group relations by
 //! num-bigint.
 
-use std::process::Command;
+mod common;
 
+use common::{big, boxed, ok, openssl};
 use num_bigint::BigUint;
 use numcrypt_dsa::{
     BoxedUint, DomainParameters, Error, GenerationOptions, GeneratorMethod, HashAlgorithm,
@@ -13,20 +14,9 @@ use numcrypt_dsa::{
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-fn big(x: &BoxedUint) -> BigUint {
-    BigUint::from_bytes_be(&x.to_be_bytes())
-}
-
-fn boxed(x: &BigUint) -> BoxedUint {
-    BoxedUint::from_be_slice_auto(&x.to_bytes_be())
-}
-
 /// `openssl prime` as the independent primality reference.
 fn openssl_says_prime(x: &BoxedUint) -> bool {
-    let out = Command::new("openssl")
-        .args(["prime", "-hex", &format!("{x:x}")])
-        .output()
-        .expect("the openssl command line");
+    let out = openssl(&["prime", "-hex", &format!("{x:x}")]);
     String::from_utf8_lossy(&out.stdout).contains("is prime")
 }
 
@@ -255,27 +245,23 @@ fn cheap_checks_catch_bad_values() {
 #[test]
 fn openssl_generated_parameters_validate() {
     for (qbits, digest) in [(224, "SHA224"), (256, "SHA256")] {
-        let out = Command::new("openssl")
-            .args([
-                "genpkey",
-                "-genparam",
-                "-algorithm",
-                "DSA",
-                "-pkeyopt",
-                "type:fips186_4",
-                "-pkeyopt",
-                "pbits:2048",
-                "-pkeyopt",
-                &format!("qbits:{qbits}"),
-                "-pkeyopt",
-                &format!("digest:{digest}"),
-                "-pkeyopt",
-                "gindex:1",
-                "-text",
-            ])
-            .output()
-            .expect("openssl genpkey");
-        assert!(out.status.success());
+        let out = ok(&[
+            "genpkey",
+            "-genparam",
+            "-algorithm",
+            "DSA",
+            "-pkeyopt",
+            "type:fips186_4",
+            "-pkeyopt",
+            "pbits:2048",
+            "-pkeyopt",
+            &format!("qbits:{qbits}"),
+            "-pkeyopt",
+            &format!("digest:{digest}"),
+            "-pkeyopt",
+            "gindex:1",
+            "-text",
+        ]);
         let text = String::from_utf8(out.stdout).unwrap();
         let field = |name: &str| -> Vec<u8> {
             // "NAME:" followed by indented hex lines.

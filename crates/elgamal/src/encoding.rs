@@ -22,17 +22,6 @@ pub const DH_KEY_AGREEMENT: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2
 const LABEL_PUBLIC: &str = "PUBLIC KEY";
 const LABEL_PRIVATE: &str = "PRIVATE KEY";
 
-/// `SEQUENCE { r INTEGER, s INTEGER }`, strict DER: the same structure as
-/// DSA's `Dss-Sig-Value`, decoded by `numcrypt-dsa`.
-pub(crate) fn decode_pair(bytes: &[u8]) -> Option<(BoxedUint, BoxedUint)> {
-    let sig = numcrypt_dsa::Signature::from_der(bytes).ok()?;
-    Some((sig.r().clone(), sig.s().clone()))
-}
-
-pub(crate) fn encode_pair(r: &BoxedUint, s: &BoxedUint) -> Vec<u8> {
-    numcrypt_dsa::Signature::from_components(r.clone(), s.clone()).to_der()
-}
-
 /// X9.42 `DomainParameters` (`j` and `validationParms` are read and
 /// ignored), or PKCS#3 `DHParameter` (`privateValueLength` ignored).
 struct DhParams<'a> {

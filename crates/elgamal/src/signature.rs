@@ -40,42 +40,44 @@ use crate::{Error, PublicKey, SecretKey};
 ///   accepted only when coprime to `p − 1 = 2q` (odd, and not `q`);
 /// - `s = 0` would give away a linear relation on `x`: a new `k` is drawn.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Signature {
-    r: BoxedUint,
-    s: BoxedUint,
-}
+pub struct Signature(
+    /// The same pair `(r, s)` with the same DER encoding as DSA's (the
+    /// ranges are this scheme's, checked when verified).
+    numcrypt_dsa::Signature,
+);
 
 impl fmt::Debug for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Signature {{ r: {:#x}, s: {:#x} }}", self.r, self.s)
+        self.0.fmt(f)
     }
 }
 
 impl Signature {
     /// A signature from its two integers (checked when verified).
     pub fn from_components(r: BoxedUint, s: BoxedUint) -> Self {
-        Self { r, s }
+        Self(numcrypt_dsa::Signature::from_components(r, s))
     }
 
     /// `r`.
     pub fn r(&self) -> &BoxedUint {
-        &self.r
+        self.0.r()
     }
 
     /// `s`.
     pub fn s(&self) -> &BoxedUint {
-        &self.s
+        self.0.s()
     }
 
     /// Strict DER; anything else is [`Error::MalformedSignature`].
     pub fn from_der(bytes: &[u8]) -> Result<Self, Error> {
-        let (r, s) = crate::encoding::decode_pair(bytes).ok_or(Error::MalformedSignature)?;
-        Ok(Self { r, s })
+        numcrypt_dsa::Signature::from_der(bytes)
+            .map(Self)
+            .map_err(|_| Error::MalformedSignature)
     }
 
     /// DER.
     pub fn to_der(&self) -> Vec<u8> {
-        crate::encoding::encode_pair(&self.r, &self.s)
+        self.0.to_der()
     }
 }
 
@@ -151,7 +153,7 @@ impl SecretKey {
             // s is about to be published: testing it is safe.
             if !bool::from(s.is_zero()) {
                 x_q.zeroize();
-                return Ok(Signature { r, s });
+                return Ok(Signature::from_components(r, s));
             }
         }
     }
@@ -188,7 +190,7 @@ impl PublicKey {
         let group = self.group();
         let (p, q) = (group.p(), group.q());
         let p_minus_1 = p.wrapping_sub(&p.like_u64(1));
-        let (r, s) = (&signature.r, &signature.s);
+        let (r, s) = (signature.r(), signature.s());
         let r_ok = !bool::from(r.is_zero()) && r < p;
         let s_ok = s < &p_minus_1;
         if !r_ok || !s_ok || r == q || r == &p_minus_1 {

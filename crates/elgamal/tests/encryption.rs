@@ -2,26 +2,16 @@
 //! num-bigint, the KEM and the hybrid mode, and the refusal of tampered or
 //! out-of-range values.
 
+mod common;
+
+use common::{big, boxed, key};
 use hkdf::Hkdf;
 use num_bigint::BigUint;
-use numcrypt_elgamal::{BoxedUint, Ciphertext, Error, Group, NamedGroup, PublicKey, SecretKey};
+use numcrypt_elgamal::{Ciphertext, Error, Group, NamedGroup, PublicKey, SecretKey};
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 use sha2::Sha256;
-
-fn big(x: &BoxedUint) -> BigUint {
-    BigUint::from_bytes_be(&x.to_be_bytes())
-}
-
-fn boxed(x: &BigUint) -> BoxedUint {
-    BoxedUint::from_be_slice_auto(&x.to_bytes_be())
-}
-
-fn key(group: NamedGroup, seed: u64) -> SecretKey {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    SecretKey::generate(&group.group(), &mut rng).unwrap()
-}
 
 /// The message encoding, written independently: `m = int(0x01 ‖ msg)`,
 /// then `m` or `p − m`, whichever is a square.

@@ -2,21 +2,16 @@
 //! here with num-bigint) and against OpenSSL's built-in copies; safe-prime
 //! and generator checks; validation of good and bad groups.
 
+mod common;
+
 use std::process::Command;
 
+use common::{big, boxed, openssl};
 use num_bigint::BigUint;
 use numcrypt_elgamal::{BoxedUint, Error, Group, NamedGroup};
 use numcrypt_limbs::Unsigned;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
-
-fn big(x: &BoxedUint) -> BigUint {
-    BigUint::from_bytes_be(&x.to_be_bytes())
-}
-
-fn boxed(x: &BigUint) -> BoxedUint {
-    BoxedUint::from_be_slice_auto(&x.to_bytes_be())
-}
 
 /// `⌊π · 2^bits⌋` by Machin's formula, with guard bits.
 fn pi_fixed(bits: u32) -> BigUint {
@@ -83,10 +78,7 @@ fn rfc_prime(group: NamedGroup) -> Option<BigUint> {
 
 /// `openssl prime` as the independent primality reference.
 fn openssl_says_prime(x: &BigUint) -> bool {
-    let out = Command::new("openssl")
-        .args(["prime", "-hex", &x.to_str_radix(16)])
-        .output()
-        .expect("the openssl command line");
+    let out = openssl(&["prime", "-hex", &x.to_str_radix(16)]);
     String::from_utf8_lossy(&out.stdout).contains("is prime")
 }
 
@@ -97,17 +89,14 @@ fn openssl_prime_of(group: NamedGroup) -> Option<BigUint> {
         g if g.name().starts_with("modp") => format!("modp_{}", g.bits()),
         g => g.name().to_string(),
     };
-    let pem = Command::new("openssl")
-        .args([
-            "genpkey",
-            "-genparam",
-            "-algorithm",
-            "DH",
-            "-pkeyopt",
-            &format!("group:{name}"),
-        ])
-        .output()
-        .expect("openssl genpkey");
+    let pem = openssl(&[
+        "genpkey",
+        "-genparam",
+        "-algorithm",
+        "DH",
+        "-pkeyopt",
+        &format!("group:{name}"),
+    ]);
     let mut parse = Command::new("openssl")
         .args(["asn1parse"])
         .stdin(std::process::Stdio::piped())

@@ -1,42 +1,14 @@
 //! Key formats against the `openssl` command line, both ways, and the KEM's
 //! shared value against OpenSSL's Diffie–Hellman derivation.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use common::{genpkey, ok, path, pubout, read, scratch};
 use hkdf::Hkdf;
 use numcrypt_elgamal::{Error, Group, NamedGroup, PublicKey, SecretKey};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha2::Sha256;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("elgamal-openssl-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn ok(args: &[&str]) -> Output {
-    let out = Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("the openssl command line");
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap()
-}
 
 #[test]
 fn our_keys_in_openssl() {
@@ -64,14 +36,7 @@ fn our_keys_in_openssl() {
         ok(&["pkey", "-in", path(&key_pem), "-check", "-noout"]);
         // OpenSSL derives the same public key, byte for byte.
         let pub_pem = dir.join(format!("{group}-pub.pem"));
-        ok(&[
-            "pkey",
-            "-in",
-            path(&key_pem),
-            "-pubout",
-            "-out",
-            path(&pub_pem),
-        ]);
+        pubout(&key_pem, &pub_pem);
         assert_eq!(
             read(&pub_pem),
             key.public_key().to_public_key_pem().unwrap()
@@ -129,26 +94,11 @@ fn openssl_keys_here() {
         ("DH", "group:modp_2048", NamedGroup::Modp2048),
     ] {
         let key_pem = dir.join(format!("{algorithm}-{group}.pem"));
-        ok(&[
-            "genpkey",
-            "-algorithm",
-            algorithm,
-            "-pkeyopt",
-            opt,
-            "-out",
-            path(&key_pem),
-        ]);
+        genpkey(algorithm, opt, &key_pem);
         let key = SecretKey::from_pkcs8_pem(&read(&key_pem)).expect("their key");
         assert_eq!(key.group().name(), Some(group));
         let pub_pem = dir.join(format!("{algorithm}-{group}-pub.pem"));
-        ok(&[
-            "pkey",
-            "-in",
-            path(&key_pem),
-            "-pubout",
-            "-out",
-            path(&pub_pem),
-        ]);
+        pubout(&key_pem, &pub_pem);
         let public = PublicKey::from_public_key_pem(&read(&pub_pem)).expect("their public key");
         assert_eq!(&public, key.public_key());
         // Their key works for everything here.
@@ -187,15 +137,7 @@ fn explicit_groups_and_foreign_keys() {
         ("EC", "ec_paramgen_curve:P-256"),
     ] {
         let foreign = dir.join(format!("{algorithm}.pem"));
-        ok(&[
-            "genpkey",
-            "-algorithm",
-            algorithm,
-            "-pkeyopt",
-            opt,
-            "-out",
-            path(&foreign),
-        ]);
+        genpkey(algorithm, opt, &foreign);
         assert_eq!(
             SecretKey::from_pkcs8_pem(&read(&foreign)).unwrap_err(),
             Error::UnsupportedAlgorithm

@@ -1,25 +1,15 @@
 //! ElGamal signatures: round trips, an independent num-bigint check of the
 //! verification equation, and the forgeries the range checks exist for.
 
+mod common;
+
+use common::{big, boxed, key};
 use num_bigint::BigUint;
 use num_integer::Integer;
-use numcrypt_elgamal::{BoxedUint, Error, NamedGroup, SecretKey, Signature};
+use numcrypt_elgamal::{Error, NamedGroup, SecretKey, Signature};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha2::{Digest, Sha256, Sha384, Sha512};
-
-fn big(x: &BoxedUint) -> BigUint {
-    BigUint::from_bytes_be(&x.to_be_bytes())
-}
-
-fn boxed(x: &BigUint) -> BoxedUint {
-    BoxedUint::from_be_slice_auto(&x.to_bytes_be())
-}
-
-fn key(group: NamedGroup, seed: u64) -> SecretKey {
-    let mut rng = ChaCha20Rng::seed_from_u64(seed);
-    SecretKey::generate(&group.group(), &mut rng).unwrap()
-}
 
 /// `g^h ≡ y^r r^s (mod p)`, nothing else checked.
 fn equation_holds(key: &SecretKey, h: &BigUint, r: &BigUint, s: &BigUint) -> bool {

@@ -17,8 +17,14 @@ use crate::private::Mode;
 use crate::uint::SecretUint;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey, Signature};
 
-/// EMSA-PKCS1-v1_5 (RFC 8017 §9.2): `00 01 FF…FF 00 DigestInfo`, `k` bytes.
-fn encode(hash: HashAlg, digest: &[u8], k: usize) -> Result<Vec<u8>, Error> {
+/// EMSA-PKCS1-v1_5 (RFC 8017 §9.2): `00 01 FF…FF 00 DigestInfo`, `k`
+/// bytes, for the `digest` of a message under `hash`: the message
+/// representative that RSASSA-PKCS1-v1_5 raises to `d` (public, so that
+/// other signers, such as the shared-RSA parties, encode exactly as this
+/// crate verifies). Errors: [`Error::InvalidLength`] for a digest of the
+/// wrong length for `hash`, and
+/// [`Error::MessageTooLong`] when `k` is too small.
+pub fn encode(hash: HashAlg, digest: &[u8], k: usize) -> Result<Vec<u8>, Error> {
     hash.check_digest(digest)?;
     let t = hash.digest_info(digest)?;
     if k < t.len() + 11 {
@@ -303,23 +309,19 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        let mut rng = crate::signer::seeded(rng)?;
-        crate::signer::wrap(self.key.sign_pkcs1v15(&mut rng, self.hash, msg))
+        crate::signer::sign_with_rng(rng, |rng| self.key.sign_pkcs1v15(rng, self.hash, msg))
     }
 }
 
 #[cfg(feature = "std")]
 impl signature::Signer<Signature> for SigningKey {
     fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
-        let mut rng = crate::signer::os_seeded()?;
-        crate::signer::wrap(self.key.sign_pkcs1v15(&mut rng, self.hash, msg))
+        crate::signer::sign_with_os_rng(|rng| self.key.sign_pkcs1v15(rng, self.hash, msg))
     }
 }
 
 impl signature::Verifier<Signature> for VerifyingKey {
     fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
-        self.key
-            .verify_pkcs1v15(self.hash, msg, signature.as_ref())
-            .map_err(|_| signature::Error::new())
+        crate::signer::verified(self.key.verify_pkcs1v15(self.hash, msg, signature.as_ref()))
     }
 }

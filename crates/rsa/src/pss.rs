@@ -63,7 +63,25 @@ impl core::str::FromStr for SaltLength {
     }
 }
 
-/// EMSA-PSS-ENCODE (RFC 8017 §9.1.1) for `em_bits = modBits − 1`.
+/// EMSA-PSS-ENCODE (RFC 8017 §9.1.1) of a message `digest` under `hash`
+/// (MGF1 with the same hash) with `salt`, for `em_bits = modBits − 1`:
+/// public, so that other signers (the shared-RSA parties) encode exactly as
+/// this crate verifies. Errors: [`Error::InvalidSaltLength`] when the salt
+/// and digest do not fit `em_bits`.
+pub fn encode_checked(
+    hash: HashAlg,
+    digest: &[u8],
+    salt: &[u8],
+    em_bits: u32,
+) -> Result<Zeroizing<Vec<u8>>, Error> {
+    hash.check_digest(digest)?;
+    if (em_bits.div_ceil(8) as usize) < hash.output_len() + salt.len() + 2 {
+        return Err(Error::InvalidSaltLength);
+    }
+    Ok(encode(hash, digest, salt, em_bits))
+}
+
+/// [`encode_checked`] for callers that have checked the lengths.
 fn encode(hash: HashAlg, digest: &[u8], salt: &[u8], em_bits: u32) -> Zeroizing<Vec<u8>> {
     let h_len = hash.output_len();
     let em_len = em_bits.div_ceil(8) as usize;
@@ -273,23 +291,26 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
-        let mut rng = crate::signer::seeded(rng)?;
-        crate::signer::wrap(self.key.sign_pss(&mut rng, self.hash, msg, self.salt_len))
+        crate::signer::sign_with_rng(rng, |rng| {
+            self.key.sign_pss(rng, self.hash, msg, self.salt_len)
+        })
     }
 }
 
 #[cfg(feature = "std")]
 impl signature::Signer<Signature> for SigningKey {
     fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
-        let mut rng = crate::signer::os_seeded()?;
-        crate::signer::wrap(self.key.sign_pss(&mut rng, self.hash, msg, self.salt_len))
+        crate::signer::sign_with_os_rng(|rng| self.key.sign_pss(rng, self.hash, msg, self.salt_len))
     }
 }
 
 impl signature::Verifier<Signature> for VerifyingKey {
     fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
-        self.key
-            .verify_pss(self.hash, msg, signature.as_ref(), self.salt_len)
-            .map_err(|_| signature::Error::new())
+        crate::signer::verified(self.key.verify_pss(
+            self.hash,
+            msg,
+            signature.as_ref(),
+            self.salt_len,
+        ))
     }
 }

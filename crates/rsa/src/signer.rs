@@ -63,11 +63,33 @@ impl fmt::Debug for Signature {
     }
 }
 
-/// A ChaCha20 generator seeded from `rng`, so that a fallible generator can
-/// feed the infallible interfaces inside (blinding, salts).
-pub(crate) fn seeded<R: TryCryptoRng + ?Sized>(
+/// Signs by `sign` with a ChaCha20 generator seeded from `rng`, so that a
+/// fallible generator can feed the infallible interfaces inside (blinding,
+/// salts): the schemes' [`RandomizedSigner`](signature::RandomizedSigner).
+pub(crate) fn sign_with_rng<R: TryCryptoRng + ?Sized>(
     rng: &mut R,
-) -> Result<ChaCha20Rng, signature::Error> {
+    sign: impl FnOnce(&mut ChaCha20Rng) -> Result<Vec<u8>, Error>,
+) -> Result<Signature, signature::Error> {
+    wrap(sign(&mut seeded(rng)?))
+}
+
+/// Signs by `sign` with a ChaCha20 generator seeded by the operating
+/// system: the schemes' [`Signer`](signature::Signer).
+#[cfg(feature = "std")]
+pub(crate) fn sign_with_os_rng(
+    sign: impl FnOnce(&mut ChaCha20Rng) -> Result<Vec<u8>, Error>,
+) -> Result<Signature, signature::Error> {
+    wrap(sign(&mut os_seeded()?))
+}
+
+/// A verification result as the `signature` crate wants it: the schemes'
+/// [`Verifier`](signature::Verifier).
+pub(crate) fn verified(r: Result<(), Error>) -> Result<(), signature::Error> {
+    r.map_err(|_| signature::Error::new())
+}
+
+/// A ChaCha20 generator seeded from `rng`.
+fn seeded<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<ChaCha20Rng, signature::Error> {
     let mut seed = [0u8; 32];
     let drawn = rng.try_fill_bytes(&mut seed);
     let out = ChaCha20Rng::from_seed(seed);
@@ -78,7 +100,7 @@ pub(crate) fn seeded<R: TryCryptoRng + ?Sized>(
 
 /// A ChaCha20 generator seeded by the operating system.
 #[cfg(feature = "std")]
-pub(crate) fn os_seeded() -> Result<ChaCha20Rng, signature::Error> {
+fn os_seeded() -> Result<ChaCha20Rng, signature::Error> {
     let mut seed = [0u8; 32];
     let drawn = getrandom::fill(&mut seed);
     let out = ChaCha20Rng::from_seed(seed);
@@ -88,7 +110,7 @@ pub(crate) fn os_seeded() -> Result<ChaCha20Rng, signature::Error> {
 }
 
 /// A signing result as the `signature` crate wants it.
-pub(crate) fn wrap(r: Result<Vec<u8>, Error>) -> Result<Signature, signature::Error> {
+fn wrap(r: Result<Vec<u8>, Error>) -> Result<Signature, signature::Error> {
     r.map(Signature::from)
         .map_err(signature::Error::from_source)
 }

@@ -12,12 +12,6 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use serde_json::Value;
 
-fn load(test: &str, file: &str) -> Option<Value> {
-    let path = vectors_dir(test)?.join("wycheproof").join(file);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    Some(serde_json::from_str(&text).expect("JSON"))
-}
-
 fn big(v: &Value) -> BoxedUint {
     BoxedUint::from_be_slice_auto(&hex(v.as_str().expect("hex string")))
 }
@@ -66,71 +60,87 @@ impl Tally {
     }
 }
 
+/// Checks the Wycheproof file `{name}_test.json`: `check_group` checks
+/// each test group's cases into the tally, which must then count
+/// `numberOfTests` with no failure. Skipped (by `test`) without vectors.
+fn run(test: &str, name: &str, mut check_group: impl FnMut(&Value, &mut Tally)) {
+    let Some(dir) = vectors_dir(test) else {
+        return;
+    };
+    let path = dir.join("wycheproof").join(format!("{name}_test.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    let mut tally = Tally::default();
+    for group in doc["testGroups"].as_array().unwrap() {
+        check_group(group, &mut tally);
+    }
+    tally.finish(name, doc["numberOfTests"].as_u64().unwrap());
+}
+
+/// A test group's cases.
+fn tests(group: &Value) -> &[Value] {
+    group["tests"].as_array().unwrap()
+}
+
+/// A test group's public key, from its modulus and exponent.
+fn public_key(group: &Value) -> RsaPublicKey {
+    let key = &group["publicKey"];
+    RsaPublicKey::new(&big(&key["modulus"]), &big(&key["publicExponent"])).expect("key")
+}
+
 fn hash_of(name: &str) -> Result<HashAlg, Error> {
     name.parse()
 }
 
 #[test]
 fn pkcs1v15_verify() {
-    let Some(doc) = load("pkcs1v15_verify", "rsa_signature_2048_sha256_test.json") else {
-        return;
-    };
-    let mut tally = Tally::default();
-    for group in doc["testGroups"].as_array().unwrap() {
-        let key = &group["publicKey"];
-        let public =
-            RsaPublicKey::new(&big(&key["modulus"]), &big(&key["publicExponent"])).expect("key");
-        // The same key through its SubjectPublicKeyInfo encoding.
-        let der = hex(s(group, "publicKeyDer"));
-        assert_eq!(RsaPublicKey::from_public_key_der(&der).unwrap(), public);
-        assert_eq!(public.to_public_key_der().unwrap(), der);
-        let hash = hash_of(s(group, "sha")).unwrap();
-        for test in group["tests"].as_array().unwrap() {
-            let r = public.verify_pkcs1v15(hash, &hex(s(test, "msg")), &hex(s(test, "sig")));
-            tally.check(test, r.is_ok(), &format!("{r:?}"));
-        }
-    }
-    tally.finish(
+    run(
+        "pkcs1v15_verify",
         "rsa_signature_2048_sha256",
-        doc["numberOfTests"].as_u64().unwrap(),
+        |group, tally| {
+            let public = public_key(group);
+            // The same key through its SubjectPublicKeyInfo encoding.
+            let der = hex(s(group, "publicKeyDer"));
+            assert_eq!(RsaPublicKey::from_public_key_der(&der).unwrap(), public);
+            assert_eq!(public.to_public_key_der().unwrap(), der);
+            let hash = hash_of(s(group, "sha")).unwrap();
+            for test in tests(group) {
+                let r = public.verify_pkcs1v15(hash, &hex(s(test, "msg")), &hex(s(test, "sig")));
+                tally.check(test, r.is_ok(), &format!("{r:?}"));
+            }
+        },
     );
 }
 
 #[test]
 fn pss_verify() {
-    let Some(doc) = load("pss_verify", "rsa_pss_2048_sha256_mgf1_32_test.json") else {
-        return;
-    };
-    let mut tally = Tally::default();
-    for group in doc["testGroups"].as_array().unwrap() {
-        let key = &group["publicKey"];
-        let public =
-            RsaPublicKey::new(&big(&key["modulus"]), &big(&key["publicExponent"])).expect("key");
-        let hash = hash_of(s(group, "sha")).unwrap();
-        assert_eq!(
-            hash_of(s(group, "mgfSha")).unwrap(),
-            hash,
-            "MGF1 uses the same hash here"
-        );
-        let salt = SaltLength::Bytes(group["sLen"].as_u64().unwrap() as usize);
-        for test in group["tests"].as_array().unwrap() {
-            let (msg, sig) = (hex(s(test, "msg")), hex(s(test, "sig")));
-            let r = public.verify_pss(hash, &msg, &sig, salt);
-            tally.check(test, r.is_ok(), &format!("{r:?}"));
-            // Reading the salt length from the signature must agree on
-            // valid signatures (their salt is 32 bytes).
-            if r.is_ok() {
-                assert!(
-                    public
-                        .verify_pss(hash, &msg, &sig, SaltLength::Auto)
-                        .is_ok()
-                );
-            }
-        }
-    }
-    tally.finish(
+    run(
+        "pss_verify",
         "rsa_pss_2048_sha256_mgf1_32",
-        doc["numberOfTests"].as_u64().unwrap(),
+        |group, tally| {
+            let public = public_key(group);
+            let hash = hash_of(s(group, "sha")).unwrap();
+            assert_eq!(
+                hash_of(s(group, "mgfSha")).unwrap(),
+                hash,
+                "MGF1 uses the same hash here"
+            );
+            let salt = SaltLength::Bytes(group["sLen"].as_u64().unwrap() as usize);
+            for test in tests(group) {
+                let (msg, sig) = (hex(s(test, "msg")), hex(s(test, "sig")));
+                let r = public.verify_pss(hash, &msg, &sig, salt);
+                tally.check(test, r.is_ok(), &format!("{r:?}"));
+                // Reading the salt length from the signature must agree on
+                // valid signatures (their salt is 32 bytes).
+                if r.is_ok() {
+                    assert!(
+                        public
+                            .verify_pss(hash, &msg, &sig, SaltLength::Auto)
+                            .is_ok()
+                    );
+                }
+            }
+        },
     );
 }
 
@@ -140,12 +150,8 @@ fn pss_verify() {
 /// `acceptable`) is refused with `UnsupportedHash`, which the vectors allow.
 #[test]
 fn pkcs1v15_sign() {
-    let Some(doc) = load("pkcs1v15_sign", "rsa_pkcs1_2048_sig_gen_test.json") else {
-        return;
-    };
-    let mut tally = Tally::default();
     let mut rng = ChaCha20Rng::seed_from_u64(1);
-    for group in doc["testGroups"].as_array().unwrap() {
+    run("pkcs1v15_sign", "rsa_pkcs1_2048_sig_gen", |group, tally| {
         let k = &group["privateKey"];
         let key = RsaPrivateKey::from_exponents_vartime(
             &big(&k["modulus"]),
@@ -154,7 +160,7 @@ fn pkcs1v15_sign() {
         )
         .expect("primes recovered");
         let hash = hash_of(s(group, "sha"));
-        for test in group["tests"].as_array().unwrap() {
+        for test in tests(group) {
             let msg = hex(s(test, "msg"));
             let (produced, detail) = match hash {
                 Ok(hash) => {
@@ -168,11 +174,7 @@ fn pkcs1v15_sign() {
             };
             tally.check(test, produced, &detail);
         }
-    }
-    tally.finish(
-        "rsa_pkcs1_2048_sig_gen",
-        doc["numberOfTests"].as_u64().unwrap(),
-    );
+    });
 }
 
 fn private_key(group: &Value) -> RsaPrivateKey {
@@ -200,30 +202,27 @@ fn private_key(group: &Value) -> RsaPrivateKey {
 
 #[test]
 fn oaep_decrypt() {
-    let Some(doc) = load("oaep_decrypt", "rsa_oaep_2048_sha256_mgf1sha256_test.json") else {
-        return;
-    };
-    let mut tally = Tally::default();
     let mut rng = ChaCha20Rng::seed_from_u64(2);
-    for group in doc["testGroups"].as_array().unwrap() {
-        let key = private_key(group);
-        let hash = hash_of(s(group, "sha")).unwrap();
-        assert_eq!(hash_of(s(group, "mgfSha")).unwrap(), hash);
-        for test in group["tests"].as_array().unwrap() {
-            let r = key.decrypt_oaep(&mut rng, hash, &hex(s(test, "label")), &hex(s(test, "ct")));
-            let accepted = match &r {
-                Ok(m) => {
-                    assert_eq!(&m[..], &hex(s(test, "msg"))[..], "tcId {}", test["tcId"]);
-                    true
-                }
-                Err(_) => false,
-            };
-            tally.check(test, accepted, &format!("{:?}", r.as_ref().err()));
-        }
-    }
-    tally.finish(
+    run(
+        "oaep_decrypt",
         "rsa_oaep_2048_sha256_mgf1sha256",
-        doc["numberOfTests"].as_u64().unwrap(),
+        |group, tally| {
+            let key = private_key(group);
+            let hash = hash_of(s(group, "sha")).unwrap();
+            assert_eq!(hash_of(s(group, "mgfSha")).unwrap(), hash);
+            for test in tests(group) {
+                let r =
+                    key.decrypt_oaep(&mut rng, hash, &hex(s(test, "label")), &hex(s(test, "ct")));
+                let accepted = match &r {
+                    Ok(m) => {
+                        assert_eq!(&m[..], &hex(s(test, "msg"))[..], "tcId {}", test["tcId"]);
+                        true
+                    }
+                    Err(_) => false,
+                };
+                tally.check(test, accepted, &format!("{:?}", r.as_ref().err()));
+            }
+        },
     );
 }
 
@@ -236,15 +235,11 @@ fn oaep_decrypt() {
 /// `implicit_rejection.rs`.)
 #[test]
 fn pkcs1v15_decrypt() {
-    let Some(doc) = load("pkcs1v15_decrypt", "rsa_pkcs1_2048_test.json") else {
-        return;
-    };
-    let mut tally = Tally::default();
     let mut rng = ChaCha20Rng::seed_from_u64(3);
     let mut synthetic = Vec::new();
-    for group in doc["testGroups"].as_array().unwrap() {
+    run("pkcs1v15_decrypt", "rsa_pkcs1_2048", |group, tally| {
         let key = private_key(group);
-        for test in group["tests"].as_array().unwrap() {
+        for test in tests(group) {
             let (ct, msg) = (hex(s(test, "ct")), hex(s(test, "msg")));
             let flags = test["flags"].to_string();
             let accepted = match key.decrypt_pkcs1v15(&mut rng, &ct) {
@@ -278,7 +273,8 @@ fn pkcs1v15_decrypt() {
             };
             tally.check(test, accepted, "");
         }
-    }
+    });
+    // (Empty when the vectors are absent.)
     synthetic.sort();
     let n = synthetic.len();
     synthetic.dedup();
@@ -287,5 +283,4 @@ fn pkcs1v15_decrypt() {
         n,
         "different ciphertexts, different synthetic messages"
     );
-    tally.finish("rsa_pkcs1_2048", doc["numberOfTests"].as_u64().unwrap());
 }

@@ -1,0 +1,532 @@
+//! `numcrypt shared-rsa …`: shared RSA key generation among several
+//! parties (Boneh–Franklin) and threshold signing.
+//!
+//! Exit status: 0 on success, 1 when a combined signature does not verify
+//! (the faulty parties are named when the partial signatures say), 2 on a
+//! usage, input or protocol error (one line on standard error).
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand, ValueEnum};
+use numcrypt_rsa::HashAlg;
+use numcrypt_shared_rsa::{
+    Error, Improvements, KeyGenConfig, KeyGenOutput, PartialSignature, PartyConfig, Peer,
+    SharedKeyShare, SharedPublicKey, TcpConfig, TcpTransport, combine, encode_pkcs1v15, encode_pss,
+    generate_key, sign_jointly,
+};
+use zeroize::Zeroizing;
+
+use crate::files;
+
+#[derive(Subcommand)]
+pub enum SharedRsaCommand {
+    /// Runs every party on this machine over loopback TCP: generates a
+    /// shared key, prints what it took, then signs a message jointly and
+    /// verifies the signature under the ordinary RSA public key.
+    Demo {
+        /// Number of parties (at least 3).
+        #[arg(long, default_value_t = 3)]
+        parties: usize,
+        /// Key size in bits (even, 512 to 8192).
+        #[arg(long, default_value_t = 2048)]
+        bits: u32,
+        /// Key generations to run; with more than one, a summary with
+        /// medians follows.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        #[command(flatten)]
+        tuning: Tuning,
+    },
+    /// Runs one party of a real deployment, as its TOML configuration
+    /// says (see the crate documentation for the format); writes its key
+    /// share and, if configured, the RSA public key.
+    Party {
+        /// The party's configuration file.
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// Makes this party's partial signature on a message (a PEM file for
+    /// `combine`, with a consistency check that names a faulty party).
+    Sign {
+        /// This party's key share.
+        #[arg(long)]
+        key: PathBuf,
+        #[command(flatten)]
+        message: MessageArgs,
+        /// Write the partial signature here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Combines every party's partial signature into an ordinary RSA
+    /// signature (raw bytes, as `openssl dgst -sign` writes), and checks it.
+    Combine {
+        /// The shared public key, or any party's key share.
+        #[arg(long)]
+        key: PathBuf,
+        #[command(flatten)]
+        message: MessageArgs,
+        /// Write the signature here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// The partial signatures, one per party.
+        #[arg(required = true)]
+        partials: Vec<PathBuf>,
+    },
+}
+
+/// Key-generation knobs shared by `demo` (the `party` command reads them
+/// from its configuration file).
+#[derive(Args)]
+pub struct Tuning {
+    /// The public exponent (65537, or 3).
+    #[arg(long, default_value_t = 65537)]
+    exponent: u32,
+    /// Lanes (threads) of candidates per party.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Candidates per lane per round trip.
+    #[arg(long, default_value_t = 8)]
+    batch: usize,
+    /// Distributed sieving bound (default: the largest that fits).
+    #[arg(long)]
+    sieve_bound: Option<u32>,
+    /// Trial-division bound for N (default: tuned by key size).
+    #[arg(long)]
+    trial_division_bound: Option<u32>,
+    /// Switch off distributed sieving.
+    #[arg(long)]
+    no_distributed_sieving: bool,
+    /// Switch off multithreading (one lane, one candidate in flight).
+    #[arg(long)]
+    no_multithreading: bool,
+    /// Switch off load balancing of the biprimality test.
+    #[arg(long)]
+    no_load_balancing: bool,
+    /// Switch off parallel trial division.
+    #[arg(long)]
+    no_parallel_trial_division: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Scheme {
+    /// RSASSA-PKCS1-v1_5.
+    Pkcs1,
+    /// RSASSA-PSS (MGF1 with the same hash); every party needs the same --salt.
+    Pss,
+}
+
+/// The message and how it is encoded: the same at every party.
+#[derive(Args)]
+pub struct MessageArgs {
+    /// The message file (`-`: standard input).
+    #[arg(long = "in")]
+    input: PathBuf,
+    /// The signature scheme.
+    #[arg(long, value_enum, default_value_t = Scheme::Pkcs1)]
+    scheme: Scheme,
+    /// The hash: sha224, sha256, sha384 or sha512.
+    #[arg(long, default_value = "sha256")]
+    hash: String,
+    /// PSS only: the salt, in hex, chosen once by the requester and given
+    /// to every party (e.g. `openssl rand -hex 32`).
+    #[arg(long)]
+    salt: Option<String>,
+}
+
+impl MessageArgs {
+    /// The encoded message representative for `public`.
+    fn encode(&self, public: &SharedPublicKey) -> Result<Vec<u8>, String> {
+        let hash: HashAlg = self.hash.parse().map_err(|e| format!("--hash: {e}"))?;
+        let msg = files::read(&self.input)?;
+        match (self.scheme, &self.salt) {
+            (Scheme::Pkcs1, None) => encode_pkcs1v15(public, hash, &msg).map_err(|e| e.to_string()),
+            (Scheme::Pkcs1, Some(_)) => Err("--salt is for --scheme pss only".into()),
+            (Scheme::Pss, None) => {
+                Err("--scheme pss needs --salt: the same hex salt at every party".into())
+            }
+            (Scheme::Pss, Some(hex)) => {
+                let salt = parse_hex(hex).ok_or("--salt: expected hex digits")?;
+                encode_pss(public, hash, &msg, &salt).map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+fn parse_hex(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim();
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
+        .collect()
+}
+
+pub fn run(command: SharedRsaCommand) -> ExitCode {
+    match command {
+        SharedRsaCommand::Demo {
+            parties,
+            bits,
+            runs,
+            tuning,
+        } => files::exit(demo(parties, bits, runs.max(1), &tuning)),
+        SharedRsaCommand::Party { config } => files::exit(party(&config)),
+        SharedRsaCommand::Sign { key, message, out } => {
+            files::exit(sign(&key, &message, out.as_deref()))
+        }
+        SharedRsaCommand::Combine {
+            key,
+            message,
+            out,
+            partials,
+        } => match combine_files(&key, &message, out.as_deref(), &partials) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(Failure::Invalid(message)) => {
+                eprintln!("numcrypt: {message}");
+                ExitCode::from(1)
+            }
+            Err(Failure::Input(message)) => files::fail(&message),
+        },
+    }
+}
+
+fn keygen_config(bits: u32, tuning: &Tuning) -> KeyGenConfig {
+    let mut c = KeyGenConfig::new(bits);
+    c.public_exponent = tuning.exponent;
+    c.threads = tuning.threads;
+    c.batch = tuning.batch;
+    c.sieve_bound = tuning.sieve_bound;
+    c.trial_division_bound = tuning.trial_division_bound;
+    c.improvements = Improvements {
+        distributed_sieving: !tuning.no_distributed_sieving,
+        multithreading: !tuning.no_multithreading,
+        load_balancing: !tuning.no_load_balancing,
+        parallel_trial_division: !tuning.no_parallel_trial_division,
+    };
+    c
+}
+
+/// Loopback configurations for `n` parties with fresh pre-shared keys.
+fn loopback(n: usize) -> Result<Vec<(TcpConfig, TcpListener)>, String> {
+    let listeners = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("listening on loopback: {e}"))?;
+    let addresses = listeners
+        .iter()
+        .map(|l| l.local_addr().map(|a| a.to_string()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    // One fresh key per pair, at keys[min][max].
+    let mut keys: Vec<Vec<Option<Zeroizing<[u8; 32]>>>> = vec![vec![None; n]; n];
+    for (i, row) in keys.iter_mut().enumerate() {
+        for slot in row.iter_mut().skip(i + 1) {
+            let mut k = Zeroizing::new([0u8; 32]);
+            getrandom::fill(&mut *k).map_err(|e| format!("no operating-system randomness: {e}"))?;
+            *slot = Some(k);
+        }
+    }
+    Ok(listeners
+        .into_iter()
+        .enumerate()
+        .map(|(me, l)| {
+            let parties = (0..n)
+                .map(|j| Peer {
+                    address: addresses[j].clone(),
+                    psk: keys[me.min(j)][me.max(j)].clone(),
+                })
+                .collect();
+            let config = TcpConfig {
+                index: me,
+                parties,
+                listen: None,
+                timeout: Duration::from_secs(60),
+            };
+            (config, l)
+        })
+        .collect())
+}
+
+/// One party's key generation, joint signature, and signing time.
+type PartyRun = (KeyGenOutput, Result<Vec<u8>, Error>, Duration);
+
+struct DemoRun {
+    outputs: Vec<KeyGenOutput>,
+    signature_ok: Result<(), String>,
+    keygen_time: Duration,
+    sign_time: Duration,
+}
+
+/// One key generation and joint signature among `n` parties on loopback.
+fn demo_run(n: usize, config: &KeyGenConfig) -> Result<DemoRun, String> {
+    let setups = loopback(n)?;
+    let results: Vec<Result<PartyRun, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = setups
+            .into_iter()
+            .map(|(tcp, listener)| {
+                s.spawn(move || {
+                    let transport = TcpTransport::connect_with_listener(&tcp, listener)
+                        .map_err(|e| format!("party {}: {e}", tcp.index + 1))?;
+                    let mut rng = files::rng()?;
+                    let out = generate_key(&transport, config, &mut rng)
+                        .map_err(|e| format!("party {}: {e}", tcp.index + 1))?;
+                    let start = Instant::now();
+                    let public = out.share.public_key();
+                    let em = encode_pkcs1v15(public, HashAlg::Sha256, DEMO_MESSAGE)
+                        .map_err(|e| e.to_string())?;
+                    let sig = sign_jointly(&transport, &out.share, &em, Duration::from_secs(60));
+                    Ok((out, sig, start.elapsed()))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err("a party panicked".into())))
+            .collect()
+    });
+    let mut outputs = Vec::with_capacity(n);
+    let mut signatures = Vec::with_capacity(n);
+    let mut sign_time = Duration::ZERO;
+    for r in results {
+        let (out, sig, t) = r?;
+        outputs.push(out);
+        signatures.push(sig);
+        sign_time = sign_time.max(t);
+    }
+    let keygen_time = outputs
+        .iter()
+        .map(|o| o.stats.elapsed)
+        .max()
+        .unwrap_or_default();
+    let public = outputs[0].share.public_key().clone();
+    let signature_ok = match &signatures[0] {
+        Ok(sig) if signatures.iter().all(|s| s.as_ref().ok() == Some(sig)) => {
+            verify_demo_signature(&public, sig)
+        }
+        Ok(_) => Err("the parties returned different signatures".into()),
+        Err(e) => Err(e.to_string()),
+    };
+    Ok(DemoRun {
+        outputs,
+        signature_ok,
+        keygen_time,
+        sign_time,
+    })
+}
+
+const DEMO_MESSAGE: &[u8] = b"numcrypt shared-rsa demo";
+
+/// Verifies with numcrypt-rsa, which reads keys from 1024 bits; smaller
+/// (test-size) keys are checked as `sig^e mod N = EM`.
+fn verify_demo_signature(public: &SharedPublicKey, sig: &[u8]) -> Result<(), String> {
+    if public.bits() >= 1024 {
+        let key = public.rsa_public_key().map_err(|e| e.to_string())?;
+        return key
+            .verify_pkcs1v15(HashAlg::Sha256, DEMO_MESSAGE, sig)
+            .map_err(|e| format!("numcrypt-rsa rejects the signature: {e}"));
+    }
+    use numcrypt_limbs::{BoxedUint, MontyParams};
+    let em = encode_pkcs1v15(public, HashAlg::Sha256, DEMO_MESSAGE).map_err(|e| e.to_string())?;
+    let params = MontyParams::new(public.n().clone()).map_err(|e| e.to_string())?;
+    let s = params.to_monty(&BoxedUint::from_be_slice_auto(sig));
+    let e = BoxedUint::from_u64(u64::from(public.e()), 1);
+    if params.from_monty(&params.pow_vartime(&s, &e)) == BoxedUint::from_be_slice_auto(&em) {
+        Ok(())
+    } else {
+        Err("the signature does not verify".into())
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn demo(n: usize, bits: u32, runs: usize, tuning: &Tuning) -> Result<(), String> {
+    let config = keygen_config(bits, tuning);
+    let imp = config.improvements;
+    println!(
+        "shared RSA: {n} parties, {bits}-bit key, e = {}, loopback TCP; threads {}, batch {}; \
+         sieving {}, multithreading {}, load balancing {}, parallel trial division {}",
+        config.public_exponent,
+        config.threads,
+        config.batch,
+        on_off(imp.distributed_sieving),
+        on_off(imp.multithreading),
+        on_off(imp.load_balancing),
+        on_off(imp.parallel_trial_division),
+    );
+    let mut times = Vec::new();
+    let mut per_candidate = Vec::new();
+    let mut candidates = Vec::new();
+    let mut tests = Vec::new();
+    let mut traffic = Vec::new();
+    for run in 1..=runs {
+        let r = demo_run(n, &config)?;
+        let s = &r.outputs[0].stats;
+        let public = r.outputs[0].share.public_key();
+        if run == 1 {
+            println!(
+                "sieve bound {} (M excludes primes up to {n}), trial division to {}",
+                s.sieve_bound, s.trial_division_bound
+            );
+        }
+        let bytes: Vec<u64> = r.outputs.iter().map(|o| o.stats.bytes_sent).collect();
+        let mean_bytes = bytes.iter().sum::<u64>() as f64 / n as f64;
+        println!(
+            "run {run}: {:.2} s, {} candidates ({:.3} ms each), {} passed trial division, \
+             {} biprimality tests ({} to the end), sent per party {} (mean {:.2} MB)",
+            r.keygen_time.as_secs_f64(),
+            s.candidates,
+            r.keygen_time.as_secs_f64() * 1e3 / s.candidates.max(1) as f64,
+            s.trial_division_survivors,
+            s.biprimality_tests,
+            s.full_tests,
+            bytes
+                .iter()
+                .map(|b| format!("{:.2} MB", *b as f64 / 1e6))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            mean_bytes / 1e6,
+        );
+        if run == 1 {
+            println!(
+                "public key: N = {:#x}…  ({} bits), e = {}, correction r = {}",
+                TruncatedHex(public.n()),
+                public.bits(),
+                public.e(),
+                public.correction()
+            );
+        }
+        match &r.signature_ok {
+            Ok(()) => println!(
+                "  joint PKCS#1 v1.5 signature on {:?}: {:.1} ms, verified under (N, e)",
+                String::from_utf8_lossy(DEMO_MESSAGE),
+                r.sign_time.as_secs_f64() * 1e3
+            ),
+            Err(e) => return Err(format!("joint signature: {e}")),
+        }
+        times.push(r.keygen_time.as_secs_f64());
+        per_candidate.push(r.keygen_time.as_secs_f64() * 1e3 / s.candidates.max(1) as f64);
+        candidates.push(s.candidates as f64);
+        tests.push(s.biprimality_tests as f64);
+        traffic.push(mean_bytes);
+    }
+    if runs > 1 {
+        println!(
+            "median of {runs}: {:.2} s, {:.0} candidates, {:.3} ms per candidate, {:.0} biprimality \
+             tests, {:.2} MB sent per party (mean time {:.2} s)",
+            median(times.clone()),
+            median(candidates),
+            median(per_candidate),
+            median(tests),
+            median(traffic) / 1e6,
+            times.iter().sum::<f64>() / runs as f64
+        );
+    }
+    Ok(())
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b { "on" } else { "off" }
+}
+
+/// The first 16 hex digits of a number, for display.
+struct TruncatedHex<'a>(&'a numcrypt_limbs::BoxedUint);
+
+impl std::fmt::LowerHex for TruncatedHex<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let full = format!("{:x}", self.0);
+        f.write_str(full.get(..16).unwrap_or(&full))
+    }
+}
+
+fn party(path: &Path) -> Result<(), String> {
+    let config = PartyConfig::from_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let me = config.network.index + 1;
+    eprintln!(
+        "party {me} of {}: connecting…",
+        config.network.parties.len()
+    );
+    let transport = TcpTransport::connect(&config.network).map_err(|e| e.to_string())?;
+    eprintln!(
+        "party {me}: connected; generating a {}-bit key",
+        config.keygen.bits
+    );
+    let mut rng = files::rng()?;
+    let out = generate_key(&transport, &config.keygen, &mut rng).map_err(|e| e.to_string())?;
+    out.share
+        .write_pem_file(&config.key_share)
+        .map_err(|e| format!("{}: {e}", config.key_share.display()))?;
+    if let Some(p) = &config.public_key {
+        let pem = out
+            .share
+            .public_key()
+            .to_public_key_pem()
+            .map_err(|e| e.to_string())?;
+        files::write(Some(p), pem.as_bytes(), false)?;
+    }
+    let s = &out.stats;
+    println!(
+        "party {me}: {}-bit shared key in {:.2} s ({} candidates, {} biprimality tests, {:.2} MB sent); \
+         share written to {}",
+        out.share.public_key().bits(),
+        s.elapsed.as_secs_f64(),
+        s.candidates,
+        s.biprimality_tests,
+        s.bytes_sent as f64 / 1e6,
+        config.key_share.display()
+    );
+    drop(transport);
+    Ok(())
+}
+
+fn sign(key: &Path, message: &MessageArgs, out: Option<&Path>) -> Result<(), String> {
+    let text = files::read_text(key)?;
+    let share = SharedKeyShare::from_pem(&text).map_err(|e| format!("{}: {e}", key.display()))?;
+    let em = message.encode(share.public_key())?;
+    let partial = share.sign_partial_checked(&em).map_err(|e| e.to_string())?;
+    let pem = partial.to_pem().map_err(|e| e.to_string())?;
+    files::write(out, pem.as_bytes(), false)
+}
+
+enum Failure {
+    Invalid(String),
+    Input(String),
+}
+
+fn combine_files(
+    key: &Path,
+    message: &MessageArgs,
+    out: Option<&Path>,
+    partials: &[PathBuf],
+) -> Result<(), Failure> {
+    let text = files::read_text(key).map_err(Failure::Input)?;
+    let public = SharedPublicKey::from_pem(&text)
+        .map_err(|e| Failure::Input(format!("{}: {e}", key.display())))?;
+    let em = message.encode(&public).map_err(Failure::Input)?;
+    let partials = partials
+        .iter()
+        .map(|p| {
+            let text = files::read_text(p)?;
+            PartialSignature::from_pem(&text).map_err(|e| format!("{}: {e}", p.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::Input)?;
+    match combine(&public, &em, &partials) {
+        Ok(sig) => files::write(out, &sig, false).map_err(Failure::Input),
+        Err(e @ (Error::FaultyParties(_) | Error::InvalidSignature)) => {
+            Err(Failure::Invalid(e.to_string()))
+        }
+        Err(e) => Err(Failure::Input(e.to_string())),
+    }
+}

@@ -1,0 +1,510 @@
+//! Shared keys: the public part every party (and any combiner) holds, and
+//! one party's share of `d`, with their PEM/DER files.
+//!
+//! ```text
+//! SharedRsaPublicKey ::= SEQUENCE {
+//!     version          INTEGER (1),
+//!     modulus          INTEGER,             -- N
+//!     publicExponent   INTEGER,             -- e
+//!     parties          INTEGER,             -- n
+//!     correction       INTEGER,             -- r: d = r + Σ d_i
+//!     verificationKeys SEQUENCE OF INTEGER  -- w^(d_i) mod N, party order
+//! }
+//! SharedRsaKeyShare ::= SEQUENCE {
+//!     version          INTEGER (1),
+//!     modulus          INTEGER,
+//!     publicExponent   INTEGER,
+//!     parties          INTEGER,
+//!     correction       INTEGER,
+//!     verificationKeys SEQUENCE OF INTEGER,
+//!     index            INTEGER,             -- this party, 1-based
+//!     share            INTEGER              -- d_i
+//! }
+//! ```
+//!
+//! PEM labels: `NUMCRYPT SHARED RSA PUBLIC KEY`, `NUMCRYPT SHARED RSA KEY
+//! SHARE`. `w` is a hash of `N` ([`SharedPublicKey::verification_base`]).
+
+use std::fmt;
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use der::asn1::{AnyRef, BitStringRef, UintRef};
+use der::pem::LineEnding;
+use der::{Decode, Encode, Sequence};
+use numcrypt_limbs::{BoxedUint, MontyParams, Unsigned};
+use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
+use zeroize::Zeroizing;
+
+use crate::Error;
+use crate::arith::to_be_minimal;
+
+const VERSION: u8 = 1;
+const PUBLIC_LABEL: &str = "NUMCRYPT SHARED RSA PUBLIC KEY";
+const SHARE_LABEL: &str = "NUMCRYPT SHARED RSA KEY SHARE";
+
+#[derive(Sequence)]
+struct PublicDer<'a> {
+    version: u8,
+    modulus: UintRef<'a>,
+    public_exponent: u32,
+    parties: u32,
+    correction: u32,
+    verification_keys: Vec<UintRef<'a>>,
+}
+
+#[derive(Sequence)]
+struct ShareDer<'a> {
+    version: u8,
+    modulus: UintRef<'a>,
+    public_exponent: u32,
+    parties: u32,
+    correction: u32,
+    verification_keys: Vec<UintRef<'a>>,
+    index: u32,
+    share: UintRef<'a>,
+}
+
+/// The public side of a shared RSA key: `N`, `e`, the party count, the
+/// public correction `r` (the exponent is `d = r + Σ d_i`) and each party's
+/// verification value `w^(d_i) mod N`, which lets a combiner find a party
+/// whose partial signature is faulty.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SharedPublicKey {
+    n: BoxedUint,
+    e: u32,
+    parties: usize,
+    correction: u32,
+    verification: Vec<BoxedUint>,
+}
+
+impl SharedPublicKey {
+    /// Checks and assembles a public key: `N` odd of at least 512 bits,
+    /// `e` odd and at least 3, `r < n`, one verification value below `N`
+    /// per party.
+    pub(crate) fn from_parts(
+        n: BoxedUint,
+        e: u32,
+        parties: usize,
+        correction: u32,
+        verification: Vec<BoxedUint>,
+    ) -> Result<Self, Error> {
+        let invalid = |s: &str| Err(Error::InvalidEncoding(s.into()));
+        let bits = n.bits_vartime();
+        if !(crate::MIN_KEY_BITS..=crate::MAX_KEY_BITS).contains(&bits) || !bool::from(n.is_odd()) {
+            return invalid("modulus must be odd, of 512 to 8192 bits");
+        }
+        if e < 3 || e.is_multiple_of(2) {
+            return invalid("public exponent must be odd and at least 3");
+        }
+        if !(3..=crate::MAX_PARTIES).contains(&parties) || correction as usize >= parties {
+            return invalid("party count or correction out of range");
+        }
+        if verification.len() != parties || verification.iter().any(|v| v >= &n) {
+            return invalid("one verification value below N per party expected");
+        }
+        let n = n.resize(bits.div_ceil(64) as usize)?;
+        let verification = verification
+            .iter()
+            .map(|v| v.resize(n.nlimbs()))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            n,
+            e,
+            parties,
+            correction,
+            verification,
+        })
+    }
+
+    pub(crate) fn with_correction(mut self, correction: u32) -> Self {
+        self.correction = correction;
+        self
+    }
+
+    /// The modulus `N`.
+    pub fn n(&self) -> &BoxedUint {
+        &self.n
+    }
+
+    /// The public exponent.
+    pub fn e(&self) -> u32 {
+        self.e
+    }
+
+    /// The number of parties.
+    pub fn parties(&self) -> usize {
+        self.parties
+    }
+
+    /// The public correction `r`: `d = r + Σ d_i`.
+    pub fn correction(&self) -> u32 {
+        self.correction
+    }
+
+    /// The parties' verification values `w^(d_i) mod N`, in party order.
+    pub fn verification_keys(&self) -> &[BoxedUint] {
+        &self.verification
+    }
+
+    /// `N`'s bit length.
+    pub fn bits(&self) -> u32 {
+        self.n.bits_vartime()
+    }
+
+    /// `N`'s length in bytes: the length of every signature.
+    pub fn size(&self) -> usize {
+        self.bits().div_ceil(8) as usize
+    }
+
+    /// The base `w` of the verification values: a hash of `N`.
+    pub fn verification_base(&self) -> BoxedUint {
+        crate::keygen::verification_base(&self.n)
+    }
+
+    pub(crate) fn monty(&self) -> Result<MontyParams<BoxedUint>, Error> {
+        Ok(MontyParams::new(self.n.clone())?)
+    }
+
+    /// `x^e mod N` (variable time: everything here is public).
+    pub(crate) fn public_op(&self, params: &MontyParams<BoxedUint>, x: &BoxedUint) -> BoxedUint {
+        let e = BoxedUint::from_u64(u64::from(self.e), 1);
+        params.from_monty(&params.pow_vartime(&params.to_monty(x), &e))
+    }
+
+    /// The `r < n` for which `(w^r Π v_i)^e = w`, if any (key generation's
+    /// trial signature).
+    pub(crate) fn find_correction(&self, w: &BoxedUint) -> Option<u32> {
+        let params = self.monty().ok()?;
+        let w_m = params.to_monty(w);
+        let mut s = self
+            .verification
+            .iter()
+            .fold(params.one(), |acc, v| params.mul(&acc, &params.to_monty(v)));
+        for r in 0..self.parties as u32 {
+            if self.public_op(&params, &params.from_monty(&s)) == *w {
+                return Some(r);
+            }
+            s = params.mul(&s, &w_m);
+        }
+        None
+    }
+
+    /// The ordinary RSA public key `(N, e)` of [`numcrypt_rsa`], to verify
+    /// signatures with (it reads keys of 1024 bits and more).
+    pub fn rsa_public_key(&self) -> Result<numcrypt_rsa::RsaPublicKey, Error> {
+        Ok(numcrypt_rsa::RsaPublicKey::new(
+            &self.n,
+            &BoxedUint::from_u64(u64::from(self.e), 1),
+        )?)
+    }
+
+    /// The ordinary RSA public key as SubjectPublicKeyInfo PEM (`PUBLIC
+    /// KEY`), for `openssl` and any other RSA verifier (any key size).
+    pub fn to_public_key_pem(&self) -> Result<String, Error> {
+        let n = to_be_minimal(&self.n);
+        let e = to_be_minimal(&BoxedUint::from_u64(u64::from(self.e), 1));
+        let pkcs1 = pkcs1::RsaPublicKeyRef {
+            modulus: UintRef::new(&n)?,
+            public_exponent: UintRef::new(&e)?,
+        }
+        .to_der()?;
+        let spki = SubjectPublicKeyInfoRef {
+            algorithm: AlgorithmIdentifierRef {
+                oid: pkcs1::ALGORITHM_OID,
+                parameters: Some(AnyRef::NULL),
+            },
+            subject_public_key: BitStringRef::from_bytes(&pkcs1)?,
+        }
+        .to_der()?;
+        der::pem::encode_string("PUBLIC KEY", LineEnding::LF, &spki)
+            .map_err(|e| Error::InvalidEncoding(e.to_string()))
+    }
+
+    fn encode_with<R>(
+        &self,
+        f: impl FnOnce(UintRef<'_>, Vec<UintRef<'_>>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let n = to_be_minimal(&self.n);
+        let v: Vec<Vec<u8>> = self.verification.iter().map(to_be_minimal).collect();
+        let refs = v
+            .iter()
+            .map(|b| UintRef::new(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        f(UintRef::new(&n)?, refs)
+    }
+
+    /// The DER encoding of `SharedRsaPublicKey`.
+    pub fn to_der(&self) -> Result<Vec<u8>, Error> {
+        self.encode_with(|modulus, verification_keys| {
+            Ok(PublicDer {
+                version: VERSION,
+                modulus,
+                public_exponent: self.e,
+                parties: self.parties as u32,
+                correction: self.correction,
+                verification_keys,
+            }
+            .to_der()?)
+        })
+    }
+
+    /// PEM (`NUMCRYPT SHARED RSA PUBLIC KEY`).
+    pub fn to_pem(&self) -> Result<String, Error> {
+        der::pem::encode_string(PUBLIC_LABEL, LineEnding::LF, &self.to_der()?)
+            .map_err(|e| Error::InvalidEncoding(e.to_string()))
+    }
+
+    /// Reads [`to_der`](Self::to_der)'s encoding, checking every value.
+    pub fn from_der(der: &[u8]) -> Result<Self, Error> {
+        let d = PublicDer::from_der(der)?;
+        if d.version != VERSION {
+            return Err(Error::InvalidEncoding(format!(
+                "unsupported version {}",
+                d.version
+            )));
+        }
+        Self::from_der_parts(
+            d.modulus,
+            d.public_exponent,
+            d.parties,
+            d.correction,
+            &d.verification_keys,
+        )
+    }
+
+    fn from_der_parts(
+        modulus: UintRef<'_>,
+        e: u32,
+        parties: u32,
+        correction: u32,
+        verification: &[UintRef<'_>],
+    ) -> Result<Self, Error> {
+        Self::from_parts(
+            BoxedUint::from_be_slice_auto(modulus.as_bytes()),
+            e,
+            parties as usize,
+            correction,
+            verification
+                .iter()
+                .map(|v| BoxedUint::from_be_slice_auto(v.as_bytes()))
+                .collect(),
+        )
+    }
+
+    /// Reads a public key from PEM; a key-share PEM is accepted too (its
+    /// public part is read and the share ignored).
+    pub fn from_pem(pem: &str) -> Result<Self, Error> {
+        let (label, der) = der::pem::decode_vec(pem.as_bytes())
+            .map_err(|e| Error::InvalidEncoding(e.to_string()))?;
+        let der = Zeroizing::new(der);
+        match label {
+            PUBLIC_LABEL => Self::from_der(&der),
+            SHARE_LABEL => Ok(SharedKeyShare::from_der(&der)?.public),
+            other => Err(Error::InvalidEncoding(format!(
+                "unexpected PEM label {other:?}"
+            ))),
+        }
+    }
+
+    /// Writes [`to_pem`](Self::to_pem) to `path` atomically.
+    pub fn write_pem_file(&self, path: &Path) -> Result<(), Error> {
+        write_atomically(path, self.to_pem()?.as_bytes(), false)
+    }
+}
+
+impl fmt::Debug for SharedPublicKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedPublicKey")
+            .field("bits", &self.bits())
+            .field("e", &self.e)
+            .field("parties", &self.parties)
+            .field("correction", &self.correction)
+            .field("n", &format_args!("{:#x}", self.n))
+            .finish()
+    }
+}
+
+/// One party's share of a shared RSA key: the public key and `d_i`.
+///
+/// `d_i` is zeroized on drop and never printed.
+#[derive(Clone)]
+pub struct SharedKeyShare {
+    public: SharedPublicKey,
+    index: usize,
+    share: Zeroizing<BoxedUint>,
+}
+
+impl SharedKeyShare {
+    /// Assembles a share for party `index` (0-based); `share < 2^bits(N)`.
+    pub(crate) fn new(
+        public: SharedPublicKey,
+        index: usize,
+        share: BoxedUint,
+    ) -> Result<Self, Error> {
+        let share = Zeroizing::new(share);
+        if index >= public.parties || share.bits_vartime() > public.bits() {
+            return Err(Error::InvalidEncoding(
+                "share index or size out of range".into(),
+            ));
+        }
+        let share = Zeroizing::new(share.resize(public.n.nlimbs())?);
+        Ok(Self {
+            public,
+            index,
+            share,
+        })
+    }
+
+    /// The shared public key.
+    pub fn public_key(&self) -> &SharedPublicKey {
+        &self.public
+    }
+
+    /// This party's index (0-based; files and messages show it 1-based).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    pub(crate) fn exponent(&self) -> &BoxedUint {
+        &self.share
+    }
+
+    /// The DER encoding of `SharedRsaKeyShare` (secret).
+    pub fn to_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let share = Zeroizing::new(to_be_minimal(&self.share));
+        self.public.encode_with(|modulus, verification_keys| {
+            Ok(Zeroizing::new(
+                ShareDer {
+                    version: VERSION,
+                    modulus,
+                    public_exponent: self.public.e,
+                    parties: self.public.parties as u32,
+                    correction: self.public.correction,
+                    verification_keys,
+                    index: self.index as u32 + 1,
+                    share: UintRef::new(&share)?,
+                }
+                .to_der()?,
+            ))
+        })
+    }
+
+    /// PEM (`NUMCRYPT SHARED RSA KEY SHARE`), secret.
+    pub fn to_pem(&self) -> Result<Zeroizing<String>, Error> {
+        Ok(Zeroizing::new(
+            der::pem::encode_string(SHARE_LABEL, LineEnding::LF, &self.to_der()?)
+                .map_err(|e| Error::InvalidEncoding(e.to_string()))?,
+        ))
+    }
+
+    /// Reads [`to_der`](Self::to_der)'s encoding, checking every value.
+    pub fn from_der(der: &[u8]) -> Result<Self, Error> {
+        let d = ShareDer::from_der(der)?;
+        if d.version != VERSION {
+            return Err(Error::InvalidEncoding(format!(
+                "unsupported version {}",
+                d.version
+            )));
+        }
+        let public = SharedPublicKey::from_der_parts(
+            d.modulus,
+            d.public_exponent,
+            d.parties,
+            d.correction,
+            &d.verification_keys,
+        )?;
+        if d.index == 0 {
+            return Err(Error::InvalidEncoding(
+                "party index 0 (indices are 1-based)".into(),
+            ));
+        }
+        Self::new(
+            public,
+            d.index as usize - 1,
+            BoxedUint::from_be_slice_auto(d.share.as_bytes()),
+        )
+    }
+
+    /// Reads a key share from PEM.
+    pub fn from_pem(pem: &str) -> Result<Self, Error> {
+        let (label, der) = der::pem::decode_vec(pem.as_bytes())
+            .map_err(|e| Error::InvalidEncoding(e.to_string()))?;
+        let der = Zeroizing::new(der);
+        if label != SHARE_LABEL {
+            return Err(Error::InvalidEncoding(format!(
+                "unexpected PEM label {label:?}"
+            )));
+        }
+        Self::from_der(&der)
+    }
+
+    /// Writes the share to `path` atomically (a temporary file in the same
+    /// folder, synced, then renamed over `path`), readable by its owner
+    /// only on Unix: a crash leaves the old file or the new one, never half
+    /// of one.
+    pub fn write_pem_file(&self, path: &Path) -> Result<(), Error> {
+        write_atomically(path, self.to_pem()?.as_bytes(), true)
+    }
+
+    /// Reads a share written by [`write_pem_file`](Self::write_pem_file).
+    pub fn read_pem_file(path: &Path) -> Result<Self, Error> {
+        let text = Zeroizing::new(fs::read_to_string(path)?);
+        Self::from_pem(&text)
+    }
+}
+
+impl fmt::Debug for SharedKeyShare {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SharedKeyShare")
+            .field("index", &(self.index + 1))
+            .field("public", &self.public)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Writes `contents` to `path` through a temporary file and a rename.
+pub(crate) fn write_atomically(path: &Path, contents: &[u8], secret: bool) -> Result<(), Error> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or(Error::InvalidInput("the output path names no file"))?
+        .to_string_lossy()
+        .into_owned();
+    let mut nonce = [0u8; 8];
+    getrandom::fill(&mut nonce).map_err(|_| Error::Randomness)?;
+    let tmp = dir.join(format!(
+        ".{name}.tmp-{}-{:016x}",
+        std::process::id(),
+        u64::from_le_bytes(nonce)
+    ));
+    let result = (|| -> Result<(), Error> {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(if secret { 0o600 } else { 0o644 });
+        }
+        #[cfg(not(unix))]
+        let _ = secret;
+        let mut file = options.open(&tmp)?;
+        file.write_all(contents)?;
+        file.sync_all()?;
+        drop(file);
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable (not every system can sync a folder).
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}

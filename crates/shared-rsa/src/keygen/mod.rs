@@ -1,0 +1,636 @@
+//! Shared key generation: the public setup, the lanes that search for a
+//! biprime in parallel, and the computation of the shares of `d`.
+
+mod lane;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use numcrypt_limbs::{BoxedUint, Unsigned};
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, SeedableRng};
+use sha2::{Digest, Sha256};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::arith::{Interpolator, Ring, hash_to_residue};
+use crate::key::{SharedKeyShare, SharedPublicKey};
+use crate::sieve::{PrimeRange, SieveModulus, TrialDivision, field_prime, odd_primes_up_to};
+use crate::transport::Transport;
+use crate::wire::{Reader, Writer};
+use crate::{Error, MAX_PARTIES};
+
+/// The smallest key size accepted: 512 bits (for tests; use 2048 or more).
+pub const MIN_KEY_BITS: u32 = 512;
+/// The largest key size accepted.
+pub const MAX_KEY_BITS: u32 = 8192;
+
+/// The four improvements of Malkin, Wu and Boneh, each of which can be
+/// switched off to measure what it brings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Improvements {
+    /// Distributed sieving: the prime candidates are built with no prime
+    /// factor up to the sieve bound (off: each party draws its shares at
+    /// random, and trial division of `N` does all the filtering).
+    pub distributed_sieving: bool,
+    /// Several candidates in flight: `threads` lanes per party, each
+    /// carrying `batch` candidates per round trip (off: one lane, one
+    /// candidate at a time).
+    pub multithreading: bool,
+    /// Load balancing of the biprimality test: the party that holds the
+    /// `3 mod 4` shares, and so computes the full-length exponentiation,
+    /// changes from candidate to candidate (off: always party 1).
+    pub load_balancing: bool,
+    /// Parallel trial division of `N`: each party divides by its own part of
+    /// the primes and the parties exchange verdicts (off: every party
+    /// divides by all of them).
+    pub parallel_trial_division: bool,
+}
+
+impl Improvements {
+    /// All four on (the default).
+    pub const ALL: Self = Self {
+        distributed_sieving: true,
+        multithreading: true,
+        load_balancing: true,
+        parallel_trial_division: true,
+    };
+}
+
+impl Default for Improvements {
+    fn default() -> Self {
+        Self::ALL
+    }
+}
+
+/// Parameters of a key generation; every party must use the same ones
+/// (they are compared at the start, [`Error::ConfigMismatch`]).
+#[derive(Clone, Debug)]
+pub struct KeyGenConfig {
+    /// Size of `N` in bits: even, from [`MIN_KEY_BITS`] to [`MAX_KEY_BITS`].
+    pub bits: u32,
+    /// The public exponent: odd, `3 <= e < 2^32` (65537 by default).
+    pub public_exponent: u32,
+    /// Distributed sieving removes prime factors up to this bound from `p`
+    /// and `q`; `None` picks the largest that leaves 24 bits of each party's
+    /// random multiple of `M` (the best, by measurement: see the README).
+    pub sieve_bound: Option<u32>,
+    /// Trial division of `N` by primes up to this bound (beyond the sieve);
+    /// `None` picks a size-dependent default tuned by measurement.
+    pub trial_division_bound: Option<u32>,
+    /// Lanes (threads) per party, each with its own candidates in flight.
+    pub threads: usize,
+    /// Candidates per lane per round trip.
+    pub batch: usize,
+    /// Which of the four improvements are on.
+    pub improvements: Improvements,
+    /// How long to wait for any one message before giving up on its sender.
+    pub timeout: Duration,
+    /// Give up after this many candidates ([`Error::CandidateLimit`]).
+    pub max_candidates: u64,
+    /// Keep this party's shares `p_i`, `q_i` of the factors in the output.
+    /// For tests and audits only: everyone's shares together are the
+    /// factorization.
+    pub retain_factor_shares: bool,
+}
+
+impl KeyGenConfig {
+    /// Defaults for a key of `bits` bits: `e = 65537`, all improvements,
+    /// two lanes of 8 candidates, a 60 s timeout.
+    pub fn new(bits: u32) -> Self {
+        Self {
+            bits,
+            public_exponent: 65537,
+            sieve_bound: None,
+            trial_division_bound: None,
+            threads: 2,
+            batch: 8,
+            improvements: Improvements::ALL,
+            timeout: Duration::from_secs(60),
+            max_candidates: 10_000_000,
+            retain_factor_shares: false,
+        }
+    }
+
+    fn validate(&self, n: usize) -> Result<(), Error> {
+        let bad = |s: String| Err(Error::InvalidConfig(s));
+        if !(3..=MAX_PARTIES).contains(&n) {
+            return bad(format!(
+                "{n} parties: between 3 and {MAX_PARTIES} are supported"
+            ));
+        }
+        if !self.bits.is_multiple_of(2) || !(MIN_KEY_BITS..=MAX_KEY_BITS).contains(&self.bits) {
+            return bad(format!(
+                "key size {} bits: must be even, from {MIN_KEY_BITS} to {MAX_KEY_BITS}",
+                self.bits
+            ));
+        }
+        let e = self.public_exponent;
+        if e < 3 || e.is_multiple_of(2) {
+            return bad(format!("public exponent {e}: must be odd and at least 3"));
+        }
+        if self.threads == 0 || self.threads > 64 || self.batch == 0 || self.batch > 1024 {
+            return bad("threads must be 1..=64 and batch 1..=1024".into());
+        }
+        if self.trial_division_bound.is_some_and(|b| b > 1 << 26) {
+            return bad("trial-division bound above 2^26".into());
+        }
+        if self.sieve_bound.is_some_and(|b| b > 1 << 20) {
+            return bad("sieve bound above 2^20".into());
+        }
+        Ok(())
+    }
+}
+
+/// What a key generation did (the same at every party).
+#[derive(Clone, Debug, Default)]
+pub struct KeyGenStats {
+    /// Candidate moduli `N` computed.
+    pub candidates: u64,
+    /// Candidates that passed trial division (and had `φ` prime to `e`).
+    pub trial_division_survivors: u64,
+    /// Biprimality tests started (first rounds).
+    pub biprimality_tests: u64,
+    /// Candidates that passed a first round and went on to the `gcd` test
+    /// and the remaining rounds.
+    pub full_tests: u64,
+    /// Bytes this party sent.
+    pub bytes_sent: u64,
+    /// Wall time of the whole generation.
+    pub elapsed: Duration,
+    /// The sieve bound used (0 without distributed sieving).
+    pub sieve_bound: u32,
+    /// The trial-division bound used.
+    pub trial_division_bound: u32,
+}
+
+/// This party's additive shares of the factors: `p = Σ p_i`, `q = Σ q_i`.
+/// Zeroized on drop.
+#[derive(Clone)]
+pub struct FactorShares {
+    /// `p_i`.
+    pub p: BoxedUint,
+    /// `q_i`.
+    pub q: BoxedUint,
+}
+
+impl Drop for FactorShares {
+    fn drop(&mut self) {
+        self.p.zeroize();
+        self.q.zeroize();
+    }
+}
+
+/// The result of [`generate_key`].
+pub struct KeyGenOutput {
+    /// This party's key share.
+    pub share: SharedKeyShare,
+    /// What it took.
+    pub stats: KeyGenStats,
+    /// This party's factor shares, if
+    /// [`KeyGenConfig::retain_factor_shares`] asked for them.
+    pub factor_shares: Option<FactorShares>,
+}
+
+/// Rounds of the Boneh–Franklin test on an accepted modulus: each passes a
+/// non-biprime with probability at most 1/2.
+pub(crate) const BIPRIMALITY_ROUNDS: usize = 128;
+
+/// Everything public the lanes share.
+pub(crate) struct Setup {
+    pub(crate) n: usize,
+    pub(crate) t: usize,
+    pub(crate) me: usize,
+    pub(crate) bits: u32,
+    pub(crate) h: u32,
+    pub(crate) e: u32,
+    /// `F_P` with `P > 2^bits`, for computing `N`.
+    pub(crate) field: Ring,
+    /// Interpolation of degree-2t sharings over `F_P`.
+    pub(crate) field_interp: Interpolator,
+    pub(crate) sieve: Option<SieveModulus>,
+    /// Degree-2t Lagrange coefficients over `Z_M` (sieving only).
+    pub(crate) sieve_interp: Option<Interpolator>,
+    /// `M`, or 1 without sieving.
+    pub(crate) m: BoxedUint,
+    pub(crate) range: PrimeRange,
+    pub(crate) td: TrialDivision,
+    pub(crate) lanes: usize,
+    pub(crate) batch: usize,
+    pub(crate) improvements: Improvements,
+    pub(crate) timeout: Duration,
+    pub(crate) max_candidates: u64,
+    pub(crate) sieve_bound: u32,
+    pub(crate) td_bound: u32,
+}
+
+/// The default trial-division bound for a key size (see the README's
+/// tuning table).
+fn default_trial_division_bound(bits: u32) -> u32 {
+    match bits {
+        0..=1024 => 1 << 14,
+        1025..=2048 => 1 << 15,
+        _ => 1 << 16,
+    }
+}
+
+/// The largest sieve bound whose `M` has at most `max_bits` bits.
+fn largest_sieve_bound(n: usize, max_bits: u32) -> u32 {
+    let mut log2_m = 0f64;
+    let mut bound = 0;
+    // M of 8192 bits needs primes to about 5700.
+    for p in odd_primes_up_to(1 << 14) {
+        if p as usize <= n {
+            continue;
+        }
+        log2_m += f64::from(p).log2();
+        // Leave a bit of slack for rounding in the float sum.
+        if log2_m > f64::from(max_bits) - 1.0 {
+            break;
+        }
+        bound = p;
+    }
+    bound
+}
+
+impl Setup {
+    fn new(config: &KeyGenConfig, n: usize, me: usize) -> Result<Self, Error> {
+        config.validate(n)?;
+        let bits = config.bits;
+        let h = bits / 2;
+        let t = (n - 1) / 2;
+        let field = Ring::new(field_prime(bits), n)?;
+        let field_interp = Interpolator::new(&field, n, 2 * t)?;
+        let multithreading = config.improvements.multithreading;
+        let (sieve, sieve_bound) = if config.improvements.distributed_sieving {
+            let bound = match config.sieve_bound {
+                Some(b) => {
+                    // Refuse an M as large as the primes before building it.
+                    if b > largest_sieve_bound(n, h.saturating_sub(8)) {
+                        return Err(Error::InvalidConfig(format!(
+                            "sieve bound {b}: the product of the sieving primes must stay well below 2^{h}"
+                        )));
+                    }
+                    b
+                }
+                None => largest_sieve_bound(n, h.saturating_sub(24 + 3 + n.ilog2() + 1)),
+            };
+            let s = SieveModulus::new(n, bound)?;
+            let largest = s.largest_prime();
+            (Some(s), largest)
+        } else {
+            (None, 0)
+        };
+        let m = match &sieve {
+            Some(s) => s.ring().modulus().clone(),
+            None => BoxedUint::from_u64(1, 1),
+        };
+        let range = PrimeRange::new(h, &m, n, 1)?;
+        let sieve_interp = match &sieve {
+            Some(s) => Some(Interpolator::new(s.ring(), n, 2 * t)?),
+            None => None,
+        };
+        let td_bound = config
+            .trial_division_bound
+            .unwrap_or_else(|| default_trial_division_bound(bits))
+            .max(sieve_bound);
+        let td_primes: Vec<u32> = odd_primes_up_to(td_bound)
+            .into_iter()
+            .filter(|&p| sieve.is_none() || p as usize <= n || p > sieve_bound)
+            .collect();
+        let td = TrialDivision::new(&td_primes, bits.div_ceil(64) as usize);
+        Ok(Self {
+            n,
+            t,
+            me,
+            bits,
+            h,
+            e: config.public_exponent,
+            field,
+            field_interp,
+            sieve,
+            sieve_interp,
+            m,
+            range,
+            td,
+            lanes: if multithreading { config.threads } else { 1 },
+            batch: if multithreading { config.batch } else { 1 },
+            improvements: config.improvements,
+            timeout: config.timeout,
+            max_candidates: config.max_candidates,
+            sieve_bound,
+            td_bound,
+        })
+    }
+
+    /// What every party must agree on, hashed.
+    fn fingerprint(&self, config: &KeyGenConfig) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(b"numcrypt shared-rsa keygen v1");
+        for v in [
+            self.n as u64,
+            u64::from(self.bits),
+            u64::from(self.e),
+            u64::from(self.sieve_bound),
+            u64::from(self.td_bound),
+            self.lanes as u64,
+            self.batch as u64,
+            u64::from(config.improvements.distributed_sieving),
+            u64::from(config.improvements.multithreading),
+            u64::from(config.improvements.load_balancing),
+            u64::from(config.improvements.parallel_trial_division),
+        ] {
+            h.update(v.to_be_bytes());
+        }
+        h.finalize().into()
+    }
+
+    /// Limbs of `N`.
+    pub(crate) fn n_limbs(&self) -> usize {
+        self.bits.div_ceil(64) as usize
+    }
+}
+
+/// A biprime a lane found and the parties accepted.
+pub(crate) struct Found {
+    pub(crate) n: BoxedUint,
+    pub(crate) p: Zeroizing<BoxedUint>,
+    pub(crate) q: Zeroizing<BoxedUint>,
+    /// The party that held the `3 mod 4` shares (0-based).
+    pub(crate) special: usize,
+    /// `φ(N) mod e`.
+    pub(crate) phi_mod_e: u32,
+}
+
+/// State the lanes of one party share.
+pub(crate) struct Shared<'a, T: ?Sized> {
+    pub(crate) setup: &'a Setup,
+    pub(crate) transport: &'a T,
+    /// Set by the leader (party 1) once a biprime is committed.
+    pub(crate) stop: AtomicBool,
+    /// The lane whose biprime was committed (leader only).
+    pub(crate) winner: Mutex<Option<usize>>,
+    pub(crate) candidates: AtomicU64,
+    pub(crate) survivors: AtomicU64,
+    pub(crate) tests: AtomicU64,
+    pub(crate) full_tests: AtomicU64,
+}
+
+/// Runs shared RSA key generation as one party: every party calls this with
+/// the same `config` over a [`Transport`] connecting them all.
+///
+/// The parties search for a biprime `N = pq` together, then compute
+/// additive shares of `d = e^-1 mod φ(N)` and check them with a trial
+/// signature. Nobody learns `p`, `q`, `φ(N)` or `d`. See the crate
+/// documentation for the protocol and its security model (honest majority,
+/// semi-honest parties).
+///
+/// Errors: [`Error::InvalidConfig`] before anything is sent;
+/// [`Error::ConfigMismatch`], [`Error::Disconnected`], [`Error::Timeout`],
+/// [`Error::Malformed`] and [`Error::InconsistentShares`] from the
+/// exchanges (the party then aborts its transport, so the others stop too);
+/// [`Error::KeyCheckFailed`] if the shares fail the trial signature.
+pub fn generate_key<T, R>(
+    transport: &T,
+    config: &KeyGenConfig,
+    rng: &mut R,
+) -> Result<KeyGenOutput, Error>
+where
+    T: Transport + ?Sized,
+    R: CryptoRng + ?Sized,
+{
+    let result = generate_key_inner(transport, config, rng);
+    if result.is_err() {
+        // Wake our other threads and tell the peers to stop.
+        transport.abort();
+    }
+    result
+}
+
+fn generate_key_inner<T, R>(
+    transport: &T,
+    config: &KeyGenConfig,
+    rng: &mut R,
+) -> Result<KeyGenOutput, Error>
+where
+    T: Transport + ?Sized,
+    R: CryptoRng + ?Sized,
+{
+    let start = Instant::now();
+    let bytes_before = transport.bytes_sent();
+    let n = transport.party_count();
+    let me = transport.index();
+    let setup = Setup::new(config, n, me)?;
+
+    // The parties compare parameters before anything secret is sent.
+    let fingerprint = setup.fingerprint(config);
+    let theirs = exchange_all(transport, &setup, 0, fingerprint.to_vec())?;
+    for (j, f) in theirs.iter().enumerate() {
+        if j != me && f.as_slice() != fingerprint {
+            return Err(Error::ConfigMismatch { party: j + 1 });
+        }
+    }
+
+    let shared = Shared {
+        setup: &setup,
+        transport,
+        stop: AtomicBool::new(false),
+        winner: Mutex::new(None),
+        candidates: AtomicU64::new(0),
+        survivors: AtomicU64::new(0),
+        tests: AtomicU64::new(0),
+        full_tests: AtomicU64::new(0),
+    };
+    let seeds: Vec<[u8; 32]> = (0..setup.lanes)
+        .map(|_| {
+            let mut s = [0u8; 32];
+            rng.fill_bytes(&mut s);
+            s
+        })
+        .collect();
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    let results: Vec<Option<Found>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = seeds
+            .into_iter()
+            .enumerate()
+            .map(|(id, mut seed)| {
+                let shared = &shared;
+                let first_error = &first_error;
+                scope.spawn(move || {
+                    let rng = ChaCha20Rng::from_seed(seed);
+                    seed.zeroize();
+                    let outcome = lane::Lane::new(shared, id, rng).run();
+                    match outcome {
+                        Ok(found) => found,
+                        Err(e) => {
+                            let mut slot =
+                                first_error.lock().unwrap_or_else(PoisonError::into_inner);
+                            if slot.is_none() && !matches!(e, Error::Aborted) {
+                                *slot = Some(e);
+                            }
+                            drop(slot);
+                            shared.transport.abort();
+                            None
+                        }
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(None))
+            .collect()
+    });
+    if let Some(e) = first_error
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        return Err(e);
+    }
+    let found = results
+        .into_iter()
+        .flatten()
+        .next()
+        .ok_or(Error::CandidateLimit(
+            shared.candidates.load(Ordering::Relaxed),
+        ))?;
+
+    let share = compute_shares(transport, &setup, &found)?;
+    let stats = KeyGenStats {
+        candidates: shared.candidates.load(Ordering::Relaxed),
+        trial_division_survivors: shared.survivors.load(Ordering::Relaxed),
+        biprimality_tests: shared.tests.load(Ordering::Relaxed),
+        full_tests: shared.full_tests.load(Ordering::Relaxed),
+        bytes_sent: transport.bytes_sent() - bytes_before,
+        elapsed: start.elapsed(),
+        sieve_bound: setup.sieve_bound,
+        trial_division_bound: setup.td_bound,
+    };
+    let factor_shares = config.retain_factor_shares.then(|| FactorShares {
+        p: (*found.p).clone(),
+        q: (*found.q).clone(),
+    });
+    Ok(KeyGenOutput {
+        share,
+        stats,
+        factor_shares,
+    })
+}
+
+/// Sends `msg` to every other party on `channel` and returns what each sent
+/// (our own slot empty).
+pub(crate) fn exchange_all<T: Transport + ?Sized>(
+    transport: &T,
+    setup: &Setup,
+    channel: u16,
+    msg: Vec<u8>,
+) -> Result<Vec<Vec<u8>>, Error> {
+    for j in (0..setup.n).filter(|&j| j != setup.me) {
+        transport.send(j, channel, msg.clone())?;
+    }
+    (0..setup.n)
+        .map(|j| {
+            if j == setup.me {
+                Ok(Vec::new())
+            } else {
+                transport.recv(j, channel, setup.timeout)
+            }
+        })
+        .collect()
+}
+
+/// The public base of the verification values: a hash of `N` to `Z_N`.
+pub(crate) fn verification_base(n: &BoxedUint) -> BoxedUint {
+    let nb = n.to_be_bytes();
+    let mut counter = 0u32;
+    loop {
+        let w = hash_to_residue(
+            n,
+            b"numcrypt shared-rsa verification base",
+            &[&nb, &counter.to_be_bytes()],
+        );
+        if w.bits_vartime() > 1 {
+            return w;
+        }
+        counter += 1;
+    }
+}
+
+/// Shares of `d` for the found biprime (Boneh–Franklin for small `e`),
+/// checked by a trial signature that also finds the public correction.
+fn compute_shares<T: Transport + ?Sized>(
+    transport: &T,
+    setup: &Setup,
+    found: &Found,
+) -> Result<SharedKeyShare, Error> {
+    let n_limbs = setup.n_limbs();
+    let width = n_limbs + 2;
+    let e = setup.e;
+    let l = found.phi_mod_e;
+    // ζ = −φ^-1 mod e, so that 1 + ζφ ≡ 0 (mod e) and d = (1 + ζφ)/e.
+    let zeta = {
+        let inv = BoxedUint::from_u64(u64::from(l), 1)
+            .inv_mod_vartime(&BoxedUint::from_u64(u64::from(e), 1))
+            .map_err(|_| Error::KeyCheckFailed)?;
+        (u64::from(e) - inv.as_words()[0]) % u64::from(e)
+    };
+    let zeta_big = BoxedUint::from_u64(zeta, width);
+    let e_big = BoxedUint::from_u64(u64::from(e), 1);
+    let one = BoxedUint::from_u64(1, width);
+    // Each non-special share is offset by K = 2^(h+2) > ⌈ζ σ_i / e⌉ and the
+    // special share by −(n−1)K, so that all are non-negative.
+    let k = one.shl_vartime(setup.h + 2);
+    let p = Zeroizing::new(found.p.resize(width)?);
+    let q = Zeroizing::new(found.q.resize(width)?);
+    let sum = Zeroizing::new(p.wrapping_add(&q));
+    let d = if setup.me == found.special {
+        // φ_j = N + 1 − p_j − q_j > 0.
+        let n_big = found.n.resize(width)?;
+        let phi = Zeroizing::new(n_big.wrapping_add(&one).wrapping_sub(&sum));
+        let num = Zeroizing::new(phi.wrapping_mul(&zeta_big).wrapping_add(&one));
+        let (quot, _) = num.div_rem(&e_big)?;
+        let quot = Zeroizing::new(quot);
+        let offset = k.wrapping_mul(&BoxedUint::from_u64(setup.n as u64 - 1, width));
+        Option::<BoxedUint>::from(quot.checked_sub(&offset)).ok_or(Error::KeyCheckFailed)?
+    } else {
+        // −⌈ζ σ_i / e⌉ + K, with σ_i = p_i + q_i.
+        let num = Zeroizing::new(
+            sum.wrapping_mul(&zeta_big)
+                .wrapping_add(&BoxedUint::from_u64(u64::from(e) - 1, width)),
+        );
+        let (quot, _) = num.div_rem(&e_big)?;
+        let quot = Zeroizing::new(quot);
+        Option::<BoxedUint>::from(k.checked_sub(&quot)).ok_or(Error::KeyCheckFailed)?
+    };
+    let d = Zeroizing::new(d.resize(width)?);
+
+    // The trial signature on w: everyone publishes v_i = w^(d_i).
+    let n_ring = Ring::new(found.n.clone(), setup.n)?;
+    let w = verification_base(&found.n);
+    let w_m = n_ring.elem(&w);
+    let v_me = n_ring.params().pow_bounded(&w_m, &*d, setup.bits);
+    let mut msg = Writer::default();
+    msg.elem(&n_ring, &v_me);
+    let theirs = exchange_all(transport, setup, 0, msg.finish())?;
+    let mut verification = Vec::with_capacity(setup.n);
+    for (j, bytes) in theirs.iter().enumerate() {
+        if j == setup.me {
+            verification.push(v_me.clone());
+            continue;
+        }
+        let mut r = Reader::new(bytes, j);
+        let v = r.elem(&n_ring, "verification value")?;
+        r.end()?;
+        verification.push(v);
+    }
+    let public = SharedPublicKey::from_parts(
+        found.n.clone(),
+        e,
+        setup.n,
+        0,
+        verification.iter().map(|v| n_ring.value(v)).collect(),
+    )?;
+    let correction = public.find_correction(&w).ok_or(Error::KeyCheckFailed)?;
+    let public = public.with_correction(correction);
+    SharedKeyShare::new(public, setup.me, (*d).clone())
+}

@@ -1,0 +1,141 @@
+//! Shared RSA key generation and threshold signing: `n >= 3` parties make
+//! an RSA key `N = pq` together, so that no party ever learns `p`, `q`,
+//! `φ(N)` or `d`, and sign with additive shares `d = r + d_1 + … + d_n`.
+//! The protocol is Boneh and Franklin's ("Efficient generation of shared
+//! RSA keys"), with the engineering of Malkin, Wu and Boneh ("Experimenting
+//! with Shared Generation of RSA Keys"): distributed sieving, several
+//! candidates in flight, a load-balanced biprimality test and parallel
+//! trial division, each of which can be switched off
+//! ([`Improvements`]).
+//!
+//! # Security model: read this first
+//! - **Honest majority, semi-honest parties.** The protocol keeps `p`, `q`,
+//!   `φ(N)` and `d` secret from any coalition of at most `⌊(n − 1)/2⌋`
+//!   parties that *follow the protocol* and pool what they saw. It does not
+//!   protect against a party that deviates: a malicious party can make the
+//!   generated key wrong or weak, or learn more than it should. Use it
+//!   among parties that run unmodified software and are trusted not to
+//!   collude beyond that bound.
+//! - **All parties are needed to sign** (`d` is shared additively,
+//!   `n`-out-of-`n`). A faulty partial signature is detected, and its
+//!   sender named, by a consistency check ([`combine`],
+//!   [`partial_is_consistent`]) that catches faults, not deliberate
+//!   cheating.
+//! - **Public by design:** `N`, `e`, `φ(N) mod e` (Boneh–Franklin reveal
+//!   it to compute `d`), the correction `r < n`, and each party's
+//!   verification value `w^(d_i) mod N`.
+//! - **The network:** [`TcpTransport`] authenticates each pair of parties
+//!   with a pre-shared key and encrypts their traffic, without forward
+//!   secrecy (see its module documentation). Only parties in the
+//!   configuration can join.
+//!
+//! # Example
+//! Three parties as threads of one process, over in-process channels:
+//!
+//! ```
+//! use numcrypt_shared_rsa::{KeyGenConfig, MemoryNetwork, combine, encode_pkcs1v15, generate_key};
+//! use numcrypt_rsa::HashAlg;
+//! # use rand_core::SeedableRng;
+//!
+//! let config = KeyGenConfig::new(512); // 512 bits only to keep the example short
+//! let shares: Vec<_> = std::thread::scope(|s| {
+//!     let handles: Vec<_> = MemoryNetwork::new(3)
+//!         .into_iter()
+//!         .enumerate()
+//!         .map(|(i, transport)| {
+//!             let config = &config;
+//!             s.spawn(move || {
+//!                 let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(i as u64);
+//!                 generate_key(&transport, config, &mut rng).map(|out| out.share)
+//!             })
+//!         })
+//!         .collect();
+//!     handles.into_iter().map(|h| h.join().unwrap()).collect::<Result<_, _>>()
+//! })?;
+//! let public = shares[0].public_key();
+//! let em = encode_pkcs1v15(public, HashAlg::Sha256, b"hello")?;
+//! let partials: Vec<_> = shares.iter().map(|s| s.sign_partial(&em)).collect::<Result<_, _>>()?;
+//! let signature = combine(public, &em, &partials)?; // an ordinary RSA signature under (N, e)
+//! assert_eq!(signature.len(), public.size());
+//! # Ok::<(), numcrypt_shared_rsa::Error>(())
+//! ```
+//!
+//! # The protocol
+//! With `t = ⌊(n − 1)/2⌋` and `h` = half the key size:
+//! 1. **Shares of the primes.** For each candidate one party (rotating,
+//!    for load balancing) picks `p_j ≡ q_j ≡ 3 (mod 4)` and holds the public
+//!    offset that puts `p` in `[2^h/√2, 2^h)`; the others pick
+//!    `p_i ≡ q_i ≡ 0 (mod 4)`; `p = Σ p_i`, `q = Σ q_i`, so `p ≡ q ≡ 3
+//!    (mod 4)` and `N` has exactly the requested size.
+//! 2. **Distributed sieving.** `M` is the product of the primes from `n + 1`
+//!    to the sieve bound `B`. Each party draws a random unit `a_i` modulo
+//!    `M` (in constant time, from CRT coordinates); BGW over `Z_M` (degree-t
+//!    Shamir sharing, products, degree reduction by resharing) turns
+//!    `Π a_i mod M` into additive shares `u_i`, and `p_i = u_i + M·ρ_i`: `p`
+//!    is then prime to `M`. Primes up to `n` cannot be in `M` (Shamir
+//!    sharing needs the evaluation points' differences to be units), so
+//!    trial division covers them.
+//! 3. **`N` by BGW** over a prime field `F_P`, `P` the smallest prime above
+//!    `2^bits`: degree-t shares of `p_i` and `q_i`, a degree-2t sharing of
+//!    zero from every party to re-randomize, local products, interpolation
+//!    at 0 (checking redundant shares when `n > 2t + 1`). Additive pieces of
+//!    `φ_i mod e` travel with the shares, so `φ mod e` is known with `N`.
+//! 4. **Parallel trial division** of `N` by the primes from `B` to the
+//!    trial-division bound, split among the parties, with a one-round
+//!    exchange of verdicts; candidates with `e | φ` go too.
+//! 5. **Biprimality test** (Boneh–Franklin): for `g` with Jacobi symbol
+//!    `(g/N) = 1`, a public hash of `N`, the `3 mod 4` party publishes
+//!    `g^((N − p_j − q_j + 1)/4)` and the others `g^((p_i + q_i)/4)`; the
+//!    test passes when the first is `±` the product of the others. A
+//!    candidate that passes a first round must pass Boneh–Franklin's
+//!    `gcd(N, p + q − 1) = 1` check (BGW over `Z_N` reveals
+//!    `z = r (p + q − 1) mod N` for a random shared `r`) and 127 more rounds,
+//!    128 in all: error at most `2^-128`.
+//! 6. **Shares of `d`** for small `e`: with `ζ = −φ^-1 mod e`,
+//!    `d = (1 + ζφ)/e`; the `3 mod 4` party takes `⌊(1 + ζφ_j)/e⌋` and the
+//!    others `−⌈ζ(p_i + q_i)/e⌉` (offset by a public `2^(h+2)` so that all
+//!    are non-negative). The floors lose `r < n`, found by a trial signature
+//!    on `w` (a hash of `N`), which also publishes the verification values.
+//!
+//! # Concurrency
+//! Each party runs `threads` lanes; lane `ℓ` of every party works in lock
+//! step on its own transport channel, carrying a batch of candidates per
+//! round trip. While one lane waits for its peers, another computes, so the
+//! cores stay busy. Party 1 decides, at each batch, whether the lanes go
+//! on, and commits the first biprime a lane offers. Threads rather than an
+//! async runtime: the work is CPU-bound exponentiation, and a lane is a
+//! straight-line protocol that reads best as plain code.
+//!
+//! # Errors and failures
+//! A party that disconnects or sends nothing within the timeout makes the
+//! others stop with [`Error::Disconnected`] or [`Error::Timeout`]; a
+//! malformed message is [`Error::Malformed`]. A party that fails aborts its
+//! transport, so its peers stop promptly too. Nothing panics on a peer's
+//! input.
+#![forbid(unsafe_code)]
+
+mod arith;
+mod config;
+mod error;
+mod key;
+mod keygen;
+mod sieve;
+mod sign;
+pub mod transport;
+mod wire;
+
+pub use config::PartyConfig;
+pub use error::Error;
+pub use key::{SharedKeyShare, SharedPublicKey};
+pub use keygen::{
+    FactorShares, Improvements, KeyGenConfig, KeyGenOutput, KeyGenStats, MAX_KEY_BITS,
+    MIN_KEY_BITS, generate_key,
+};
+pub use numcrypt_rsa::HashAlg;
+pub use sign::{
+    PartialSignature, combine, encode_pkcs1v15, encode_pss, partial_is_consistent, sign_jointly,
+};
+pub use transport::{MemoryNetwork, MemoryTransport, Peer, TcpConfig, TcpTransport, Transport};
+
+/// The largest number of parties supported.
+pub const MAX_PARTIES: usize = 64;

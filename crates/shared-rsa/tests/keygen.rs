@@ -1,0 +1,379 @@
+//! Shared key generation over in-process channels, checked against
+//! num-bigint and the `openssl` command line.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use numcrypt_shared_rsa::{
+    Error, HashAlg, Improvements, KeyGenConfig, MemoryNetwork, MemoryTransport, PartialSignature,
+    SharedKeyShare, SharedPublicKey, Transport, combine, encode_pkcs1v15, encode_pss,
+    partial_is_consistent,
+};
+
+fn config(bits: u32) -> KeyGenConfig {
+    let mut c = KeyGenConfig::new(bits);
+    c.timeout = Duration::from_secs(20);
+    c
+}
+
+fn sign_all(shares: &[&SharedKeyShare], em: &[u8]) -> Vec<PartialSignature> {
+    shares.iter().map(|s| s.sign_partial(em).unwrap()).collect()
+}
+
+/// Signs with PKCS#1 v1.5 and PSS and has `openssl` verify both.
+fn check_signatures(outputs: &[numcrypt_shared_rsa::KeyGenOutput]) {
+    let shares: Vec<&SharedKeyShare> = outputs.iter().map(|o| &o.share).collect();
+    let public = shares[0].public_key();
+    let pem = public.to_public_key_pem().unwrap();
+    let msg = b"a message signed by every party";
+
+    let em = encode_pkcs1v15(public, HashAlg::Sha256, msg).unwrap();
+    let sig = combine(public, &em, &sign_all(&shares, &em)).unwrap();
+    assert!(raw_verify(&big(public.n()), public.e(), &sig, &em));
+    assert!(
+        openssl_verify(&pem, msg, &sig, None),
+        "openssl accepts PKCS#1 v1.5"
+    );
+
+    // 512-bit keys leave room for a 20-byte salt with SHA-256.
+    let salt = [0x5a; 20];
+    let em = encode_pss(public, HashAlg::Sha256, msg, &salt).unwrap();
+    let sig = combine(public, &em, &sign_all(&shares, &em)).unwrap();
+    assert!(
+        openssl_verify(&pem, msg, &sig, Some(salt.len())),
+        "openssl accepts PSS"
+    );
+    assert!(!openssl_verify(
+        &pem,
+        b"another message",
+        &sig,
+        Some(salt.len())
+    ));
+}
+
+#[test]
+fn three_parties_512_bits() {
+    let outputs = generate(3, config(512), 1);
+    let (p, q, _) = check_key(&outputs, 512);
+    assert!(
+        openssl_prime(&p) && openssl_prime(&q),
+        "openssl agrees p and q are prime"
+    );
+    check_signatures(&outputs);
+    let stats = &outputs[0].stats;
+    assert!(stats.candidates >= 1 && stats.biprimality_tests >= 1);
+    assert!(stats.trial_division_survivors >= stats.biprimality_tests);
+    for o in &outputs {
+        assert!(o.stats.bytes_sent > 0);
+        assert_eq!(
+            o.stats.candidates, stats.candidates,
+            "every party counts alike"
+        );
+    }
+}
+
+#[test]
+fn five_parties_512_bits() {
+    let outputs = generate(5, config(512), 2);
+    check_key(&outputs, 512);
+    check_signatures(&outputs);
+}
+
+#[test]
+fn four_parties_check_redundant_shares() {
+    // n = 4, t = 1: interpolation uses 3 shares and checks the fourth.
+    let outputs = generate(4, config(512), 3);
+    check_key(&outputs, 512);
+}
+
+#[test]
+fn public_exponent_3() {
+    let mut c = config(512);
+    c.public_exponent = 3;
+    let outputs = generate(3, c, 4);
+    check_key(&outputs, 512);
+    check_signatures(&outputs);
+}
+
+#[test]
+fn each_improvement_switched_off() {
+    for (i, off) in [
+        Improvements {
+            distributed_sieving: false,
+            ..Improvements::ALL
+        },
+        Improvements {
+            multithreading: false,
+            ..Improvements::ALL
+        },
+        Improvements {
+            load_balancing: false,
+            ..Improvements::ALL
+        },
+        Improvements {
+            parallel_trial_division: false,
+            ..Improvements::ALL
+        },
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = config(512);
+        c.improvements = off;
+        let outputs = generate(3, c, 10 + i as u64);
+        check_key(&outputs, 512);
+    }
+}
+
+#[test]
+fn several_lanes_and_batches() {
+    let mut c = config(512);
+    c.threads = 3;
+    c.batch = 5;
+    c.sieve_bound = Some(100);
+    c.trial_division_bound = Some(3000);
+    let outputs = generate(3, c, 20);
+    check_key(&outputs, 512);
+    assert_eq!(outputs[0].stats.sieve_bound, 97);
+}
+
+#[test]
+fn faulty_partial_signature_is_named() {
+    let outputs = generate(3, config(512), 5);
+    let shares: Vec<&SharedKeyShare> = outputs.iter().map(|o| &o.share).collect();
+    let public = shares[0].public_key();
+    let em = encode_pkcs1v15(public, HashAlg::Sha256, b"m").unwrap();
+    let mut partials: Vec<PartialSignature> = shares
+        .iter()
+        .map(|s| s.sign_partial_checked(&em).unwrap())
+        .collect();
+    assert!(partials.iter().all(|p| partial_is_consistent(public, p)));
+    // Party 2 signs with a wrong share: flip its partial signature, as a
+    // party computing with a corrupted share would.
+    use numcrypt_limbs::Unsigned;
+    let two = numcrypt_limbs::BoxedUint::from_u64(2, 1);
+    let bad = partials[1].value.mul_mod(&two, public.n()).unwrap();
+    partials[1].value = bad;
+    match combine(public, &em, &partials) {
+        Err(Error::FaultyParties(list)) => assert_eq!(list, vec![2]),
+        other => panic!("expected party 2 to be named, got {other:?}"),
+    }
+    // Without checks the combiner can only say that it failed.
+    for p in &mut partials {
+        p.check = None;
+    }
+    assert!(matches!(
+        combine(public, &em, &partials),
+        Err(Error::InvalidSignature)
+    ));
+    // Missing or repeated parties are input errors.
+    assert!(matches!(
+        combine(public, &em, &partials[..2]),
+        Err(Error::InvalidInput(_))
+    ));
+}
+
+#[test]
+fn key_files_round_trip() {
+    let outputs = generate(3, config(512), 6);
+    let dir = temp_dir("files");
+    for o in &outputs {
+        let path = dir.join(format!("share-{}.pem", o.share.index() + 1));
+        o.share.write_pem_file(&path).unwrap();
+        let back = SharedKeyShare::read_pem_file(&path).unwrap();
+        assert_eq!(back.to_der().unwrap(), o.share.to_der().unwrap());
+        assert_eq!(back.index(), o.share.index());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // The public part reads from a share file as well.
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            &SharedPublicKey::from_pem(&text).unwrap(),
+            o.share.public_key()
+        );
+    }
+    let public = outputs[0].share.public_key();
+    let back = SharedPublicKey::from_pem(&public.to_pem().unwrap()).unwrap();
+    assert_eq!(&back, public);
+    // No temporary files are left behind.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(names.iter().all(|n| n.starts_with("share-")), "{names:?}");
+    // Malformed files are errors.
+    let pem = outputs[0].share.to_pem().unwrap();
+    let truncated = &pem[..pem.len() / 2];
+    assert!(SharedKeyShare::from_pem(truncated).is_err());
+    assert!(SharedKeyShare::from_pem(&public.to_pem().unwrap()).is_err());
+    let mut der = outputs[0].share.to_der().unwrap().to_vec();
+    let last = der.len() - 1;
+    der.truncate(last);
+    assert!(SharedKeyShare::from_der(&der).is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A transport that dies after a number of sends, like a killed process.
+struct Dying {
+    inner: MemoryTransport,
+    sends_left: std::sync::atomic::AtomicI64,
+}
+
+impl Transport for Dying {
+    fn party_count(&self) -> usize {
+        self.inner.party_count()
+    }
+    fn index(&self) -> usize {
+        self.inner.index()
+    }
+    fn send(&self, to: usize, channel: u16, payload: Vec<u8>) -> Result<(), Error> {
+        if self
+            .sends_left
+            .fetch_sub(1, std::sync::atomic::Ordering::SeqCst)
+            <= 0
+        {
+            self.inner.abort();
+            return Err(Error::Aborted);
+        }
+        self.inner.send(to, channel, payload)
+    }
+    fn recv(&self, from: usize, channel: u16, timeout: Duration) -> Result<Vec<u8>, Error> {
+        self.inner.recv(from, channel, timeout)
+    }
+    fn bytes_sent(&self) -> u64 {
+        self.inner.bytes_sent()
+    }
+    fn abort(&self) {
+        self.inner.abort()
+    }
+}
+
+#[test]
+fn killed_party_makes_the_others_fail_cleanly() {
+    for sends in [0i64, 3, 40] {
+        let transports: Vec<Dying> = MemoryNetwork::new(3)
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| Dying {
+                inner: t,
+                sends_left: (if i == 1 { sends } else { i64::MAX }).into(),
+            })
+            .collect();
+        let start = Instant::now();
+        let results = run_parties(transports, &config(512), 7);
+        assert!(start.elapsed() < Duration::from_secs(10), "no hang");
+        // Each survivor stops with a disconnection: of party 2, or of the
+        // other survivor, which aborts as soon as it sees party 2 go.
+        let mut named = Vec::new();
+        for (i, r) in results.iter().enumerate() {
+            match r {
+                _ if i == 1 => assert!(r.is_err()),
+                Err(Error::Disconnected { party }) => named.push(*party),
+                other => panic!(
+                    "party {} after party 2 died at send {sends}: {:?}",
+                    i + 1,
+                    other.as_ref().err()
+                ),
+            }
+        }
+        assert!(named.contains(&2), "someone names party 2: {named:?}");
+    }
+}
+
+#[test]
+fn silent_party_times_out() {
+    let mut transports = MemoryNetwork::new(3);
+    let silent = transports.pop().unwrap();
+    let mut c = config(512);
+    c.timeout = Duration::from_millis(300);
+    let results = run_parties(transports, &c, 8);
+    for r in results {
+        assert!(
+            matches!(r, Err(Error::Timeout { party: 3, .. })),
+            "{:?}",
+            r.err()
+        );
+    }
+    drop(silent);
+}
+
+#[test]
+fn mismatched_configurations_are_refused() {
+    let transports = MemoryNetwork::new(3);
+    let configs = [config(512), config(512), config(576)];
+    let results: Vec<_> = std::thread::scope(|s| {
+        let handles: Vec<_> = transports
+            .into_iter()
+            .zip(&configs)
+            .map(|(t, c)| {
+                s.spawn(move || {
+                    let mut rng =
+                        <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(1);
+                    numcrypt_shared_rsa::generate_key(&t, c, &mut rng)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in &results[..2] {
+        assert!(
+            matches!(r, Err(Error::ConfigMismatch { party: 3 })),
+            "{:?}",
+            r.as_ref().err()
+        );
+    }
+    assert!(matches!(results[2], Err(Error::ConfigMismatch { .. })));
+}
+
+#[test]
+fn invalid_configurations_are_errors() {
+    let mut bad = Vec::new();
+    let mut c = config(512);
+    c.bits = 511;
+    bad.push(c);
+    let mut c = config(512);
+    c.public_exponent = 4;
+    bad.push(c);
+    let mut c = config(512);
+    c.threads = 0;
+    bad.push(c);
+    let mut c = config(512);
+    c.sieve_bound = Some(1 << 19); // M far larger than the primes
+    bad.push(c);
+    for c in &bad {
+        let results = run_parties(MemoryNetwork::new(3), c, 9);
+        for r in results {
+            assert!(matches!(r, Err(Error::InvalidConfig(_))), "{:?}", r.err());
+        }
+    }
+    // Two parties are not enough.
+    let results = run_parties(MemoryNetwork::new(2), &config(512), 9);
+    assert!(
+        results
+            .iter()
+            .all(|r| matches!(r, Err(Error::InvalidConfig(_))))
+    );
+}
+
+/// A full-size key, checked like the small ones (a few seconds).
+#[test]
+fn three_parties_2048_bits() {
+    let outputs = generate(3, config(2048), 30);
+    let (p, q, _) = check_key(&outputs, 2048);
+    assert!(openssl_prime(&p) && openssl_prime(&q));
+    let public = outputs[0].share.public_key();
+    let em = encode_pkcs1v15(public, HashAlg::Sha256, b"m").unwrap();
+    let shares: Vec<&SharedKeyShare> = outputs.iter().map(|o| &o.share).collect();
+    let sig = combine(public, &em, &sign_all(&shares, &em)).unwrap();
+    public
+        .rsa_public_key()
+        .unwrap()
+        .verify_pkcs1v15(HashAlg::Sha256, b"m", &sig)
+        .unwrap();
+}
