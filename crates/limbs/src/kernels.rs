@@ -431,6 +431,7 @@ pub(crate) fn mont_mul_separated<K: Kernels>(
 /// Runs an in-place fixed-size Montgomery kernel `f(r, b, m)` on `N`-limb
 /// operands, with `r` holding `a` on entry: the shared shape of the
 /// backends' [`Kernels::mont_mul_unrolled`]. `false` when a length is not `N`.
+#[inline]
 pub(crate) fn run_unrolled<const N: usize>(
     r: &mut [Limb],
     a: &[Limb],

@@ -211,6 +211,7 @@ impl Kernels for Aarch64 {
     /// 4, 6 and 8 limbs (256, 384 and 512 bits) get a fully unrolled
     /// interleaved (CIOS) multiplication, where the per-row entry and exit
     /// of the separated form would otherwise dominate.
+    #[inline]
     fn mont_mul_unrolled(
         self,
         r: &mut [Limb],

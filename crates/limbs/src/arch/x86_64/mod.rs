@@ -308,6 +308,7 @@ impl Kernels for Adx {
     /// 4, 6, 7, 8 and 9 limbs (256 to 576 bits) get a fully unrolled
     /// multiplication, where the per-row entry and exit would otherwise
     /// dominate.
+    #[inline]
     fn mont_mul_unrolled(
         self,
         r: &mut [Limb],
