@@ -9,7 +9,9 @@
 //! ```
 //!
 //! The 1024-bit case uses `Uint<16>`, the 2048-bit case `BoxedUint` with 32
-//! limbs. The call is bracketed by two `getppid()` system calls, the markers
+//! limbs; `1024pair` runs `MontyParams::pow_bounded_pair` (RSA's two CRT
+//! halves, interleaved on the IFMA backend) on two 1024-bit moduli, both
+//! exponents of the one pattern. The call is bracketed by two `getppid()` system calls, the markers
 //! between which `.ci/icount.c` counts instructions natively (single-stepping
 //! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
 //! run, is counted. Every exponent has the same declared width (that of the modulus);
@@ -22,7 +24,7 @@ use std::process::ExitCode;
 
 // Through the dev-dependency rather than `numcrypt::limbs`, so the probe builds
 // whatever features the facade is built with.
-use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 
 /// The exponent patterns, all of the full declared width.
 const PATTERNS: [&str; 6] = ["zero", "one", "ones", "top", "alternating", "random"];
@@ -50,6 +52,19 @@ fn probe_target_boxed2048(
 ) -> MontyForm<BoxedUint> {
     marker();
     let r = params.pow(base, exp);
+    marker();
+    r
+}
+
+/// The measured pair of exponentiations at 1024 bits.
+#[inline(never)]
+fn probe_target_pair1024(
+    params: [&MontyParams<Uint<16>>; 2],
+    base: &MontyForm<Uint<16>>,
+    exp: &Uint<16>,
+) -> (MontyForm<Uint<16>>, MontyForm<Uint<16>>) {
+    marker();
+    let r = params[0].pow_bounded_pair(base, exp, params[1], base, exp, 1024);
     marker();
     r
 }
@@ -117,6 +132,24 @@ fn run_u1024(e: Vec<u64>) -> u64 {
     params.from_monty(&result).as_words()[0]
 }
 
+fn run_pair1024(e: Vec<u64>) -> u64 {
+    let exp = Uint::<16>::from_words(e.try_into().expect("16 limbs"));
+    let m0 = Uint::<16>::from_words(modulus(16).try_into().expect("16 limbs"));
+    let m1 = m0.wrapping_sub(&Uint::<16>::from_u64(2));
+    let params = [m0, m1].map(|m| MontyParams::new(m).expect("odd modulus"));
+    let base = Uint::<16>::from_words(limbs(0x6261_7365, 16).try_into().expect("16 limbs"));
+    let base = params[0].to_monty(&base);
+    let (r0, r1) = black_box(probe_target_pair1024(
+        black_box([&params[0], &params[1]]),
+        black_box(&base),
+        black_box(&exp),
+    ));
+    for (p, r) in params.iter().zip([r0, r1]) {
+        assert_eq!(p.from_monty(&r), p.from_monty(&p.pow_vartime(&base, &exp)));
+    }
+    params[0].from_monty(&r0).as_words()[0]
+}
+
 fn run_boxed2048(e: Vec<u64>) -> u64 {
     let m = BoxedUint::from_words(modulus(32));
     let exp = BoxedUint::from_words(e);
@@ -152,7 +185,10 @@ fn kernel_backend(nlimbs: usize) -> &'static str {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
-        eprintln!("usage: ct_probe <1024|2048> <{}>", PATTERNS.join("|"));
+        eprintln!(
+            "usage: ct_probe <1024|1024pair|2048> <{}>",
+            PATTERNS.join("|")
+        );
         ExitCode::from(2)
     };
     let [width, pattern] = args.as_slice() else {
@@ -160,13 +196,14 @@ fn main() -> ExitCode {
     };
     let digest = match (width.as_str(), exponent(pattern, 32)) {
         ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern")),
+        ("1024pair", Some(_)) => run_pair1024(exponent(pattern, 16).expect("known pattern")),
         ("2048", Some(e)) => run_boxed2048(e),
         _ => return usage(),
     };
     println!("{width}-bit pow, exponent {pattern}: low limb of result {digest:#018x}");
     println!(
         "kernels: {}",
-        kernel_backend(if width == "1024" { 16 } else { 32 })
+        kernel_backend(if width == "2048" { 32 } else { 16 })
     );
     ExitCode::SUCCESS
 }

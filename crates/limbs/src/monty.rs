@@ -267,6 +267,45 @@ impl<U: Unsigned> MontyParams<U> {
         self.pow_ct_in(&self.ctx(), base, exp, exp_bits)
     }
 
+    /// Two constant-time exponentiations: `self`'s `base^e` and `other`'s
+    /// `other_base^f`, `e` and `f` the low `exp_bits` bits of `exp` and
+    /// `other_exp`, as [`pow_bounded`](Self::pow_bounded) computes each
+    /// (RSA's two CRT halves are the use).
+    ///
+    /// On the IFMA backend, with moduli of the same limb count up to 2048
+    /// bits, both run in one pass whose multiplication loop interleaves
+    /// them, which hides one's serial latency behind the other's products;
+    /// otherwise they run one after the other.
+    pub fn pow_bounded_pair(
+        &self,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+        other: &Self,
+        other_base: &MontyForm<U>,
+        other_exp: &impl AsRef<[Limb]>,
+        exp_bits: u32,
+    ) -> (MontyForm<U>, MontyForm<U>) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let width = exp.as_ref().len().min(other_exp.as_ref().len()) as u32 * Limb::BITS;
+            let mut out = self.modulus.zero_like();
+            let mut other_out = other.modulus.zero_like();
+            if crate::arch::x86_64::ifma::pow_pair(
+                [out.as_mut(), other_out.as_mut()],
+                [base.0.as_ref(), other_base.0.as_ref()],
+                [exp.as_ref(), other_exp.as_ref()],
+                exp_bits.min(width),
+                [&self.ctx(), &other.ctx()],
+            ) {
+                return (MontyForm(out), MontyForm(other_out));
+            }
+        }
+        (
+            self.pow_bounded(base, exp, exp_bits),
+            other.pow_bounded(other_base, other_exp, exp_bits),
+        )
+    }
+
     /// [`pow_bounded`](Self::pow_bounded) on the limb kernels alone, never
     /// on the IFMA backend: for the tests and benches that compare the two.
     #[doc(hidden)]

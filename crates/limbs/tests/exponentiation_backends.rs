@@ -59,6 +59,48 @@ proptest! {
     }
 }
 
+/// Two moduli of one width (or, to take the fallback, of two widths) with
+/// their bases and exponents.
+fn pair_case() -> impl Strategy<Value = [(Vec<u64>, Vec<u64>, Vec<u64>); 2]> {
+    (prop::sample::select(WIDTHS), any::<bool>()).prop_flat_map(|(n, same)| {
+        let other = if same { n } else { n + 1 };
+        let one = |n: usize| {
+            (
+                limbs_strategy(n).prop_map(make_odd_modulus),
+                limbs_strategy(n),
+                limbs_strategy(n),
+            )
+        };
+        [one(n), one(other)]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+
+    /// `pow_bounded_pair` (interleaved on the IFMA backend where the widths
+    /// match and it takes them) gives both powers.
+    #[test]
+    fn pair_matches_num_bigint(case in pair_case(), bits_below in 0u32..70) {
+        let [(m0, a0, e0), (m1, a1, e1)] = case;
+        let n = m0.len();
+        let bits = (64 * n as u32).saturating_sub(bits_below);
+        let expect = |m: &[u64], a: &[u64], e: &[u64]| {
+            let low = to_big(e) % (BigUint::one() << bits.min(64 * e.len() as u32));
+            to_big(a).modpow(&low, &to_big(m))
+        };
+        let (x0, x1) = (expect(&m0, &a0, &e0), expect(&m1, &a1, &e1));
+        let p0 = MontyParams::new(BoxedUint::from_words(m0)).unwrap();
+        let p1 = MontyParams::new(BoxedUint::from_words(m1)).unwrap();
+        let b0 = p0.to_monty(&BoxedUint::from_words(a0));
+        let b1 = p1.to_monty(&BoxedUint::from_words(a1));
+        let (e0, e1) = (BoxedUint::from_words(e0), BoxedUint::from_words(e1));
+        let (r0, r1) = p0.pow_bounded_pair(&b0, &e0, &p1, &b1, &e1, bits);
+        prop_assert_eq!(big(&p0.from_monty(&r0)), x0, "first of a pair, {} limbs", n);
+        prop_assert_eq!(big(&p1.from_monty(&r1)), x1, "second of a pair, {} limbs", n);
+    }
+}
+
 /// Values at the edges of the AMM bounds: the largest modulus of each width
 /// (so that `2m` nearly fills the digits), bases `m − 1` and all ones (not
 /// reduced), exponents of all ones, and a modulus whose high limbs are zero.

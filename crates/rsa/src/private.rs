@@ -379,15 +379,14 @@ impl RsaPrivateKey {
             Some(pair) => self.mul_by_form(x, &pair.a),
             None => x.clone(),
         };
-        let mp = self.p.params.pow_bounded(
+        // Both halves in one call: the IFMA backend runs them interleaved.
+        let (mp, mq) = self.p.params.pow_bounded_pair(
             &self.p.reduce(&blinded, self.redc_fits),
             &self.dp,
-            self.p.bits,
-        );
-        let mq = self.q.params.pow_bounded(
+            &self.q.params,
             &self.q.reduce(&blinded, self.redc_fits),
             &self.dq,
-            self.q.bits,
+            self.p.bits.max(self.q.bits),
         );
         #[cfg(test)]
         let (mp, mq) = self.inject_fault(mp, mq, mode);

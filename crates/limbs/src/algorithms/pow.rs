@@ -51,6 +51,28 @@ fn window_bits(exp: &[Limb], pos: u32, width: u32) -> Limb {
     v & ((1 << width) - 1)
 }
 
+/// Where a constant-time exponentiation reads its exponent's windows: one
+/// exponent, or `K` exponents run in lockstep, whose windows are packed 32
+/// bits apart (the pair backend's lookup unpacks them).
+pub(crate) trait Windows {
+    /// The window `[pos, pos + width)`; `width <= 31`.
+    fn window(&self, pos: u32, width: u32) -> Limb;
+}
+
+impl Windows for [Limb] {
+    fn window(&self, pos: u32, width: u32) -> Limb {
+        window_bits(self, pos, width)
+    }
+}
+
+impl<const K: usize> Windows for [&[Limb]; K] {
+    fn window(&self, pos: u32, width: u32) -> Limb {
+        self.iter().enumerate().fold(0, |acc, (k, exp)| {
+            acc | window_bits(exp, pos, width) << (32 * k)
+        })
+    }
+}
+
 /// Whether bit `pos` of `exp` is set (variable time: for public exponents).
 #[inline]
 fn bit_vartime(exp: &[Limb], pos: u32) -> bool {
@@ -156,11 +178,11 @@ pub(crate) fn pow_ct(
 /// [`pow_ct`] over any [`MontMul`]: `base`, `one` and `out` are elements in
 /// its representation; `scratch` holds `2^w + 2` elements for the window `w`
 /// (at most [`MontMul::max_window`]).
-pub(crate) fn pow_ct_with<A: MontMul + ?Sized>(
+pub(crate) fn pow_ct_with<A: MontMul + ?Sized, E: Windows + ?Sized>(
     arith: &mut A,
     out: &mut [Limb],
     base: &[Limb],
-    exp: &[Limb],
+    exp: &E,
     exp_bits: u32,
     one: &[Limb],
     scratch: &mut [Limb],
@@ -184,13 +206,13 @@ pub(crate) fn pow_ct_with<A: MontMul + ?Sized>(
     // copied back after every operation; where it ends depends only on the
     // (public) number of operations.
     let (mut acc, mut next) = (out, tmp);
-    arith.lookup(acc, table, window_bits(exp, (windows - 1) * w, top_width));
+    arith.lookup(acc, table, exp.window((windows - 1) * w, top_width));
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
             arith.sqr(next, acc);
             core::mem::swap(&mut acc, &mut next);
         }
-        arith.lookup(entry, table, window_bits(exp, j * w, w));
+        arith.lookup(entry, table, exp.window(j * w, w));
         arith.mul(next, acc, entry);
         core::mem::swap(&mut acc, &mut next);
     }

@@ -6,12 +6,17 @@
 //! per cycle against one 64×64-bit `mulx`, which is why OpenSSL 3 and
 //! AWS-LC use them for RSA.
 //!
-//! A residue modulo an `n`-limb `m` is held as `N = ⌈(64n + 2)/52⌉` digits
-//! of 52 bits, eight to a vector (`V = ⌈N/8⌉` vectors, the digits above `N`
-//! zero), so that `4m < R' = 2^(52N)`. Multiplication is the "almost"
-//! Montgomery multiplication (AMM) of Gueron and Krasnov: inputs below `2m`
-//! give `a·b·R'⁻¹ mod m` below `2m`, with no final subtraction; the one
-//! subtraction happens when the result leaves this representation.
+//! The arithmetic runs modulo `m' = m·k0`, where `k0 = −m⁻¹ mod 2^52`: a
+//! multiple of `m` whose lowest digit is `2^52 − 1`, so that the Montgomery
+//! quotient digit `q_i` is the low digit itself, with no multiplication
+//! (congruences modulo `m'` hold modulo `m`, and the result is reduced
+//! modulo `m` on the way out). A residue is held as `N = ⌈(64n + 54)/52⌉`
+//! digits of 52 bits, eight to a vector (`V = ⌈N/8⌉` vectors, the digits
+//! above `N` zero), so that `4m' < R' = 2^(52N)`. Multiplication is the
+//! "almost" Montgomery multiplication (AMM) of Gueron and Krasnov: inputs
+//! below `2m'` give `a·b·R'⁻¹ mod m'` below `2m'`, with no final
+//! subtraction; a limb Montgomery reduction modulo `m` ends the
+//! exponentiation.
 //!
 //! Only whole exponentiations run here: converting into and out of radix
 //! 2^52 costs about three multiplications, which an exponentiation
@@ -21,14 +26,20 @@
 //! Digit `i` of `b` is one iteration (operand scanning). The accumulator's
 //! lane `j` holds position `i + j`; it takes the low halves of `a·b_i` and
 //! `m·q_i`, shifts down one lane (`valignq`), then takes the high halves,
-//! which belong one position up. The serial part, `q_i = t_i·(−m⁻¹) mod
-//! 2^52` from the lowest position, runs in general-purpose registers on a
-//! copy of that position: the vector only supplies lane 1 (position `i + 1`,
-//! read before `q_i` is known), and the scalar code adds `q_i`'s
-//! contributions to it itself, so no vector latency sits between one `q` and
-//! the next. Lanes accumulate unnormalised (below `2^62` for any supported
-//! size) and are carried once, at the end, with a carry-lookahead over the
-//! lane masks instead of a ripple.
+//! which belong one position up. The serial part, `q_i` from the lowest
+//! position, runs in general-purpose registers on a copy of that position:
+//! the vector only supplies lane 1 (position `i + 1`, read at the start of
+//! the iteration), and the scalar code adds the contributions of `b_i` and
+//! `q_i` to it itself. Lanes accumulate unnormalised (below `2^62` for any
+//! supported size) and are carried once, at the end, with a carry-lookahead
+//! over the lane masks instead of a ripple.
+//!
+//! One multiplication still waits on that chain (the broadcast of `q_i`,
+//! the products, the shift and the extraction of the next lane) for about
+//! twice as long as its twelve IFMA instructions take at 1024 bits. So the
+//! kernel also runs two independent multiplications in one loop
+//! ([`pow_pair`], RSA's CRT halves), which fills the wait with the other's
+//! work, as OpenSSL's `ossl_rsaz_mod_exp_avx512_x2` does.
 //!
 //! # Constant time
 //! Loops run over public counts; no branch or address depends on a digit.
@@ -43,7 +54,7 @@ use zeroize::Zeroize;
 
 use crate::Limb;
 use crate::algorithms::pow::{self, MontMul, MontyCtx};
-use crate::kernels::{self, final_subtract};
+use crate::kernels;
 
 cpufeatures::new!(avx512_ifma, "avx512f", "avx512ifma");
 
@@ -63,6 +74,11 @@ pub(crate) const MIN_LIMBS: usize = 16;
 /// the CRT halves of RSA up to 13184 bits). Larger moduli use the limb
 /// kernels, which keeps the stack table below 40 KiB.
 const MAX_VECTORS: usize = 16;
+/// Largest vector count [`pow_pair`] takes (moduli up to about 3000 bits;
+/// measured to win at 3, 4 and 6 vectors, the CRT halves of RSA-2048, 3072
+/// and 4096). The stack then holds at most as much as for one
+/// `MAX_VECTORS` modulus.
+const PAIR_MAX_VECTORS: usize = 8;
 /// Largest window: a table of 32 entries.
 const MAX_WINDOW: u32 = 5;
 /// Scratch elements: the table and two temporaries.
@@ -87,9 +103,10 @@ impl Ifma {
     }
 }
 
-/// `(digits, vectors)` for an `n`-limb modulus, if this backend takes it.
+/// `(digits, vectors)` for an `n`-limb modulus, if this backend takes it:
+/// room for `4m'`, where `m' = m·k0` has up to `64n + 52` bits.
 fn shape(n: usize) -> Option<(usize, usize)> {
-    let digits = (64 * n + 2).div_ceil(DIGIT_BITS as usize);
+    let digits = (64 * n + DIGIT_BITS as usize + 2).div_ceil(DIGIT_BITS as usize);
     let vectors = digits.div_ceil(LANES);
     (n >= MIN_LIMBS && vectors <= MAX_VECTORS).then_some((digits, vectors))
 }
@@ -109,16 +126,48 @@ pub(crate) fn pow(
     exp_bits: u32,
     ctx: &MontyCtx<'_>,
 ) -> bool {
-    with_backend(
-        out,
-        base,
-        ctx,
+    with_backend::<1>(
+        [out],
+        [base],
+        [ctx],
         &mut |arith: &mut dyn MontMul,
               out: &mut [u64],
               base: &[u64],
               one: &[u64],
               scratch: &mut [u64]| {
             pow::pow_ct_with(arith, out, base, exp, exp_bits, one, scratch)
+        },
+    )
+}
+
+/// Two constant-time exponentiations, `outs[k] = bases[k]^exps[k]` modulo
+/// `ctxs[k].m`, run in lockstep: each iteration of the multiplication loop
+/// does both moduli's work, so that one's latency chain (the serial `q_i`)
+/// hides behind the other's products. The moduli must have the same limb
+/// count, and small enough a vector count that two are faster than one
+/// after the other (see [`PAIR_MAX_VECTORS`]); otherwise, or without
+/// IFMA, this returns `false` having done nothing.
+pub(crate) fn pow_pair(
+    outs: [&mut [Limb]; 2],
+    bases: [&[Limb]; 2],
+    exps: [&[Limb]; 2],
+    exp_bits: u32,
+    ctxs: [&MontyCtx<'_>; 2],
+) -> bool {
+    let n = ctxs[0].m.len();
+    if ctxs[1].m.len() != n || shape(n).is_none_or(|(_, v)| v > PAIR_MAX_VECTORS) {
+        return false;
+    }
+    with_backend::<2>(
+        outs,
+        bases,
+        ctxs,
+        &mut |arith: &mut dyn MontMul,
+              out: &mut [u64],
+              base: &[u64],
+              one: &[u64],
+              scratch: &mut [u64]| {
+            pow::pow_ct_with(arith, out, base, &exps, exp_bits, one, scratch)
         },
     )
 }
@@ -131,10 +180,10 @@ pub(crate) fn pow_vartime(
     exp: &[Limb],
     ctx: &MontyCtx<'_>,
 ) -> bool {
-    with_backend(
-        out,
-        base,
-        ctx,
+    with_backend::<1>(
+        [out],
+        [base],
+        [ctx],
         &mut |arith: &mut dyn MontMul,
               out: &mut [u64],
               base: &[u64],
@@ -148,24 +197,32 @@ pub(crate) fn pow_vartime(
 /// An exponentiation run in radix 2^52: `(arith, out, base, one, scratch)`.
 type Exponentiation<'a> = dyn FnMut(&mut dyn MontMul, &mut [u64], &[u64], &[u64], &mut [u64]) + 'a;
 
-/// Converts `base` (limb Montgomery form) into the AMM domain, runs `f`
-/// there, and converts its result back into `out`, fully reduced.
-fn with_backend(
-    out: &mut [Limb],
-    base: &[Limb],
-    ctx: &MontyCtx<'_>,
+/// Converts the `K` bases (limb Montgomery form) into the AMM domain, runs
+/// `f` there on elements that hold all `K`, and converts the results back
+/// into `outs`, fully reduced. The moduli have the same limb count.
+fn with_backend<const K: usize>(
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
     f: &mut Exponentiation<'_>,
 ) -> bool {
-    let (Some(ifma), Some(r2)) = (Ifma::detect(), ctx.r2) else {
+    let Some(ifma) = Ifma::detect() else {
         return false;
     };
-    let Some((digits, vectors)) = shape(ctx.m.len()) else {
+    let mut r2s = [&[][..]; K];
+    for (r2, ctx) in r2s.iter_mut().zip(ctxs) {
+        match ctx.r2 {
+            Some(x) => *r2 = x,
+            None => return false,
+        }
+    }
+    let Some((digits, vectors)) = shape(ctxs[0].m.len()) else {
         return false;
     };
     macro_rules! sizes {
         ($($v:literal)*) => {
             match vectors {
-                $($v => run::<$v>(ifma, digits, out, base, ctx, r2, f),)*
+                $($v => run::<$v, K>(ifma, digits, outs, bases, ctxs, r2s, f),)*
                 _ => return false,
             }
         };
@@ -174,62 +231,100 @@ fn with_backend(
     true
 }
 
-fn run<const V: usize>(
+/// `K` values of `V` vectors each: one AMM-domain element.
+type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
+
+fn run<const V: usize, const K: usize>(
     ifma: Ifma,
     digits: usize,
-    out: &mut [Limb],
-    base: &[Limb],
-    ctx: &MontyCtx<'_>,
-    r2: &[Limb],
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
+    r2s: [&[Limb]; K],
     f: &mut Exponentiation<'_>,
 ) {
-    let n = ctx.m.len();
-    let mut m = [[0; LANES]; V];
-    limbs_to_digits(ctx.m, m.as_flattened_mut());
+    let n = ctxs[0].m.len();
+    let zero: Elem<V, K> = [[[0; LANES]; V]; K];
+    let mut scratch = [zero; SCRATCH_ELEMS];
+    let mut elems = [zero; 4];
     let mut arith = Amm {
         _ifma: ifma,
-        m,
-        // -m^-1 mod 2^52 is -m^-1 mod 2^64, truncated.
-        k0: ctx.m_inv & MASK52,
+        m: zero,
         digits,
     };
-
-    let mut scratch = [[[0; LANES]; V]; SCRATCH_ELEMS];
-    let mut elems = [[[0; LANES]; V]; 5];
     {
-        let [one_limbs, factor, one, x, y] = &mut elems;
-        // The factor that takes the limbs' Montgomery form x·R to x·R':
-        // 2^(2·52N − 64n) mod m, made by one limb Montgomery multiplication
-        // of 2^(2·52N − 128n) (below 2^108) by R² mod m. Its limbs borrow the
-        // start of the scratch.
-        let limbs = scratch.as_flattened_mut().as_flattened_mut();
-        let (power, rest) = limbs.split_at_mut(n);
-        let (product, rest) = rest.split_at_mut(n);
-        let wide = &mut rest[..2 * n];
-        let e = 2 * DIGIT_BITS as usize * digits - 128 * n;
-        power[e / 64] = 1 << (e % 64);
-        kernels::mont_mul(product, power, r2, ctx.m, ctx.m_inv, wide);
-        limbs_to_digits(product, factor.as_flattened_mut());
-        limbs.zeroize();
+        let [factor, one, x, y] = &mut elems;
+        for k in 0..K {
+            let ctx = ctxs[k];
+            // The limb work borrows the start of the scratch.
+            let limbs = scratch
+                .as_flattened_mut()
+                .as_flattened_mut()
+                .as_flattened_mut();
+            let (power, rest) = limbs.split_at_mut(n + 1);
+            let (product, rest) = rest.split_at_mut(n);
+            let wide = &mut rest[..2 * n];
 
-        limbs_to_digits(ctx.one, one_limbs.as_flattened_mut());
-        limbs_to_digits(base, y.as_flattened_mut());
-        arith.amm(one, one_limbs, factor); // R' mod m: the AMM form of 1
-        arith.amm(x, y, factor); // base·R' mod m
+            // m' = m·k0, k0 = −m⁻¹ mod 2^52, so that m' ≡ −1 mod 2^52.
+            let k0 = ctx.m_inv & MASK52;
+            power[n] = kernels::mul_1(&mut power[..n], ctx.m, k0);
+            limbs_to_digits(power, arith.m[k].as_flattened_mut());
+            power.fill(0);
+
+            // The factor that takes the limbs' Montgomery form x·R to x·R'
+            // (mod m): R'²·R⁻¹ = 2^(2·52N − 64n) mod m, made by one limb
+            // Montgomery multiplication of 2^(2·52N − 128n) by R² mod m.
+            let e = 2 * DIGIT_BITS as usize * digits - 128 * n;
+            power[e / 64] = 1 << (e % 64);
+            kernels::mont_mul(product, &power[..n], r2s[k], ctx.m, ctx.m_inv, wide);
+            limbs_to_digits(product, factor[k].as_flattened_mut());
+            limbs.zeroize();
+
+            limbs_to_digits(ctx.one, one[k].as_flattened_mut());
+            limbs_to_digits(bases[k], y[k].as_flattened_mut());
+        }
+        let one_limbs = *one;
+        arith.amm(one, &one_limbs, factor); // ≡ R': the AMM form of 1
+        arith.amm(x, y, factor); // ≡ base·R'
         f(
             &mut arith,
-            y.as_flattened_mut(),
-            x.as_flattened(),
-            one.as_flattened(),
-            scratch.as_flattened_mut().as_flattened_mut(),
+            y.as_flattened_mut().as_flattened_mut(),
+            x.as_flattened().as_flattened(),
+            one.as_flattened().as_flattened(),
+            scratch
+                .as_flattened_mut()
+                .as_flattened_mut()
+                .as_flattened_mut(),
         );
-        // y·R' → y·R (below 2m), then one conditional subtraction.
-        arith.amm(x, y, one_limbs);
-        let hi = digits_to_limbs(x.as_flattened(), out);
-        final_subtract(out, hi, ctx.m);
+        // y ≡ base^e·R', below 2m': times R² mod m gives ≡ base^e·R², below
+        // 2m' < m·R, which a limb Montgomery reduction takes to base^e·R mod m.
+        for (r2_digits, r2) in factor.iter_mut().zip(r2s) {
+            limbs_to_digits(r2, r2_digits.as_flattened_mut());
+        }
+        arith.amm(x, y, factor);
+        for ((out, x), ctx) in outs.into_iter().zip(&*x).zip(ctxs) {
+            let limbs = scratch
+                .as_flattened_mut()
+                .as_flattened_mut()
+                .as_flattened_mut();
+            let wide = &mut limbs[..2 * n];
+            wide.fill(0);
+            let above = digits_to_limbs(x.as_flattened(), &mut wide[..n + 1]);
+            debug_assert_eq!(above, 0);
+            kernels::mont_redc(out, wide, ctx.m, ctx.m_inv);
+        }
     }
-    scratch.as_flattened_mut().as_flattened_mut().zeroize();
-    elems.as_flattened_mut().as_flattened_mut().zeroize();
+    scratch
+        .as_flattened_mut()
+        .as_flattened_mut()
+        .as_flattened_mut()
+        .zeroize();
+    elems
+        .as_flattened_mut()
+        .as_flattened_mut()
+        .as_flattened_mut()
+        .zeroize();
+    arith.m.as_flattened_mut().as_flattened_mut().zeroize();
 }
 
 /// Digit `j` of `d` is bits `[52j, 52j + 52)` of `x` (zero past its end).
@@ -274,38 +369,36 @@ fn digits_to_limbs(d: &[u64], x: &mut [Limb]) -> Limb {
     above
 }
 
-/// AMM modulo one modulus, `V` vectors wide.
-struct Amm<const V: usize> {
+/// AMM modulo `K` moduli `m' = m·k0` at once, `V` vectors each.
+struct Amm<const V: usize, const K: usize> {
     /// Proof that the CPU has what [`amm`] needs.
     _ifma: Ifma,
-    m: [Lanes; V],
-    /// `-m^-1 mod 2^52`.
-    k0: u64,
+    /// The digits of each `m'`; the lowest is `2^52 − 1`.
+    m: Elem<V, K>,
     /// `N`, the digit count (at most `8V`).
     digits: usize,
 }
 
-impl<const V: usize> Amm<V> {
-    /// `r = a·b·R'⁻¹ mod m`, below `2m`, for `a`, `b` below `2m`.
-    fn amm(&self, r: &mut [Lanes; V], a: &[Lanes; V], b: &[Lanes; V]) {
+impl<const V: usize, const K: usize> Amm<V, K> {
+    /// `r[k] = a[k]·b[k]·R'⁻¹ mod m'[k]`, below `2m'[k]`, for `a[k]`, `b[k]`
+    /// below `2m'[k]`.
+    fn amm(&self, r: &mut Elem<V, K>, a: &Elem<V, K>, b: &Elem<V, K>) {
         // SAFETY: `self._ifma` proves the CPU has AVX512F and AVX512-IFMA, the
         // features `amm` is compiled for. It reads and writes only through the
         // references it is given.
-        unsafe { amm(r, a, b, &self.m, self.k0, self.digits) }
+        unsafe { amm(r, a, b, &self.m, self.digits) }
     }
 }
 
-/// The slice `x` (of `8V` words) as vectors; a length mismatch is a bug.
-fn lanes<const V: usize>(x: &[u64]) -> &[Lanes; V] {
-    x.as_chunks::<LANES>()
-        .0
-        .try_into()
-        .expect("element of 8V digits")
+/// The slice `x` (of `8VK` words) as an element; a length mismatch is a bug.
+fn elem<const V: usize, const K: usize>(x: &[u64]) -> &Elem<V, K> {
+    let lanes: &[[Lanes; V]] = x.as_chunks::<LANES>().0.as_chunks::<V>().0;
+    lanes.try_into().expect("element of 8VK digits")
 }
 
-impl<const V: usize> MontMul for Amm<V> {
+impl<const V: usize, const K: usize> MontMul for Amm<V, K> {
     fn elem_len(&self) -> usize {
-        V * LANES
+        K * V * LANES
     }
 
     fn max_window(&self) -> u32 {
@@ -313,36 +406,51 @@ impl<const V: usize> MontMul for Amm<V> {
     }
 
     fn mul(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
-        let out: &mut [Lanes; V] = out
-            .as_chunks_mut::<LANES>()
-            .0
-            .try_into()
-            .expect("element of 8V digits");
-        self.amm(out, lanes(a), lanes(b));
+        let lanes: &mut [[Lanes; V]] = out.as_chunks_mut::<LANES>().0.as_chunks_mut::<V>().0;
+        let out: &mut Elem<V, K> = lanes.try_into().expect("element of 8VK digits");
+        self.amm(out, elem(a), elem(b));
     }
 
     fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
         self.mul(out, a, a);
     }
 
+    /// Value `k`'s entry is picked by bits `[32k, 32k + 32)` of `index`
+    /// (see `pow::Windows`).
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
-        // SAFETY: `self._ifma` proves the CPU has AVX512F, the feature
-        // `lookup` is compiled for; it reads `table` and writes `out` only
-        // through the slices it is given.
-        unsafe { lookup::<V>(out, table, index) }
+        let len = V * LANES;
+        for (k, out) in out.chunks_exact_mut(len).enumerate() {
+            let index = (index >> (32 * k)) & 0xffff_ffff;
+            // SAFETY: `self._ifma` proves the CPU has AVX512F, the feature
+            // `lookup` is compiled for; it reads `table` and writes `out`
+            // only through the slices it is given.
+            unsafe { lookup::<V>(out, table, K * len, k * len, index) }
+        }
     }
 }
 
-/// Constant-time `out = table[index]` over entries of `V` vectors: every
-/// entry is read and masked (see `ct::lookup` for the mask).
+/// Constant-time `out = table[index][offset..offset + 8V]` over entries of
+/// `stride` words: every entry is read and masked (see `ct::lookup` for the
+/// mask).
 #[target_feature(enable = "avx512f")]
-fn lookup<const V: usize>(out: &mut [u64], table: &[u64], index: u64) {
+fn lookup<const V: usize>(
+    out: &mut [u64],
+    table: &[u64],
+    stride: usize,
+    offset: usize,
+    index: u64,
+) {
     let index = core::hint::black_box(index);
     let mut acc = [_mm512_setzero_si512(); V];
-    for (i, entry) in table.chunks_exact(V * LANES).enumerate() {
+    for (i, entry) in table.chunks_exact(stride).enumerate() {
         let mask = 0u64.wrapping_sub(((i as u64 ^ index).wrapping_sub(1)) >> 63);
         let mask = _mm512_set1_epi64(mask as i64);
-        for (a, e) in acc.iter_mut().zip(lanes::<V>(entry)) {
+        let entry: &[Lanes; V] = entry[offset..offset + V * LANES]
+            .as_chunks::<LANES>()
+            .0
+            .try_into()
+            .expect("entry of 8V digits");
+        for (a, e) in acc.iter_mut().zip(entry) {
             *a = _mm512_or_si512(*a, _mm512_and_si512(load(e), mask));
         }
     }
@@ -367,59 +475,85 @@ fn store(x: &mut Lanes, v: __m512i) {
     unsafe { _mm512_storeu_si512(x.as_mut_ptr().cast(), v) }
 }
 
-/// The AMM kernel: `r = a·b·2^(−52·digits) mod m`, below `2m`, for `a`, `b`
-/// below `2m`; every digit below `2^52`, the digits from `digits` on zero
-/// (in `a` and `m`; `b`'s are not read), `4m < 2^(52·digits)`,
-/// `k0 = −m⁻¹ mod 2^52`, `digits > 2` (so `m[1]` is a digit of `m`).
+/// The AMM kernel, `K` independent multiplications interleaved:
+/// `r[k] = a[k]·b[k]·2^(−52·digits) mod m[k]`, below `2m[k]`, for `a[k]`,
+/// `b[k]` below `2m[k]`; every digit below `2^52`, the digits from
+/// `digits` on zero (in `a` and `m`; `b`'s are not read),
+/// `4m[k] < 2^(52·digits)`, `m[k] ≡ −1 mod 2^52` (so `q_i` is the low
+/// digit itself), `digits > 2`.
 #[target_feature(enable = "avx512f,avx512ifma")]
-fn amm<const V: usize>(
-    r: &mut [Lanes; V],
-    a: &[Lanes; V],
-    b: &[Lanes; V],
-    m: &[Lanes; V],
-    k0: u64,
+fn amm<const V: usize, const K: usize>(
+    r: &mut Elem<V, K>,
+    a: &Elem<V, K>,
+    b: &Elem<V, K>,
+    m: &Elem<V, K>,
     digits: usize,
 ) {
     let zero = _mm512_setzero_si512();
-    let mut av = [zero; V];
-    let mut mv = [zero; V];
-    for v in 0..V {
-        av[v] = load(&a[v]);
-        mv[v] = load(&m[v]);
-    }
-    let b = b.as_flattened();
-    let (a0, m0, m1) = (a[0][0], m[0][0], m[0][1]);
-    // Lane j of `acc` holds position i + j (lane 0 is stale: `s` holds it).
-    let mut acc = [zero; V];
-    let mut s: u64 = 0;
-    for &bi in &b[..digits] {
-        let bv = _mm512_set1_epi64(bi as i64);
-        for (x, &y) in acc.iter_mut().zip(&av) {
-            *x = _mm512_madd52lo_epu64(*x, y, bv);
-        }
-        // Position i + 1 before q_i's share, which the scalar code adds.
-        let next = _mm_extract_epi64::<1>(_mm512_castsi512_si128(acc[0])) as u64;
-        let t = s as u128 + a0 as u128 * bi as u128;
-        let q = (t as u64).wrapping_mul(k0) & MASK52;
-        let t = t + m0 as u128 * q as u128; // ≡ 0 mod 2^52
-        s = (t >> DIGIT_BITS) as u64 + next + (m1.wrapping_mul(q) & MASK52);
-        let qv = _mm512_set1_epi64(q as i64);
-        for (x, &y) in acc.iter_mut().zip(&mv) {
-            *x = _mm512_add_epi64(*x, _mm512_madd52lo_epu64(zero, y, qv));
-        }
+    let mut av = [[zero; V]; K];
+    let mut mv = [[zero; V]; K];
+    for k in 0..K {
         for v in 0..V {
-            let up = if v + 1 < V { acc[v + 1] } else { zero };
-            acc[v] = _mm512_alignr_epi64::<1>(up, acc[v]);
-        }
-        for ((x, &ya), &ym) in acc.iter_mut().zip(&av).zip(&mv) {
-            let hi = _mm512_madd52hi_epu64(_mm512_madd52hi_epu64(zero, ya, bv), ym, qv);
-            *x = _mm512_add_epi64(*x, hi);
+            av[k][v] = load(&a[k][v]);
+            mv[k][v] = load(&m[k][v]);
         }
     }
-    acc[0] = _mm512_mask_set1_epi64(acc[0], 1, s as i64);
-    normalize(&mut acc);
-    for (o, x) in r.iter_mut().zip(acc) {
-        store(o, x);
+    // Lane j of `acc[k]` holds position i + j (lane 0 is stale: `s[k]`
+    // holds it).
+    let mut acc = [[zero; V]; K];
+    let mut s = [0u64; K];
+    for i in 0..digits {
+        let mut bv = [zero; K];
+        let mut qv = [zero; K];
+        for k in 0..K {
+            let bi = b[k][i / LANES][i % LANES];
+            let (a0, a1, m1) = (a[k][0][0], a[k][0][1], m[k][0][1]);
+            // Position i + 1 as the earlier iterations left it: read before
+            // this iteration's vector work, so that only the scalar code
+            // below sits between one q and the next.
+            let next = _mm_extract_epi64::<1>(_mm512_castsi512_si128(acc[k][0])) as u64;
+            let t = s[k] as u128 + a0 as u128 * bi as u128;
+            // With m ≡ −1 mod 2^52, q = t mod 2^52 and (t + m_0·q)/2^52 is
+            // ⌊t/2^52⌋ + q.
+            let q = t as u64 & MASK52;
+            s[k] = (t >> DIGIT_BITS) as u64
+                + q
+                + next
+                + (a1.wrapping_mul(bi) & MASK52)
+                + (m1.wrapping_mul(q) & MASK52);
+            bv[k] = _mm512_set1_epi64(bi as i64);
+            qv[k] = _mm512_set1_epi64(q as i64);
+        }
+        // The products go to fresh registers and then one addition into
+        // `acc`: accumulating in the multiplications would put two IFMA
+        // latencies on `acc`'s loop-carried chain.
+        for k in 0..K {
+            for v in 0..V {
+                let lo = _mm512_madd52lo_epu64(zero, av[k][v], bv[k]);
+                let lo = _mm512_madd52lo_epu64(lo, mv[k][v], qv[k]);
+                acc[k][v] = _mm512_add_epi64(acc[k][v], lo);
+            }
+        }
+        for acc in acc.iter_mut() {
+            for v in 0..V {
+                let up = if v + 1 < V { acc[v + 1] } else { zero };
+                acc[v] = _mm512_alignr_epi64::<1>(up, acc[v]);
+            }
+        }
+        for k in 0..K {
+            for v in 0..V {
+                let hi = _mm512_madd52hi_epu64(zero, av[k][v], bv[k]);
+                let hi = _mm512_madd52hi_epu64(hi, mv[k][v], qv[k]);
+                acc[k][v] = _mm512_add_epi64(acc[k][v], hi);
+            }
+        }
+    }
+    for ((r, mut acc), s) in r.iter_mut().zip(acc).zip(s) {
+        acc[0] = _mm512_mask_set1_epi64(acc[0], 1, s as i64);
+        normalize(&mut acc);
+        for (o, x) in r.iter_mut().zip(acc) {
+            store(o, x);
+        }
     }
 }
 
