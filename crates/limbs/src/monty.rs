@@ -272,8 +272,8 @@ impl<U: Unsigned> MontyParams<U> {
     /// `other_exp`, as [`pow_bounded`](Self::pow_bounded) computes each
     /// (RSA's two CRT halves are the use).
     ///
-    /// On the IFMA backend, with moduli of the same limb count up to 2048
-    /// bits, both run in one pass whose multiplication loop interleaves
+    /// On the IFMA backend, with moduli of the same limb count up to 51
+    /// limbs (3264 bits), both run in one pass whose multiplication loop interleaves
     /// them, which hides one's serial latency behind the other's products;
     /// otherwise they run one after the other.
     pub fn pow_bounded_pair(

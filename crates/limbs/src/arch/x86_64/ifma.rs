@@ -74,7 +74,7 @@ pub(crate) const MIN_LIMBS: usize = 16;
 /// the CRT halves of RSA up to 13184 bits). Larger moduli use the limb
 /// kernels, which keeps the stack table below 40 KiB.
 const MAX_VECTORS: usize = 16;
-/// Largest vector count [`pow_pair`] takes (moduli up to about 3000 bits;
+/// Largest vector count [`pow_pair`] takes (moduli up to 51 limbs, 3264 bits;
 /// measured to win at 3, 4 and 6 vectors, the CRT halves of RSA-2048, 3072
 /// and 4096). The stack then holds at most as much as for one
 /// `MAX_VECTORS` modulus.
