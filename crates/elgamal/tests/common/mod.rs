@@ -1,9 +1,12 @@
 //! Shared helpers for the integration tests: num-bigint conversions for
-//! the independent checks, and the `openssl` command line.
-#![allow(dead_code)]
+//! the independent checks, and (from `tests/support`) the `openssl`
+//! command line.
+// Each test binary uses some of these.
+#![allow(dead_code, unused_imports)]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "../../../../tests/support/openssl_cli.rs"]
+mod openssl_cli;
+pub use openssl_cli::*;
 
 use num_bigint::BigUint;
 use numcrypt_elgamal::{BoxedUint, NamedGroup, SecretKey};
@@ -22,61 +25,4 @@ pub fn boxed(x: &BigUint) -> BoxedUint {
 pub fn key(group: NamedGroup, seed: u64) -> SecretKey {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
     SecretKey::generate(&group.group(), &mut rng).unwrap()
-}
-
-/// A fresh scratch directory under the target directory, named after the
-/// test file and `name`.
-pub fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("elgamal-{}-{name}", env!("CARGO_CRATE_NAME")));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs the `openssl` command.
-pub fn openssl(args: &[&str]) -> Output {
-    Command::new("openssl")
-        .args(args)
-        .output()
-        .expect("the openssl command line")
-}
-
-/// Runs the `openssl` command, which must succeed.
-pub fn ok(args: &[&str]) -> Output {
-    let out = openssl(args);
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-/// `openssl pkey`: the public key of the private key in `key`, written to
-/// `public`.
-pub fn pubout(key: &Path, public: &Path) {
-    ok(&["pkey", "-in", path(key), "-pubout", "-out", path(public)]);
-}
-
-/// `openssl genpkey`: a new `algorithm` key (with the option `opt`)
-/// written to `out`.
-pub fn genpkey(algorithm: &str, opt: &str, out: &Path) {
-    ok(&[
-        "genpkey",
-        "-algorithm",
-        algorithm,
-        "-pkeyopt",
-        opt,
-        "-out",
-        path(out),
-    ]);
-}
-
-pub fn path(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-pub fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap()
 }
