@@ -273,9 +273,9 @@ impl<U: Unsigned> MontyParams<U> {
     /// (RSA's two CRT halves are the use).
     ///
     /// On the IFMA backend, with moduli of the same limb count up to 51
-    /// limbs (3264 bits), both run in one pass whose multiplication loop interleaves
-    /// them, which hides one's serial latency behind the other's products;
-    /// otherwise they run one after the other.
+    /// limbs (3264 bits), both run in one pass whose multiplication loop
+    /// interleaves them, which hides one's serial latency behind the
+    /// other's products; otherwise they run one after the other.
     pub fn pow_bounded_pair(
         &self,
         base: &MontyForm<U>,
@@ -287,7 +287,8 @@ impl<U: Unsigned> MontyParams<U> {
     ) -> (MontyForm<U>, MontyForm<U>) {
         #[cfg(target_arch = "x86_64")]
         {
-            let width = exp.as_ref().len().min(other_exp.as_ref().len()) as u32 * Limb::BITS;
+            // Bits past an exponent's end read as zero: clamp to the wider.
+            let width = exp.as_ref().len().max(other_exp.as_ref().len()) as u32 * Limb::BITS;
             let mut out = self.modulus.zero_like();
             let mut other_out = other.modulus.zero_like();
             if crate::arch::x86_64::ifma::pow_pair(
