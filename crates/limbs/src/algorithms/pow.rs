@@ -87,7 +87,9 @@ pub(crate) struct MontyCtx<'a> {
     pub(crate) one: &'a [Limb],
     /// `R^2 mod m`, which a representation other than the limbs' own needs
     /// to convert into its Montgomery form; `None` while the parameters are
-    /// being built (then only the limb kernels run).
+    /// being built (then only the limb kernels run). Only the x86_64 IFMA
+    /// backend reads it.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(crate) r2: Option<&'a [Limb]>,
 }
 
