@@ -278,7 +278,9 @@ fn run<const V: usize, const K: usize>(
             power[e / 64] = 1 << (e % 64);
             kernels::mont_mul(product, &power[..n], r2s[k], ctx.m, ctx.m_inv, wide);
             limbs_to_digits(product, factor[k].as_flattened_mut());
-            limbs.zeroize();
+            // The end of `run` wipes the whole scratch; here only what the
+            // limb work wrote (power, product, wide).
+            limbs[..4 * n + 1].zeroize();
 
             limbs_to_digits(ctx.one, one[k].as_flattened_mut());
             limbs_to_digits(bases[k], y[k].as_flattened_mut());
