@@ -24,7 +24,8 @@
 //! - [`PseudoMersenne<N, K, C>`](PseudoMersenne): `p = 2^K − C` on `N`
 //!   saturated 64-bit limbs, the high half of a product folded in with one
 //!   row of multiplications by `C · 2^(64N − K)` (`mulx`/`adcx`/`adox`
-//!   assembly from [`numcrypt_limbs::fixed`] on x86_64);
+//!   assembly from [`numcrypt_limbs::fixed`] on x86_64); `2^521 − 1` is
+//!   reduced at bit 521 with shifts instead;
 //! - [`Unsaturated<N, R, L, K, C>`](Unsaturated): the same primes on `N`
 //!   limbs of `R` bits (5×51, 9×58: fiat-crypto's representation), portable
 //!   Rust;

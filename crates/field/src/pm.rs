@@ -15,8 +15,11 @@ use crate::backend::{Backend, sealed};
 /// representation, the high half of a product folds into the low half with
 /// one row of multiplications by `C'`
 /// ([`fixed::pm_mul`](numcrypt_limbs::fixed::pm_mul): `mulx`/`adcx`/`adox`
-/// assembly at 4, 6, 7 and 9 limbs on x86_64), and the least residue is
-/// only computed for encoding and comparison.
+/// assembly at 4, 6, 7, 8 and 9 limbs on x86_64), and the least residue is
+/// only computed for encoding and comparison. `2^521 − 1` takes its own
+/// kernel, [`fixed::p521_mul`](numcrypt_limbs::fixed::p521_mul), which
+/// reduces at bit 521 with shifts (its results are below `2^523`, so in the
+/// same representation).
 ///
 /// Bounds: tight and loose are both "below `2^(64 N)`". An addition folds
 /// its carry back in (`2^(64 N) ≡ C'`), so [`LooseFp::reduce`](crate::LooseFp::reduce) is free.
@@ -35,6 +38,25 @@ impl<const N: usize, const K: u32, const C: u64> PseudoMersenne<N, K, C> {
         );
         C << shift
     };
+
+    /// `2^521 − 1` (P-521's prime) on nine limbs, which has its own product
+    /// kernel ([`fixed::p521_mul`]: the reduction is shifts, not a row of
+    /// multiplications by `C'`).
+    const IS_P521: bool = N == 9 && K == 521 && C == 1;
+
+    /// `a · b` by [`fixed::p521_mul`], when this is [`Self::IS_P521`].
+    #[inline]
+    fn p521_mul(a: &[Limb; N], b: &[Limb; N]) -> Option<[Limb; N]> {
+        let (Ok(a), Ok(b)) = (
+            <&[Limb; 9]>::try_from(&a[..]),
+            <&[Limb; 9]>::try_from(&b[..]),
+        ) else {
+            return None;
+        };
+        let mut r = [0; N];
+        r.copy_from_slice(&fixed::p521_mul(a, b));
+        Some(r)
+    }
 
     const P: [Limb; N] = {
         let mut p = [Limb::MAX; N];
@@ -164,11 +186,21 @@ impl<const N: usize, const K: u32, const C: u64> Backend for PseudoMersenne<N, K
 
     #[inline]
     fn mul(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
+        if Self::IS_P521
+            && let Some(r) = Self::p521_mul(a, b)
+        {
+            return r;
+        }
         fixed::pm_mul(a, b, Self::FOLD)
     }
 
     #[inline]
     fn square(a: &[Limb; N]) -> [Limb; N] {
+        if Self::IS_P521
+            && let Some(r) = Self::p521_mul(a, a)
+        {
+            return r;
+        }
         fixed::pm_sqr(a, Self::FOLD)
     }
 

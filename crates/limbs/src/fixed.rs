@@ -8,6 +8,8 @@
 //!   `c`, the reduction of pseudo-Mersenne primes `p = 2^k − c'` (with
 //!   `c = c'·2^(64 N − k)`, a multiple of `p` being as good a modulus for
 //!   intermediate results as `p` itself).
+//! - [`p521_mul`]: the product modulo P-521's prime `2^521 − 1`, where the
+//!   reduction takes shifts instead of a row of multiplications.
 //! - [`mont_mul`]: Montgomery multiplication, fully reduced.
 //!
 //! The free functions run on the fastest backend the CPU has, as in
@@ -67,6 +69,14 @@ pub trait FieldKernels: Kernels {
         pm_fold(self, lo, &hi, c)
     }
 
+    /// `a · b mod (2^521 − 1)` for any nine-limb operands, as a value below
+    /// `2^576` (congruent, not necessarily the least residue). The default
+    /// reduces modulo `2^576 − 2^55 = 2^55 · (2^521 − 1)` with
+    /// [`pm_mul`](FieldKernels::pm_mul).
+    fn p521_mul(self, a: &[Limb; 9], b: &[Limb; 9]) -> [Limb; 9] {
+        self.pm_mul(a, b, P521_FOLD)
+    }
+
     /// Montgomery multiplication `a · b · 2^(−64 N) mod m`, fully reduced:
     /// `m` odd, `m_inv = −m⁻¹ mod 2^64`, `a · b < m · 2^(64 N)`.
     fn monty_mul<const N: usize>(
@@ -85,6 +95,10 @@ pub trait FieldKernels: Kernels {
         r
     }
 }
+
+/// `2^576 ≡ 2^55 mod (2^521 − 1)`: the fold constant of P-521's prime on
+/// nine limbs.
+const P521_FOLD: Limb = 1 << 55;
 
 /// Up to this many limbs, products are plain Rust (`u128` column sums, fully
 /// unrolled), which beats any slice kernel's entry and exit.
@@ -251,6 +265,15 @@ mod adx {
             let (lo, hi) = self.sqr_wide(a);
             pm_fold(self, lo, &hi, c)
         }
+
+        /// The product, then `t = A + 2^521 B + 2^1042 H ≡ A + B + H` in
+        /// one carry chain (below `2^523`).
+        #[inline]
+        fn p521_mul(self, a: &[Limb; 9], b: &[Limb; 9]) -> [Limb; 9] {
+            let mut r = [0; 9];
+            field::p521_mul(self, &mut r, a, b);
+            r
+        }
     }
 }
 
@@ -276,6 +299,12 @@ pub fn pm_mul<const N: usize>(a: &[Limb; N], b: &[Limb; N], c: Limb) -> [Limb; N
 #[inline]
 pub fn pm_sqr<const N: usize>(a: &[Limb; N], c: Limb) -> [Limb; N] {
     dispatch!(k => k.pm_sqr(a, c))
+}
+
+/// [`FieldKernels::p521_mul`] on the fastest backend.
+#[inline]
+pub fn p521_mul(a: &[Limb; 9], b: &[Limb; 9]) -> [Limb; 9] {
+    dispatch!(k => k.p521_mul(a, b))
 }
 
 /// [`FieldKernels::monty_mul`] on the fastest backend.

@@ -428,25 +428,25 @@ pub(crate) fn mont_mul_separated<K: Kernels>(
     k.mont_redc(r, scratch, m, m_inv);
 }
 
-/// Runs an in-place fixed-size Montgomery kernel `f(r, b, m)` on `N`-limb
-/// operands, with `r` holding `a` on entry: the shared shape of the
-/// backends' [`Kernels::mont_mul_unrolled`]. `false` when a length is not `N`.
+/// Runs a fixed-size Montgomery kernel `f(r, a, b, m)` on `N`-limb
+/// operands: the shared shape of the backends'
+/// [`Kernels::mont_mul_unrolled`]. `false` when a length is not `N`.
 #[inline]
 pub(crate) fn run_unrolled<const N: usize>(
     r: &mut [Limb],
     a: &[Limb],
     b: &[Limb],
     m: &[Limb],
-    f: impl FnOnce(&mut [Limb; N], &[Limb; N], &[Limb; N]),
+    f: impl FnOnce(&mut [Limb; N], &[Limb; N], &[Limb; N], &[Limb; N]),
 ) -> bool {
     match (
         <&mut [Limb; N]>::try_from(r),
+        <&[Limb; N]>::try_from(a),
         <&[Limb; N]>::try_from(b),
         <&[Limb; N]>::try_from(m),
     ) {
-        (Ok(r), Ok(b), Ok(m)) if a.len() == N => {
-            r.copy_from_slice(a);
-            f(r, b, m);
+        (Ok(r), Ok(a), Ok(b), Ok(m)) => {
+            f(r, a, b, m);
             true
         }
         _ => false,

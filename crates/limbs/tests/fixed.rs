@@ -122,6 +122,57 @@ proptest! {
     }
 }
 
+/// `p521_mul` against num-bigint modulo `2^521 − 1`, on every backend; the
+/// assembly's bound (below `2^523`) too.
+fn check_p521(a: &[u64; 9], b: &[u64; 9]) {
+    let p = (BigUint::one() << 521u32) - 1u32;
+    let want = big(a) * big(b) % &p;
+    let r = Portable.p521_mul(a, b);
+    assert_eq!(big(&r) % &p, want, "p521_mul portable");
+    #[cfg(target_arch = "x86_64")]
+    if let Some(adx) = numcrypt_limbs::kernels::Adx::detect() {
+        let r = adx.p521_mul(a, b);
+        assert_eq!(big(&r) % &p, want, "p521_mul asm");
+        assert!(big(&r) < BigUint::one() << 523u32, "p521_mul asm bound");
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let r = numcrypt_limbs::kernels::Aarch64::new().p521_mul(a, b);
+        assert_eq!(big(&r) % &p, want, "p521_mul aarch64");
+    }
+    assert_eq!(
+        big(&fixed::p521_mul(a, b)) % &p,
+        want,
+        "p521_mul dispatched"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn p521_kernel(raw in prop::collection::vec(any::<u64>(), 12), sa in any::<u8>(), sb in any::<u8>()) {
+        check_p521(&limbs::<9>(&raw, sa), &limbs::<9>(&raw[1..], sb));
+    }
+}
+
+#[test]
+fn p521_kernel_edges() {
+    // p itself, p − 1, 2^521, all ones (2^576 − 1), and zero.
+    let mut p = [u64::MAX; 9];
+    p[8] = 0x1ff;
+    let mut p1 = p;
+    p1[0] -= 1;
+    let mut two521 = [0; 9];
+    two521[8] = 0x200;
+    let edges = [p, p1, two521, [u64::MAX; 9], [0; 9]];
+    for a in &edges {
+        for b in &edges {
+            check_p521(a, b);
+        }
+    }
+}
+
 #[test]
 fn reports_backend() {
     #[cfg(target_arch = "x86_64")]

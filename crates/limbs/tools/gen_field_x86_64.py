@@ -12,6 +12,14 @@ Two kernels per size n:
               2^(64n): the product, then the high half folded into the low
               one as hi * c (2^(64n) = c), then the fold's overflow limb
               folded once more, then a last carry (rare) folded by a mask.
+and one for P-521's prime p = 2^521 - 1 on nine limbs:
+  p521_mul:   a * b modulo p, below 2^523: the product t, then
+              t = A + 2^521 (B + 2^521 H) with A, B below 2^521 and H = t >>
+              1042 below 2^110, so t = A + B + H mod p, one three-term sum.
+              The pieces are shifts (shrd), not multiplications, and the sum
+              cannot carry out, so nothing is folded twice: the tail after
+              the product is a single carry chain, where pm_mul_9 has two
+              folds and a mask (which cost about 12 cycles of its 83).
 
 The product is row by row: row i adds a * b[i] into the window
 t[i..=i+n] of n+1 registers (CF chain: low halves into t[i+j]; OF chain:
@@ -39,7 +47,10 @@ def gen(n, kind):
     if stack:
         emit('"push {t2}",          // the pointer to r (or lo), at [rsp + 16]')
         emit('"push {t1}",          // the pointer to b (or hi), at [rsp + 8]')
-        emit('"push {t0}",          // c, at [rsp]')
+        if kind == "p521":
+            emit('"sub rsp, 8",         // the slot pm_mul_n keeps c in, unused here')
+        else:
+            emit('"push {t0}",          // c, at [rsp]')
 
     def load_b(i):
         if stack:
@@ -86,6 +97,34 @@ def gen(n, kind):
             emit(f'"mov [{dst} + {8 * j}], {regs[j]}",')
         if stack:
             emit('"add rsp, 24",')
+    elif kind == "p521":
+        # regs[0..9] = t[9..18], regs[9] is free; t[0..9] are in r. B's limbs
+        # are t[8 + j] >> 9 | t[9 + j] << 55 (shrd), computed in place in
+        # ascending order so each reads its neighbour before that changes.
+        t = regs[:9]
+        b0 = regs[9]
+        emit("// t = A + 2^521 B + 2^1042 H: H first, from t[16..18]")
+        emit('"mov {a}, [rsp + 16]",  // the pointer to r, which holds t[0..9]')
+        emit(f'"mov {{lo}}, {t[7]}",')
+        emit(f'"shrd {{lo}}, {t[8]}, 18",  // H[0]')
+        emit(f'"shr {t[8]}, 18",          // H[1]')
+        emit(f'"mov rdx, {b0}",           // t[8], still in its register')
+        emit('"and rdx, 0x1ff",          // A[8]')
+        emit(f'"shrd {b0}, {t[0]}, 9",    // B[0]')
+        for j in range(1, 8):
+            emit(f'"shrd {t[j - 1]}, {t[j]}, 9",  // B[{j}]')
+        emit(f'"shr {t[7]}, 9",')
+        emit(f'"and {t[7]}, 0x1ff",      // B[8]')
+        emit("// r = A + B (CF chain) + H (OF chain): below 2^523, no carry out")
+        emit('"xor {hi:e}, {hi:e}",      // CF = OF = 0')
+        bs = [b0] + t[:8]
+        for j in range(9):
+            src = "rdx" if j == 8 else f"[{{a}} + {8 * j}]"
+            emit(f'"adcx {bs[j]}, {src}",')
+            emit(f'"adox {bs[j]}, {["{lo}", t[8]][j] if j < 2 else "{hi}"}",')
+        for j in range(9):
+            emit(f'"mov [{{a}} + {8 * j}], {bs[j]}",')
+        emit('"add rsp, 24",')
     else:
         emit("// fold: r = t[0..n] + c * t[n..2n], with its overflow limb")
         if stack:
@@ -134,6 +173,11 @@ def gen(n, kind):
         reads = "a and b, writes lo and hi"
         b_val, r_val, c_val = "b.as_ptr()", "lo.as_mut_ptr()", None
         pre = f"{IND}let b_ptr = {b_val};\n"
+    elif kind == "p521":
+        name, args = "p521_mul", "r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9]"
+        doc = ("/// `r = a * b mod (2^521 - 1)`, as a value below `2^523` (not necessarily\n"
+               "/// the least residue), for any nine-limb operands.")
+        reads = "a and b, writes r"
     else:
         name, args = f"pm_mul_{n}", f"r: &mut [Limb; {n}], a: &[Limb; {n}], b: &[Limb; {n}], c: Limb"
         doc = (f"/// `r = a * b mod (2^{64 * n} - c)`, as a value below `2^{64 * n}` (not\n"
@@ -150,6 +194,9 @@ def gen(n, kind):
             # by passing b in a, as below.
         else:
             ops += ["b = inout(reg) hi.as_mut_ptr() => _,", "r = in(reg) lo.as_mut_ptr(),"]
+    elif kind == "p521":
+        ops += ["t0 = out(reg) _,", "t1 = inout(reg) b.as_ptr() => _,",
+                "t2 = inout(reg) r.as_mut_ptr() => _,"]
     else:
         if stack:
             ops += ["t0 = inout(reg) c => _,", "t1 = inout(reg) b.as_ptr() => _,",
@@ -159,7 +206,7 @@ def gen(n, kind):
     first_free = 3 if stack else 0
     ops += [f"t{k} = out(reg) _," for k in range(first_free, n + 1)]
     ops = "\n".join(IND + o for o in ops)
-    stack_note = ("It pushes three limbs and pops\n    // them before it ends, so the stack pointer is restored."
+    stack_note = ("It takes three limbs of stack and\n    // frees them before it ends, so the stack pointer is restored."
                   if stack else "It uses no stack.")
     options = "options()" if stack else "options(nostack)"
     if kind == "wide":
@@ -222,7 +269,8 @@ pub(crate) fn mul_wide_{n}(
 
 
 header = '''//! Fully unrolled products for prime fields: the full product, and the
-//! product reduced modulo `2^(64 n) - c`, at 4, 6, 7, 8 and 9 limbs.
+//! product reduced modulo `2^(64 n) - c`, at 4, 6, 7, 8 and 9 limbs; and the
+//! product reduced modulo `2^521 - 1`.
 //!
 //! GENERATED by `tools/gen_field_x86_64.py`; do not edit by hand (`.ci/run`
 //! checks that this file matches the script).
@@ -236,3 +284,4 @@ sys.stdout.write(header)
 for n in SIZES:
     sys.stdout.write(gen(n, "wide"))
     sys.stdout.write(gen(n, "pm"))
+sys.stdout.write(gen(9, "p521"))

@@ -12,7 +12,11 @@ Per outer step i:
   t += q * m      (same two chains; t[0] becomes 0)
   rotate the register names so that t[j] <- t[j+1] (the zeroed t[0] becomes
   the new top limb).
-Then one constant-time conditional subtraction of m.
+Then one constant-time conditional subtraction of m, and the result is
+written to r, which is not a (the caller need not copy a into r first; the
+copy's store and reload sat on the path of every multiplication, about a
+cycle of the 4-limb kernel's 36). The pointer to r arrives in rdx and waits
+in a stack slot until the last row has read a, when a's register takes it.
 
 Registers: up to 5 limbs, the accumulator t[0..=n+1] fits in registers
 beside the three pointers, m_inv, two temporaries and rdx (13 registers).
@@ -51,10 +55,18 @@ def gen(n):
         if shared:
             emit(f'"mov {{src}}, [rsp + {24 if src == "a" else 32}]",  // the pointer to {src}')
 
+    # The pointer to r arrives in rdx (b[0] takes rdx next) and waits on the
+    # stack until the end, when a's register (free by then) takes it.
+    r_slot = 40 if shared else 24 if stack else 0
+    emit(f'"push rdx",           // the pointer to r, at [rsp + {r_slot}]')
+
+    def load_r():
+        emit(f'"mov {ptr["a"]}, [rsp + {r_slot}]",  // the pointer to r')
+
     if stack:
         if shared:
             emit('"push {t3}",          // the pointer to m, at [rsp + 32]')
-            emit('"push {t2}",          // the pointer to a (and r), at [rsp + 24]')
+            emit('"push {t2}",          // the pointer to a, at [rsp + 24]')
         emit('"push {t1}",          // the pointer to b, at [rsp + 16]')
         emit('"push {t0}",          // m_inv, at [rsp + 8]')
         emit('"push {t0}",          // the overflow slot, at [rsp]')
@@ -121,7 +133,7 @@ def gen(n):
         # No spare registers: keep t in r while the registers take t - m
         # (`mov` leaves the flags alone, so the shared pointer can switch
         # between the borrow chain and the moves that use it).
-        load("a")
+        load_r()
         for j in range(n):
             emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
         load("m")
@@ -129,7 +141,8 @@ def gen(n):
             op = "sub" if j == 0 else "sbb"
             emit(f'"{op} {regs[j]}, [{ptr["m"]} + {8 * j}]",')
         emit(f'"sbb {regs[n]}, 0",  // borrow out: the value was below m')
-        load("a")
+        if shared:
+            load_r()
         for j in range(n):
             emit(f'"cmovc {regs[j]}, [{ptr["a"]} + {8 * j}]",')
     else:
@@ -144,20 +157,20 @@ def gen(n):
         emit(f'"sbb {regs[n]}, 0",  // borrow out: the value was below m')
         for j in range(n):
             emit(f'"cmovnc {regs[j]}, {tmps[j]}",')
+        load_r()
     for j in range(n):
         emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
-    if stack:
-        emit(f'"add rsp, {40 if shared else 24}",')
+    emit(f'"add rsp, {r_slot + 8}",')
 
     body = "\n".join(out)
     if shared:
         ops = [f"{IND}t0 = inout(reg) m_inv => _,", f"{IND}t1 = inout(reg) b.as_ptr() => _,"]
-        ops += [f"{IND}t2 = inout(reg) r.as_mut_ptr() => _,", f"{IND}t3 = inout(reg) m.as_ptr() => _,"]
+        ops += [f"{IND}t2 = inout(reg) a.as_ptr() => _,", f"{IND}t3 = inout(reg) m.as_ptr() => _,"]
         ops += [f"{IND}t{k} = out(reg) _," for k in range(4, named)]
         ops += [f"{IND}src = out(reg) _,"]
         options = "options()"
         safety_stack = (
-            "It pushes five limbs and pops\n    // them before it ends, so the stack pointer is restored."
+            "It pushes six limbs and pops\n    // them before it ends, so the stack pointer is restored."
         )
         b_op = ""
     elif stack:
@@ -165,33 +178,43 @@ def gen(n):
         ops += [f"{IND}t{k} = out(reg) _," for k in range(2, named)]
         options = "options()"
         safety_stack = (
-            "It pushes three limbs and pops\n    // them before it ends, so the stack pointer is restored."
+            "It pushes four limbs and pops\n    // them before it ends, so the stack pointer is restored."
         )
         b_op = ""
     else:
         ops = [f"{IND}m_inv = inout(reg) m_inv => _,"]
         ops += [f"{IND}t{k} = out(reg) _," for k in range(named - 1)]
         ops += [f"{IND}t{named - 1} = inout(reg) 0 as Limb => _,  // t[n+1] starts at zero"]
-        options = "options(nostack)"
-        safety_stack = "It uses no stack."
+        options = "options()"
+        safety_stack = (
+            "It pushes one limb and pops\n    // it before it ends, so the stack pointer is restored."
+        )
         b_op = f"{IND}b = inout(reg) b.as_ptr() => _,\n"
     ops = "\n".join(ops)
-    pointers = "" if shared else f"{IND}a = in(reg) r.as_mut_ptr(),\n{b_op}{IND}m = in(reg) m.as_ptr(),\n"
+    pointers = "" if shared else f"{IND}a = inout(reg) a.as_ptr() => _,\n{b_op}{IND}m = in(reg) m.as_ptr(),\n"
     return f'''
-/// `r = r * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^{64 * n}`.
+/// `r = a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^{64 * n}`.
 #[inline]
-pub(super) fn mont_mul_{n}(_cpu: Adx, r: &mut [Limb; {n}], b: &[Limb; {n}], m: &[Limb; {n}], m_inv: Limb) {{
+pub(super) fn mont_mul_{n}(
+    _cpu: Adx,
+    r: &mut [Limb; {n}],
+    a: &[Limb; {n}],
+    b: &[Limb; {n}],
+    m: &[Limb; {n}],
+    m_inv: Limb,
+) {{
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads r, b and m ({n} limbs each, by their array types) and writes
-    // r; every named register it changes is declared. {safety_stack}
+    // block reads a, b and m ({n} limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only after its last
+    // read of a; every named register it changes is declared. {safety_stack}
     unsafe {{
         asm!(
 {body}
 {pointers}{ops}
 {IND}lo = out(reg) _,
 {IND}hi = out(reg) _,
-{IND}out("rdx") _,
+{IND}inout("rdx") r.as_mut_ptr() => _,
 {IND}{options},
         );
     }}

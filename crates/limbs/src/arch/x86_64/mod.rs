@@ -318,20 +318,20 @@ impl Kernels for Adx {
         m_inv: Limb,
     ) -> bool {
         match a.len() {
-            4 => run_unrolled(r, a, b, m, |r, b, m| {
-                unrolled::mont_mul_4(self, r, b, m, m_inv)
+            4 => run_unrolled(r, a, b, m, |r, a, b, m| {
+                unrolled::mont_mul_4(self, r, a, b, m, m_inv)
             }),
-            6 => run_unrolled(r, a, b, m, |r, b, m| {
-                unrolled::mont_mul_6(self, r, b, m, m_inv)
+            6 => run_unrolled(r, a, b, m, |r, a, b, m| {
+                unrolled::mont_mul_6(self, r, a, b, m, m_inv)
             }),
-            7 => run_unrolled(r, a, b, m, |r, b, m| {
-                unrolled::mont_mul_7(self, r, b, m, m_inv)
+            7 => run_unrolled(r, a, b, m, |r, a, b, m| {
+                unrolled::mont_mul_7(self, r, a, b, m, m_inv)
             }),
-            8 => run_unrolled(r, a, b, m, |r, b, m| {
-                unrolled::mont_mul_8(self, r, b, m, m_inv)
+            8 => run_unrolled(r, a, b, m, |r, a, b, m| {
+                unrolled::mont_mul_8(self, r, a, b, m, m_inv)
             }),
-            9 => run_unrolled(r, a, b, m, |r, b, m| {
-                unrolled::mont_mul_9(self, r, b, m, m_inv)
+            9 => run_unrolled(r, a, b, m, |r, a, b, m| {
+                unrolled::mont_mul_9(self, r, a, b, m, m_inv)
             }),
             _ => false,
         }

@@ -9,15 +9,25 @@ use core::arch::asm;
 use super::Adx;
 use crate::Limb;
 
-/// `r = r * b * 2^-256 mod m` for 4-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^256`.
+/// `r = a * b * 2^-256 mod m` for 4-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^256`.
 #[inline]
-pub(super) fn mont_mul_4(_cpu: Adx, r: &mut [Limb; 4], b: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) {
+pub(super) fn mont_mul_4(
+    _cpu: Adx,
+    r: &mut [Limb; 4],
+    a: &[Limb; 4],
+    b: &[Limb; 4],
+    m: &[Limb; 4],
+    m_inv: Limb,
+) {
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads r, b and m (4 limbs each, by their array types) and writes
-    // r; every named register it changes is declared. It uses no stack.
+    // block reads a, b and m (4 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only after its last
+    // read of a; every named register it changes is declared. It pushes one limb and pops
+    // it before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
+            "push rdx",           // the pointer to r, at [rsp + 0]
             // step 0: t += a * b[0], then t += q * m and shift down a limb
             "mov rdx, [{b} + 0]",
             "mulx {t1}, {t0}, [{a}]",
@@ -175,11 +185,13 @@ pub(super) fn mont_mul_4(_cpu: Adx, r: &mut [Limb; 4], b: &[Limb; 4], m: &[Limb;
             "cmovnc {t5}, {hi}",
             "cmovnc {t0}, {b}",
             "cmovnc {t1}, {m_inv}",
+            "mov {a}, [rsp + 0]",  // the pointer to r
             "mov [{a} + 0], {t4}",
             "mov [{a} + 8], {t5}",
             "mov [{a} + 16], {t0}",
             "mov [{a} + 24], {t1}",
-            a = in(reg) r.as_mut_ptr(),
+            "add rsp, 8",
+            a = inout(reg) a.as_ptr() => _,
             b = inout(reg) b.as_ptr() => _,
             m = in(reg) m.as_ptr(),
             m_inv = inout(reg) m_inv => _,
@@ -191,22 +203,31 @@ pub(super) fn mont_mul_4(_cpu: Adx, r: &mut [Limb; 4], b: &[Limb; 4], m: &[Limb;
             t5 = inout(reg) 0 as Limb => _,  // t[n+1] starts at zero
             lo = out(reg) _,
             hi = out(reg) _,
-            out("rdx") _,
-            options(nostack),
+            inout("rdx") r.as_mut_ptr() => _,
+            options(),
         );
     }
 }
 
-/// `r = r * b * 2^-384 mod m` for 6-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^384`.
+/// `r = a * b * 2^-384 mod m` for 6-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^384`.
 #[inline]
-pub(super) fn mont_mul_6(_cpu: Adx, r: &mut [Limb; 6], b: &[Limb; 6], m: &[Limb; 6], m_inv: Limb) {
+pub(super) fn mont_mul_6(
+    _cpu: Adx,
+    r: &mut [Limb; 6],
+    a: &[Limb; 6],
+    b: &[Limb; 6],
+    m: &[Limb; 6],
+    m_inv: Limb,
+) {
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads r, b and m (6 limbs each, by their array types) and writes
-    // r; every named register it changes is declared. It pushes three limbs and pops
+    // block reads a, b and m (6 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only after its last
+    // read of a; every named register it changes is declared. It pushes four limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
+            "push rdx",           // the pointer to r, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
             "push {t0}",          // m_inv, at [rsp + 8]
             "push {t0}",          // the overflow slot, at [rsp]
@@ -517,6 +538,7 @@ pub(super) fn mont_mul_6(_cpu: Adx, r: &mut [Limb; 6], b: &[Limb; 6], m: &[Limb;
             "adcx {t5}, [rsp]",
             "adox {t5}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
+            "mov {a}, [rsp + 24]",  // the pointer to r
             "mov [{a} + 0], {t6}",
             "mov [{a} + 8], {t0}",
             "mov [{a} + 16], {t1}",
@@ -542,8 +564,8 @@ pub(super) fn mont_mul_6(_cpu: Adx, r: &mut [Limb; 6], b: &[Limb; 6], m: &[Limb;
             "mov [{a} + 24], {t2}",
             "mov [{a} + 32], {t3}",
             "mov [{a} + 40], {t4}",
-            "add rsp, 24",
-            a = in(reg) r.as_mut_ptr(),
+            "add rsp, 32",
+            a = inout(reg) a.as_ptr() => _,
             m = in(reg) m.as_ptr(),
             t0 = inout(reg) m_inv => _,
             t1 = inout(reg) b.as_ptr() => _,
@@ -554,22 +576,31 @@ pub(super) fn mont_mul_6(_cpu: Adx, r: &mut [Limb; 6], b: &[Limb; 6], m: &[Limb;
             t6 = out(reg) _,
             lo = out(reg) _,
             hi = out(reg) _,
-            out("rdx") _,
+            inout("rdx") r.as_mut_ptr() => _,
             options(),
         );
     }
 }
 
-/// `r = r * b * 2^-448 mod m` for 7-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^448`.
+/// `r = a * b * 2^-448 mod m` for 7-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^448`.
 #[inline]
-pub(super) fn mont_mul_7(_cpu: Adx, r: &mut [Limb; 7], b: &[Limb; 7], m: &[Limb; 7], m_inv: Limb) {
+pub(super) fn mont_mul_7(
+    _cpu: Adx,
+    r: &mut [Limb; 7],
+    a: &[Limb; 7],
+    b: &[Limb; 7],
+    m: &[Limb; 7],
+    m_inv: Limb,
+) {
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads r, b and m (7 limbs each, by their array types) and writes
-    // r; every named register it changes is declared. It pushes three limbs and pops
+    // block reads a, b and m (7 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only after its last
+    // read of a; every named register it changes is declared. It pushes four limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
+            "push rdx",           // the pointer to r, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
             "push {t0}",          // m_inv, at [rsp + 8]
             "push {t0}",          // the overflow slot, at [rsp]
@@ -974,6 +1005,7 @@ pub(super) fn mont_mul_7(_cpu: Adx, r: &mut [Limb; 7], b: &[Limb; 7], m: &[Limb;
             "adcx {t6}, [rsp]",
             "adox {t6}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
+            "mov {a}, [rsp + 24]",  // the pointer to r
             "mov [{a} + 0], {t7}",
             "mov [{a} + 8], {t0}",
             "mov [{a} + 16], {t1}",
@@ -1003,8 +1035,8 @@ pub(super) fn mont_mul_7(_cpu: Adx, r: &mut [Limb; 7], b: &[Limb; 7], m: &[Limb;
             "mov [{a} + 32], {t3}",
             "mov [{a} + 40], {t4}",
             "mov [{a} + 48], {t5}",
-            "add rsp, 24",
-            a = in(reg) r.as_mut_ptr(),
+            "add rsp, 32",
+            a = inout(reg) a.as_ptr() => _,
             m = in(reg) m.as_ptr(),
             t0 = inout(reg) m_inv => _,
             t1 = inout(reg) b.as_ptr() => _,
@@ -1016,22 +1048,31 @@ pub(super) fn mont_mul_7(_cpu: Adx, r: &mut [Limb; 7], b: &[Limb; 7], m: &[Limb;
             t7 = out(reg) _,
             lo = out(reg) _,
             hi = out(reg) _,
-            out("rdx") _,
+            inout("rdx") r.as_mut_ptr() => _,
             options(),
         );
     }
 }
 
-/// `r = r * b * 2^-512 mod m` for 8-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^512`.
+/// `r = a * b * 2^-512 mod m` for 8-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^512`.
 #[inline]
-pub(super) fn mont_mul_8(_cpu: Adx, r: &mut [Limb; 8], b: &[Limb; 8], m: &[Limb; 8], m_inv: Limb) {
+pub(super) fn mont_mul_8(
+    _cpu: Adx,
+    r: &mut [Limb; 8],
+    a: &[Limb; 8],
+    b: &[Limb; 8],
+    m: &[Limb; 8],
+    m_inv: Limb,
+) {
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads r, b and m (8 limbs each, by their array types) and writes
-    // r; every named register it changes is declared. It pushes three limbs and pops
+    // block reads a, b and m (8 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only after its last
+    // read of a; every named register it changes is declared. It pushes four limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
+            "push rdx",           // the pointer to r, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
             "push {t0}",          // m_inv, at [rsp + 8]
             "push {t0}",          // the overflow slot, at [rsp]
@@ -1542,6 +1583,7 @@ pub(super) fn mont_mul_8(_cpu: Adx, r: &mut [Limb; 8], b: &[Limb; 8], m: &[Limb;
             "adcx {t7}, [rsp]",
             "adox {t7}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
+            "mov {a}, [rsp + 24]",  // the pointer to r
             "mov [{a} + 0], {t8}",
             "mov [{a} + 8], {t0}",
             "mov [{a} + 16], {t1}",
@@ -1575,8 +1617,8 @@ pub(super) fn mont_mul_8(_cpu: Adx, r: &mut [Limb; 8], b: &[Limb; 8], m: &[Limb;
             "mov [{a} + 40], {t4}",
             "mov [{a} + 48], {t5}",
             "mov [{a} + 56], {t6}",
-            "add rsp, 24",
-            a = in(reg) r.as_mut_ptr(),
+            "add rsp, 32",
+            a = inout(reg) a.as_ptr() => _,
             m = in(reg) m.as_ptr(),
             t0 = inout(reg) m_inv => _,
             t1 = inout(reg) b.as_ptr() => _,
@@ -1589,24 +1631,33 @@ pub(super) fn mont_mul_8(_cpu: Adx, r: &mut [Limb; 8], b: &[Limb; 8], m: &[Limb;
             t8 = out(reg) _,
             lo = out(reg) _,
             hi = out(reg) _,
-            out("rdx") _,
+            inout("rdx") r.as_mut_ptr() => _,
             options(),
         );
     }
 }
 
-/// `r = r * b * 2^-576 mod m` for 9-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^576`.
+/// `r = a * b * 2^-576 mod m` for 9-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^576`.
 #[inline]
-pub(super) fn mont_mul_9(_cpu: Adx, r: &mut [Limb; 9], b: &[Limb; 9], m: &[Limb; 9], m_inv: Limb) {
+pub(super) fn mont_mul_9(
+    _cpu: Adx,
+    r: &mut [Limb; 9],
+    a: &[Limb; 9],
+    b: &[Limb; 9],
+    m: &[Limb; 9],
+    m_inv: Limb,
+) {
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads r, b and m (9 limbs each, by their array types) and writes
-    // r; every named register it changes is declared. It pushes five limbs and pops
+    // block reads a, b and m (9 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only after its last
+    // read of a; every named register it changes is declared. It pushes six limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
+            "push rdx",           // the pointer to r, at [rsp + 40]
             "push {t3}",          // the pointer to m, at [rsp + 32]
-            "push {t2}",          // the pointer to a (and r), at [rsp + 24]
+            "push {t2}",          // the pointer to a, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
             "push {t0}",          // m_inv, at [rsp + 8]
             "push {t0}",          // the overflow slot, at [rsp]
@@ -2253,7 +2304,7 @@ pub(super) fn mont_mul_9(_cpu: Adx, r: &mut [Limb; 9], b: &[Limb; 9], m: &[Limb;
             "adcx {t8}, [rsp]",
             "adox {t8}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
-            "mov {src}, [rsp + 24]",  // the pointer to a
+            "mov {src}, [rsp + 40]",  // the pointer to r
             "mov [{src} + 0], {t9}",
             "mov [{src} + 8], {t0}",
             "mov [{src} + 16], {t1}",
@@ -2274,7 +2325,7 @@ pub(super) fn mont_mul_9(_cpu: Adx, r: &mut [Limb; 9], b: &[Limb; 9], m: &[Limb;
             "sbb {t6}, [{src} + 56]",
             "sbb {t7}, [{src} + 64]",
             "sbb {t8}, 0",  // borrow out: the value was below m
-            "mov {src}, [rsp + 24]",  // the pointer to a
+            "mov {src}, [rsp + 40]",  // the pointer to r
             "cmovc {t9}, [{src} + 0]",
             "cmovc {t0}, [{src} + 8]",
             "cmovc {t1}, [{src} + 16]",
@@ -2293,10 +2344,10 @@ pub(super) fn mont_mul_9(_cpu: Adx, r: &mut [Limb; 9], b: &[Limb; 9], m: &[Limb;
             "mov [{src} + 48], {t5}",
             "mov [{src} + 56], {t6}",
             "mov [{src} + 64], {t7}",
-            "add rsp, 40",
+            "add rsp, 48",
             t0 = inout(reg) m_inv => _,
             t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
+            t2 = inout(reg) a.as_ptr() => _,
             t3 = inout(reg) m.as_ptr() => _,
             t4 = out(reg) _,
             t5 = out(reg) _,
@@ -2307,7 +2358,7 @@ pub(super) fn mont_mul_9(_cpu: Adx, r: &mut [Limb; 9], b: &[Limb; 9], m: &[Limb;
             src = out(reg) _,
             lo = out(reg) _,
             hi = out(reg) _,
-            out("rdx") _,
+            inout("rdx") r.as_mut_ptr() => _,
             options(),
         );
     }
