@@ -81,8 +81,8 @@ def gen(n, kind):
                 emit(f'"mulx {{hi}}, {{lo}}, [{{a}} + {8 * j}]",')
                 emit(f'"adcx {regs[j]}, {{lo}}",')
                 emit(f'"adox {regs[j + 1]}, {{hi}}",')
-            emit('"mov {lo:e}, 0",      // a zero that leaves the flags alone')
-            emit(f'"adcx {regs[n]}, {{lo}}",')
+            # The row's OF chain has ended: adc may clobber OF.
+            emit(f'"adc {regs[n]}, 0",')
         store_low(i, regs[0])
         regs = regs[1:] + regs[:1]
     # regs[0..n] = t[n..2n]; regs[n] is free.

@@ -56,8 +56,7 @@ pub(crate) fn mul_wide_4(
             "mulx {hi}, {lo}, [{a} + 24]",
             "adcx {t4}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov [{r} + 8], {t1}",
             // row 2: t[2..=6] += a * b[2]
             "mov rdx, [{b} + 16]",
@@ -74,8 +73,7 @@ pub(crate) fn mul_wide_4(
             "mulx {hi}, {lo}, [{a} + 24]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov [{r} + 16], {t2}",
             // row 3: t[3..=7] += a * b[3]
             "mov rdx, [{b} + 24]",
@@ -92,8 +90,7 @@ pub(crate) fn mul_wide_4(
             "mulx {hi}, {lo}, [{a} + 24]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov [{r} + 24], {t3}",
             "mov [{b} + 0], {t4}",
             "mov [{b} + 8], {t0}",
@@ -150,8 +147,7 @@ pub(crate) fn pm_mul_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4
             "mulx {hi}, {lo}, [{a} + 24]",
             "adcx {t4}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov [{r} + 8], {t1}",
             // row 2: t[2..=6] += a * b[2]
             "mov rdx, [{b} + 16]",
@@ -168,8 +164,7 @@ pub(crate) fn pm_mul_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4
             "mulx {hi}, {lo}, [{a} + 24]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov [{r} + 16], {t2}",
             // row 3: t[3..=7] += a * b[3]
             "mov rdx, [{b} + 24]",
@@ -186,8 +181,7 @@ pub(crate) fn pm_mul_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4
             "mulx {hi}, {lo}, [{a} + 24]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov [{r} + 24], {t3}",
             // fold: r = t[0..n] + c * t[n..2n], with its overflow limb
             "mov rdx, {c}",
@@ -299,8 +293,7 @@ pub(crate) fn mul_wide_6(
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t6}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov [{r} + 8], {t1}",
             // row 2: t[2..=8] += a * b[2]
             "mov rdx, [{b} + 16]",
@@ -323,8 +316,7 @@ pub(crate) fn mul_wide_6(
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov [{r} + 16], {t2}",
             // row 3: t[3..=9] += a * b[3]
             "mov rdx, [{b} + 24]",
@@ -347,8 +339,7 @@ pub(crate) fn mul_wide_6(
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov [{r} + 24], {t3}",
             // row 4: t[4..=10] += a * b[4]
             "mov rdx, [{b} + 32]",
@@ -371,8 +362,7 @@ pub(crate) fn mul_wide_6(
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov [{r} + 32], {t4}",
             // row 5: t[5..=11] += a * b[5]
             "mov rdx, [{b} + 40]",
@@ -395,8 +385,7 @@ pub(crate) fn mul_wide_6(
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov [{r} + 40], {t5}",
             "mov [{b} + 0], {t6}",
             "mov [{b} + 8], {t0}",
@@ -467,8 +456,7 @@ pub(crate) fn pm_mul_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t6}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov [{r} + 8], {t1}",
             // row 2: t[2..=8] += a * b[2]
             "mov rdx, [{b} + 16]",
@@ -491,8 +479,7 @@ pub(crate) fn pm_mul_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov [{r} + 16], {t2}",
             // row 3: t[3..=9] += a * b[3]
             "mov rdx, [{b} + 24]",
@@ -515,8 +502,7 @@ pub(crate) fn pm_mul_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov [{r} + 24], {t3}",
             // row 4: t[4..=10] += a * b[4]
             "mov rdx, [{b} + 32]",
@@ -539,8 +525,7 @@ pub(crate) fn pm_mul_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov [{r} + 32], {t4}",
             // row 5: t[5..=11] += a * b[5]
             "mov rdx, [{b} + 40]",
@@ -563,8 +548,7 @@ pub(crate) fn pm_mul_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6
             "mulx {hi}, {lo}, [{a} + 40]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov [{r} + 40], {t5}",
             // fold: r = t[0..n] + c * t[n..2n], with its overflow limb
             "mov rdx, {c}",
@@ -702,8 +686,7 @@ pub(crate) fn mul_wide_7(
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t7}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 8], {t1}",
             // row 2: t[2..=9] += a * b[2]
@@ -731,8 +714,7 @@ pub(crate) fn mul_wide_7(
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 16], {t2}",
             // row 3: t[3..=10] += a * b[3]
@@ -760,8 +742,7 @@ pub(crate) fn mul_wide_7(
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 24], {t3}",
             // row 4: t[4..=11] += a * b[4]
@@ -789,8 +770,7 @@ pub(crate) fn mul_wide_7(
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 32], {t4}",
             // row 5: t[5..=12] += a * b[5]
@@ -818,8 +798,7 @@ pub(crate) fn mul_wide_7(
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 40], {t5}",
             // row 6: t[6..=13] += a * b[6]
@@ -847,8 +826,7 @@ pub(crate) fn mul_wide_7(
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t4}, {lo}",
             "adox {t5}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t5}, {lo}",
+            "adc {t5}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 48], {t6}",
             "mov rdx, [rsp + 8]",
@@ -934,8 +912,7 @@ pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t7}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 8], {t1}",
             // row 2: t[2..=9] += a * b[2]
@@ -963,8 +940,7 @@ pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 16], {t2}",
             // row 3: t[3..=10] += a * b[3]
@@ -992,8 +968,7 @@ pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 24], {t3}",
             // row 4: t[4..=11] += a * b[4]
@@ -1021,8 +996,7 @@ pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 32], {t4}",
             // row 5: t[5..=12] += a * b[5]
@@ -1050,8 +1024,7 @@ pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 40], {t5}",
             // row 6: t[6..=13] += a * b[6]
@@ -1079,8 +1052,7 @@ pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7
             "mulx {hi}, {lo}, [{a} + 48]",
             "adcx {t4}, {lo}",
             "adox {t5}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t5}, {lo}",
+            "adc {t5}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 48], {t6}",
             // fold: r = t[0..n] + c * t[n..2n], with its overflow limb
@@ -1230,8 +1202,7 @@ pub(crate) fn mul_wide_8(
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t8}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 8], {t1}",
             // row 2: t[2..=10] += a * b[2]
@@ -1262,8 +1233,7 @@ pub(crate) fn mul_wide_8(
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 16], {t2}",
             // row 3: t[3..=11] += a * b[3]
@@ -1294,8 +1264,7 @@ pub(crate) fn mul_wide_8(
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 24], {t3}",
             // row 4: t[4..=12] += a * b[4]
@@ -1326,8 +1295,7 @@ pub(crate) fn mul_wide_8(
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 32], {t4}",
             // row 5: t[5..=13] += a * b[5]
@@ -1358,8 +1326,7 @@ pub(crate) fn mul_wide_8(
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 40], {t5}",
             // row 6: t[6..=14] += a * b[6]
@@ -1390,8 +1357,7 @@ pub(crate) fn mul_wide_8(
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t4}, {lo}",
             "adox {t5}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t5}, {lo}",
+            "adc {t5}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 48], {t6}",
             // row 7: t[7..=15] += a * b[7]
@@ -1422,8 +1388,7 @@ pub(crate) fn mul_wide_8(
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t5}, {lo}",
             "adox {t6}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t6}, {lo}",
+            "adc {t6}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 56], {t7}",
             "mov rdx, [rsp + 8]",
@@ -1516,8 +1481,7 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t8}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 8], {t1}",
             // row 2: t[2..=10] += a * b[2]
@@ -1548,8 +1512,7 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 16], {t2}",
             // row 3: t[3..=11] += a * b[3]
@@ -1580,8 +1543,7 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 24], {t3}",
             // row 4: t[4..=12] += a * b[4]
@@ -1612,8 +1574,7 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 32], {t4}",
             // row 5: t[5..=13] += a * b[5]
@@ -1644,8 +1605,7 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 40], {t5}",
             // row 6: t[6..=14] += a * b[6]
@@ -1676,8 +1636,7 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t4}, {lo}",
             "adox {t5}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t5}, {lo}",
+            "adc {t5}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 48], {t6}",
             // row 7: t[7..=15] += a * b[7]
@@ -1708,8 +1667,7 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "mulx {hi}, {lo}, [{a} + 56]",
             "adcx {t5}, {lo}",
             "adox {t6}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t6}, {lo}",
+            "adc {t6}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 56], {t7}",
             // fold: r = t[0..n] + c * t[n..2n], with its overflow limb
@@ -1871,8 +1829,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t9}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 8], {t1}",
             // row 2: t[2..=11] += a * b[2]
@@ -1906,8 +1863,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 16], {t2}",
             // row 3: t[3..=12] += a * b[3]
@@ -1941,8 +1897,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 24], {t3}",
             // row 4: t[4..=13] += a * b[4]
@@ -1976,8 +1931,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 32], {t4}",
             // row 5: t[5..=14] += a * b[5]
@@ -2011,8 +1965,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 40], {t5}",
             // row 6: t[6..=15] += a * b[6]
@@ -2046,8 +1999,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t4}, {lo}",
             "adox {t5}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t5}, {lo}",
+            "adc {t5}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 48], {t6}",
             // row 7: t[7..=16] += a * b[7]
@@ -2081,8 +2033,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t5}, {lo}",
             "adox {t6}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t6}, {lo}",
+            "adc {t6}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 56], {t7}",
             // row 8: t[8..=17] += a * b[8]
@@ -2116,8 +2067,7 @@ pub(crate) fn mul_wide_9(
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t6}, {lo}",
             "adox {t7}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t7}, {lo}",
+            "adc {t7}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 64], {t8}",
             "mov rdx, [rsp + 8]",
@@ -2217,8 +2167,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t9}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 8], {t1}",
             // row 2: t[2..=11] += a * b[2]
@@ -2252,8 +2201,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 16], {t2}",
             // row 3: t[3..=12] += a * b[3]
@@ -2287,8 +2235,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 24], {t3}",
             // row 4: t[4..=13] += a * b[4]
@@ -2322,8 +2269,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 32], {t4}",
             // row 5: t[5..=14] += a * b[5]
@@ -2357,8 +2303,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 40], {t5}",
             // row 6: t[6..=15] += a * b[6]
@@ -2392,8 +2337,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t4}, {lo}",
             "adox {t5}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t5}, {lo}",
+            "adc {t5}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 48], {t6}",
             // row 7: t[7..=16] += a * b[7]
@@ -2427,8 +2371,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t5}, {lo}",
             "adox {t6}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t6}, {lo}",
+            "adc {t6}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 56], {t7}",
             // row 8: t[8..=17] += a * b[8]
@@ -2462,8 +2405,7 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t6}, {lo}",
             "adox {t7}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t7}, {lo}",
+            "adc {t7}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 64], {t8}",
             // fold: r = t[0..n] + c * t[n..2n], with its overflow limb
@@ -2621,8 +2563,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t9}, {lo}",
             "adox {t0}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t0}, {lo}",
+            "adc {t0}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 8], {t1}",
             // row 2: t[2..=11] += a * b[2]
@@ -2656,8 +2597,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t0}, {lo}",
             "adox {t1}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t1}, {lo}",
+            "adc {t1}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 16], {t2}",
             // row 3: t[3..=12] += a * b[3]
@@ -2691,8 +2631,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t1}, {lo}",
             "adox {t2}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t2}, {lo}",
+            "adc {t2}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 24], {t3}",
             // row 4: t[4..=13] += a * b[4]
@@ -2726,8 +2665,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t2}, {lo}",
             "adox {t3}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t3}, {lo}",
+            "adc {t3}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 32], {t4}",
             // row 5: t[5..=14] += a * b[5]
@@ -2761,8 +2699,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t3}, {lo}",
             "adox {t4}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t4}, {lo}",
+            "adc {t4}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 40], {t5}",
             // row 6: t[6..=15] += a * b[6]
@@ -2796,8 +2733,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t4}, {lo}",
             "adox {t5}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t5}, {lo}",
+            "adc {t5}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 48], {t6}",
             // row 7: t[7..=16] += a * b[7]
@@ -2831,8 +2767,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t5}, {lo}",
             "adox {t6}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t6}, {lo}",
+            "adc {t6}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 56], {t7}",
             // row 8: t[8..=17] += a * b[8]
@@ -2866,8 +2801,7 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "mulx {hi}, {lo}, [{a} + 64]",
             "adcx {t6}, {lo}",
             "adox {t7}, {hi}",
-            "mov {lo:e}, 0",      // a zero that leaves the flags alone
-            "adcx {t7}, {lo}",
+            "adc {t7}, 0",
             "mov rdx, [rsp + 16]",
             "mov [rdx + 64], {t8}",
             // t = A + 2^521 B + 2^1042 H: H first, from t[16..18]
