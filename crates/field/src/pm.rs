@@ -197,8 +197,10 @@ impl<const N: usize, const K: u32, const C: u64> Backend for PseudoMersenne<N, K
     #[inline]
     fn square(a: &[Limb; N]) -> [Limb; N] {
         if Self::IS_P521
-            && let Some(r) = Self::p521_mul(a, a)
+            && let Ok(a9) = <&[Limb; 9]>::try_from(&a[..])
         {
+            let mut r = [0; N];
+            r.copy_from_slice(&fixed::p521_sqr(a9));
             return r;
         }
         fixed::pm_sqr(a, Self::FOLD)

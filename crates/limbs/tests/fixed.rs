@@ -122,29 +122,29 @@ proptest! {
     }
 }
 
-/// `p521_mul` against num-bigint modulo `2^521 − 1`, on every backend; the
-/// assembly's bound (below `2^523`) too.
+/// `p521_mul` and `p521_sqr` against num-bigint modulo `2^521 − 1`, on
+/// every backend; the assembly's bound (below `2^523`) too.
 fn check_p521(a: &[u64; 9], b: &[u64; 9]) {
     let p = (BigUint::one() << 521u32) - 1u32;
-    let want = big(a) * big(b) % &p;
-    let r = Portable.p521_mul(a, b);
-    assert_eq!(big(&r) % &p, want, "p521_mul portable");
+    let (want, want_sqr) = (big(a) * big(b) % &p, big(a) * big(a) % &p);
+    let check = |mul: [u64; 9], sqr: [u64; 9], what: &str| {
+        assert_eq!(big(&mul) % &p, want, "p521_mul {what}");
+        assert_eq!(big(&sqr) % &p, want_sqr, "p521_sqr {what}");
+    };
+    check(Portable.p521_mul(a, b), Portable.p521_sqr(a), "portable");
     #[cfg(target_arch = "x86_64")]
     if let Some(adx) = numcrypt_limbs::kernels::Adx::detect() {
-        let r = adx.p521_mul(a, b);
-        assert_eq!(big(&r) % &p, want, "p521_mul asm");
-        assert!(big(&r) < BigUint::one() << 523u32, "p521_mul asm bound");
+        let (mul, sqr) = (adx.p521_mul(a, b), adx.p521_sqr(a));
+        check(mul, sqr, "asm");
+        let bound = BigUint::one() << 523u32;
+        assert!(big(&mul) < bound && big(&sqr) < bound, "p521 asm bound");
     }
     #[cfg(target_arch = "aarch64")]
     {
-        let r = numcrypt_limbs::kernels::Aarch64::new().p521_mul(a, b);
-        assert_eq!(big(&r) % &p, want, "p521_mul aarch64");
+        let k = numcrypt_limbs::kernels::Aarch64::new();
+        check(k.p521_mul(a, b), k.p521_sqr(a), "aarch64");
     }
-    assert_eq!(
-        big(&fixed::p521_mul(a, b)) % &p,
-        want,
-        "p521_mul dispatched"
-    );
+    check(fixed::p521_mul(a, b), fixed::p521_sqr(a), "dispatched");
 }
 
 proptest! {
