@@ -9,6 +9,14 @@ as markdown from criterion's output in target/criterion, after
    divided by a special prime's multiplication of the same size, beside
    the 1.8-3.1 estimates it is compared with.
 
+Each entry is measured twice, in wall time and in rdtsc cycles, by separate
+criterion runs. On a shared machine whose clock drifts between states (the
+one here runs some seconds about a third slower now and then), one of the
+two can land in the slow state: an entry whose cycles per nanosecond stray
+more than 15 % from the median of all entries is marked with a dagger, and
+its ratio is not to be quoted; rerun it, e.g.
+`cargo bench --bench field -- 'field_mul_cycles/m521/'`.
+
 Usage: python3 benches/summarize_field.py [target/criterion]
 """
 import json
@@ -66,11 +74,31 @@ def peers(group, prime):
     return [p for p in order if p in found] + sorted(p for p in found if p not in order)
 
 
+def clock_ghz():
+    """The median rdtsc cycles per nanosecond over every entry measured
+    both ways: the machine's steady state."""
+    rates = []
+    for op in ("mul", "sqr"):
+        for key, _ in PRIMES:
+            for p in peers(f"field_{op}_cycles", key):
+                c, t = median(f"field_{op}_cycles", key, p), median(f"field_{op}", key, p)
+                if c and t:
+                    rates.append(c / t)
+    rates.sort()
+    return rates[len(rates) // 2] if rates else None
+
+
+def mark(c, t, ghz):
+    """A dagger when cycles and time disagree (see the module doc)."""
+    # Below 5 ns the two harnesses' fixed costs differ too much to compare.
+    return "†" if c and t and t >= 5 and ghz and abs(c / t / ghz - 1) > 0.15 else ""
+
+
 def fmt_time(ns):
     return f"{ns:.1f} ns" if ns < 1e3 else f"{ns / 1e3:.2f} µs"
 
 
-def table(op):
+def table(op, ghz):
     group = f"field_{op}"
     print(f"### `{group}`: cycles (time), and numcrypt ÷ peer by cycles\n")
     print("| prime | numcrypt | other peers |")
@@ -90,9 +118,12 @@ def table(op):
                 continue
             ratio = f"{nc / c:.2f}" if nc else "–"
             when = f" ({fmt_time(t)})" if t else ""
-            cells.append(f"{p} {c:,.0f}{when}: **{ratio}**")
-        head = (f"{nc:,.0f}" if nc else "–") + (f" ({fmt_time(nt)})" if nt else "")
+            cells.append(f"{p} {c:,.0f}{mark(c, t, ghz)}{when}: **{ratio}**")
+        head = (f"{nc:,.0f}{mark(nc, nt, ghz)}" if nc else "–") + (f" ({fmt_time(nt)})" if nt else "")
         print(f"| {label} | {head} | " + "; ".join(cells) + " |")
+    if ghz:
+        print(f"\n† cycles and time disagree by more than 15 % (the steady state is {ghz:.2f} "
+              "cycles per ns): one of the two ran in a slow clock state; rerun that entry.")
     print()
 
 
@@ -112,8 +143,9 @@ def efficiency():
 
 
 def main():
-    table("mul")
-    table("sqr")
+    ghz = clock_ghz()
+    table("mul", ghz)
+    table("sqr", ghz)
     efficiency()
 
 

@@ -176,13 +176,35 @@ mod adx {
     use crate::arch::x86_64::{Adx, field};
     use crate::kernels::Kernels;
 
-    /// Runs `$body` with `$a`, `$b` … rebound as arrays of the literal size
-    /// `$n` when `N == $n` (a check the compiler folds away).
-    macro_rules! at_size {
-        ($n:literal, [$($x:ident),*], $body:expr) => {
+    /// Returns `$f($cpu, r, $a, …, c)` as an `N`-limb array, with `$a`, …
+    /// rebound as arrays of the literal size `$n`, when `N == $n` (a check
+    /// the compiler folds away); `$f_c32` instead when `c < 2^32` (`c` is the
+    /// modulus' constant, public, and a constant where the field calls in).
+    macro_rules! pm_at_size {
+        ($n:literal, $cpu:ident, [$($x:ident),*], $c:ident, $f:path, $f_c32:path) => {
             if let ($(Ok($x),)*) = ($(<&[Limb; $n]>::try_from($x.as_slice()),)*) {
+                let mut r = [0; $n];
+                if $c < 1 << 32 {
+                    $f_c32($cpu, &mut r, $($x,)* $c);
+                } else {
+                    $f($cpu, &mut r, $($x,)* $c);
+                }
                 #[allow(clippy::useless_conversion)]
-                return <[Limb; N]>::try_from($body.as_slice()).expect("N == size");
+                return <[Limb; N]>::try_from(r.as_slice()).expect("N == size");
+            }
+        };
+    }
+
+    /// Returns `$f($cpu, lo, hi, $a, …)`'s halves as `N`-limb arrays, with
+    /// `$a`, … rebound as arrays of the literal size `$n`, when `N == $n`.
+    macro_rules! wide_at_size {
+        ($n:literal, $cpu:ident, [$($x:ident),*], $f:path) => {
+            if let ($(Ok($x),)*) = ($(<&[Limb; $n]>::try_from($x.as_slice()),)*) {
+                let (mut lo, mut hi) = ([0; N], [0; N]);
+                let lo_n: &mut [Limb; $n] = (&mut lo[..]).try_into().expect("N == size");
+                let hi_n: &mut [Limb; $n] = (&mut hi[..]).try_into().expect("N == size");
+                $f($cpu, lo_n, hi_n, $($x),*);
+                return (lo, hi);
             }
         };
     }
@@ -190,28 +212,14 @@ mod adx {
     impl FieldKernels for Adx {
         #[inline]
         fn mul_wide<const N: usize>(self, a: &[Limb; N], b: &[Limb; N]) -> ([Limb; N], [Limb; N]) {
-            macro_rules! wide {
-                ($n:literal, $f:path) => {
-                    if let (Ok(a), Ok(b)) = (
-                        <&[Limb; $n]>::try_from(a.as_slice()),
-                        <&[Limb; $n]>::try_from(b.as_slice()),
-                    ) {
-                        let (mut lo, mut hi) = ([0; N], [0; N]);
-                        let lo_n: &mut [Limb; $n] = (&mut lo[..]).try_into().expect("N == size");
-                        let hi_n: &mut [Limb; $n] = (&mut hi[..]).try_into().expect("N == size");
-                        $f(self, lo_n, hi_n, a, b);
-                        return (lo, hi);
-                    }
-                };
-            }
             if N <= super::SMALL {
                 return super::mul_wide_small(a, b);
             }
-            wide!(4, field::mul_wide_4);
-            wide!(6, field::mul_wide_6);
-            wide!(7, field::mul_wide_7);
-            wide!(8, field::mul_wide_8);
-            wide!(9, field::mul_wide_9);
+            wide_at_size!(4, self, [a, b], field::mul_wide_4);
+            wide_at_size!(6, self, [a, b], field::mul_wide_6);
+            wide_at_size!(7, self, [a, b], field::mul_wide_7);
+            wide_at_size!(8, self, [a, b], field::mul_wide_8);
+            wide_at_size!(9, self, [a, b], field::mul_wide_9);
             let mut t = [[0; N]; 2];
             self.mul(t.as_flattened_mut(), a, b);
             (t[0], t[1])
@@ -219,22 +227,11 @@ mod adx {
 
         #[inline]
         fn sqr_wide<const N: usize>(self, a: &[Limb; N]) -> ([Limb; N], [Limb; N]) {
-            macro_rules! wide {
-                ($n:literal, $f:path) => {
-                    if let Ok(a) = <&[Limb; $n]>::try_from(a.as_slice()) {
-                        let (mut lo, mut hi) = ([0; N], [0; N]);
-                        let lo_n: &mut [Limb; $n] = (&mut lo[..]).try_into().expect("N == size");
-                        let hi_n: &mut [Limb; $n] = (&mut hi[..]).try_into().expect("N == size");
-                        $f(self, lo_n, hi_n, a);
-                        return (lo, hi);
-                    }
-                };
-            }
-            wide!(4, field::sqr_wide_4);
-            wide!(6, field::sqr_wide_6);
-            wide!(7, field::sqr_wide_7);
-            wide!(8, field::sqr_wide_8);
-            wide!(9, field::sqr_wide_9);
+            wide_at_size!(4, self, [a], field::sqr_wide_4);
+            wide_at_size!(6, self, [a], field::sqr_wide_6);
+            wide_at_size!(7, self, [a], field::sqr_wide_7);
+            wide_at_size!(8, self, [a], field::sqr_wide_8);
+            wide_at_size!(9, self, [a], field::sqr_wide_9);
             if N <= super::SMALL {
                 return super::mul_wide_small(a, a);
             }
@@ -246,31 +243,11 @@ mod adx {
         #[inline]
         fn pm_mul<const N: usize>(self, a: &[Limb; N], b: &[Limb; N], c: Limb) -> [Limb; N] {
             assert!(c < super::PM_MAX_C);
-            at_size!(4, [a, b], {
-                let mut r = [0; 4];
-                field::pm_mul_4(self, &mut r, a, b, c);
-                r
-            });
-            at_size!(6, [a, b], {
-                let mut r = [0; 6];
-                field::pm_mul_6(self, &mut r, a, b, c);
-                r
-            });
-            at_size!(7, [a, b], {
-                let mut r = [0; 7];
-                field::pm_mul_7(self, &mut r, a, b, c);
-                r
-            });
-            at_size!(8, [a, b], {
-                let mut r = [0; 8];
-                field::pm_mul_8(self, &mut r, a, b, c);
-                r
-            });
-            at_size!(9, [a, b], {
-                let mut r = [0; 9];
-                field::pm_mul_9(self, &mut r, a, b, c);
-                r
-            });
+            pm_at_size!(4, self, [a, b], c, field::pm_mul_4, field::pm_mul_4_c32);
+            pm_at_size!(6, self, [a, b], c, field::pm_mul_6, field::pm_mul_6_c32);
+            pm_at_size!(7, self, [a, b], c, field::pm_mul_7, field::pm_mul_7_c32);
+            pm_at_size!(8, self, [a, b], c, field::pm_mul_8, field::pm_mul_8_c32);
+            pm_at_size!(9, self, [a, b], c, field::pm_mul_9, field::pm_mul_9_c32);
             let (lo, hi) = self.mul_wide(a, b);
             pm_fold(self, lo, &hi, c)
         }
@@ -278,31 +255,11 @@ mod adx {
         #[inline]
         fn pm_sqr<const N: usize>(self, a: &[Limb; N], c: Limb) -> [Limb; N] {
             assert!(c < super::PM_MAX_C);
-            at_size!(4, [a], {
-                let mut r = [0; 4];
-                field::pm_sqr_4(self, &mut r, a, c);
-                r
-            });
-            at_size!(6, [a], {
-                let mut r = [0; 6];
-                field::pm_sqr_6(self, &mut r, a, c);
-                r
-            });
-            at_size!(7, [a], {
-                let mut r = [0; 7];
-                field::pm_sqr_7(self, &mut r, a, c);
-                r
-            });
-            at_size!(8, [a], {
-                let mut r = [0; 8];
-                field::pm_sqr_8(self, &mut r, a, c);
-                r
-            });
-            at_size!(9, [a], {
-                let mut r = [0; 9];
-                field::pm_sqr_9(self, &mut r, a, c);
-                r
-            });
+            pm_at_size!(4, self, [a], c, field::pm_sqr_4, field::pm_sqr_4_c32);
+            pm_at_size!(6, self, [a], c, field::pm_sqr_6, field::pm_sqr_6_c32);
+            pm_at_size!(7, self, [a], c, field::pm_sqr_7, field::pm_sqr_7_c32);
+            pm_at_size!(8, self, [a], c, field::pm_sqr_8, field::pm_sqr_8_c32);
+            pm_at_size!(9, self, [a], c, field::pm_sqr_9, field::pm_sqr_9_c32);
             let (lo, hi) = self.sqr_wide(a);
             pm_fold(self, lo, &hi, c)
         }

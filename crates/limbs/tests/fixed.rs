@@ -106,8 +106,16 @@ proptest! {
 
     #[test]
     fn fixed_kernels(raw in prop::collection::vec(any::<u64>(), 40), sa in any::<u8>(), sb in any::<u8>(), c in any::<u64>(), sc in any::<u8>(), sm in any::<u8>()) {
-        // c at its extremes (1, the largest allowed) as well as random.
-        let c = match sc % 4 { 0 => 1, 1 => PM_MAX_C - 1, 2 => (c % 1024) | 1, _ => c };
+        // c at its extremes (1, the largest allowed, either side of 2^32,
+        // where the kernels switch tails) as well as random.
+        let c = match sc % 6 {
+            0 => 1,
+            1 => PM_MAX_C - 1,
+            2 => (c % 1024) | 1,
+            3 => (1 << 32) - 1,
+            4 => 1 << 32,
+            _ => c,
+        };
         check::<2>(&raw, sa, sb, c, sm);
         check::<3>(&raw, sa, sb, c, sm);
         check::<4>(&raw, sa, sb, c, sm);
@@ -171,6 +179,22 @@ fn p521_kernel_edges() {
             check_p521(a, b);
         }
     }
+}
+
+/// All-ones operands push both folds to their last carry (the masked `c`),
+/// for `c` at each tail's largest value and either side of 2^32.
+#[test]
+fn pm_kernels_last_carry() {
+    fn at<const N: usize>() {
+        for c in [3, (1 << 32) - 1, 1 << 32, PM_MAX_C - 1] {
+            check::<N>(&[u64::MAX; 3], 0, 0, c, 0);
+        }
+    }
+    at::<4>();
+    at::<6>();
+    at::<7>();
+    at::<8>();
+    at::<9>();
 }
 
 #[test]
