@@ -88,10 +88,16 @@ def clock_ghz():
     return rates[len(rates) // 2] if rates else None
 
 
-def mark(c, t, ghz):
+FLAGGED = set()  # the prime ids with a dagger, for the rerun command
+
+
+def mark(c, t, ghz, prime=None):
     """A dagger when cycles and time disagree (see the module doc)."""
     # Below 5 ns the two harnesses' fixed costs differ too much to compare.
-    return "†" if c and t and t >= 5 and ghz and abs(c / t / ghz - 1) > 0.15 else ""
+    if c and t and t >= 5 and ghz and abs(c / t / ghz - 1) > 0.15:
+        FLAGGED.add(prime)
+        return "†"
+    return ""
 
 
 def fmt_time(ns):
@@ -118,8 +124,8 @@ def table(op, ghz):
                 continue
             ratio = f"{nc / c:.2f}" if nc else "–"
             when = f" ({fmt_time(t)})" if t else ""
-            cells.append(f"{p} {c:,.0f}{mark(c, t, ghz)}{when}: **{ratio}**")
-        head = (f"{nc:,.0f}{mark(nc, nt, ghz)}" if nc else "–") + (f" ({fmt_time(nt)})" if nt else "")
+            cells.append(f"{p} {c:,.0f}{mark(c, t, ghz, key)}{when}: **{ratio}**")
+        head = (f"{nc:,.0f}{mark(nc, nt, ghz, key)}" if nc else "–") + (f" ({fmt_time(nt)})" if nt else "")
         print(f"| {label} | {head} | " + "; ".join(cells) + " |")
     if ghz:
         print(f"\n† cycles and time disagree by more than 15 % (the steady state is {ghz:.2f} "
@@ -127,18 +133,23 @@ def table(op, ghz):
     print()
 
 
-def efficiency():
+def efficiency(ghz):
     print("### Efficiency ratio: random-prime Montgomery multiply ÷ special-prime multiply (cycles)\n")
     print("| bits | special prime | cycles | random prime (Montgomery) | cycles | ratio | estimate then |")
     print("|---|---|---|---|---|---|---|")
     labels = dict(PRIMES)
+
+    def cycles(prime):
+        c, t = median("field_mul_cycles", prime, "numcrypt"), median("field_mul", prime, "numcrypt")
+        return c, (f"{c:,.0f}{mark(c, t, ghz, prime)}" if c else "")
+
     for bits, specials, rand in EFFICIENCY:
-        rc = median("field_mul_cycles", rand, "numcrypt")
+        rc, rtext = cycles(rand)
         for s in specials:
-            sc = median("field_mul_cycles", s, "numcrypt")
+            sc, stext = cycles(s)
             if rc is None or sc is None:
                 continue
-            print(f"| {bits} | {labels[s]} | {sc:,.0f} | {labels[rand]} | {rc:,.0f} | {rc / sc:.2f} | 1.8–3.1 |")
+            print(f"| {bits} | {labels[s]} | {stext} | {labels[rand]} | {rtext} | {rc / sc:.2f} | 1.8–3.1 |")
     print()
 
 
@@ -146,7 +157,10 @@ def main():
     ghz = clock_ghz()
     table("mul", ghz)
     table("sqr", ghz)
-    efficiency()
+    efficiency(ghz)
+    if FLAGGED:
+        ids = "|".join(k for k, _ in PRIMES if k in FLAGGED)
+        print(f"Rerun the entries marked †: cargo bench --bench field -- 'field_(mul|sqr)(_cycles)?/({ids})/'")
 
 
 if __name__ == "__main__":
