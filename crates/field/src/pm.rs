@@ -44,18 +44,22 @@ impl<const N: usize, const K: u32, const C: u64> PseudoMersenne<N, K, C> {
     /// multiplications by `C'`).
     const IS_P521: bool = N == 9 && K == 521 && C == 1;
 
-    /// `a · b` by [`fixed::p521_mul`], when this is [`Self::IS_P521`].
+    /// `a` as nine limbs, when this is [`Self::IS_P521`] (so `N` is 9).
     #[inline]
-    fn p521_mul(a: &[Limb; N], b: &[Limb; N]) -> Option<[Limb; N]> {
-        let (Ok(a), Ok(b)) = (
-            <&[Limb; 9]>::try_from(&a[..]),
-            <&[Limb; 9]>::try_from(&b[..]),
-        ) else {
-            return None;
-        };
-        let mut r = [0; N];
-        r.copy_from_slice(&fixed::p521_mul(a, b));
-        Some(r)
+    fn p521_limbs(a: &[Limb; N]) -> Option<&[Limb; 9]> {
+        if Self::IS_P521 {
+            <&[Limb; 9]>::try_from(&a[..]).ok()
+        } else {
+            None
+        }
+    }
+
+    /// A result of the P-521 kernels back as `N` limbs (`N` is 9 there).
+    #[inline]
+    fn from_p521(r: [Limb; 9]) -> [Limb; N] {
+        let mut out = [0; N];
+        out.copy_from_slice(&r);
+        out
     }
 
     const P: [Limb; N] = {
@@ -186,22 +190,16 @@ impl<const N: usize, const K: u32, const C: u64> Backend for PseudoMersenne<N, K
 
     #[inline]
     fn mul(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
-        if Self::IS_P521
-            && let Some(r) = Self::p521_mul(a, b)
-        {
-            return r;
+        if let (Some(a), Some(b)) = (Self::p521_limbs(a), Self::p521_limbs(b)) {
+            return Self::from_p521(fixed::p521_mul(a, b));
         }
         fixed::pm_mul(a, b, Self::FOLD)
     }
 
     #[inline]
     fn square(a: &[Limb; N]) -> [Limb; N] {
-        if Self::IS_P521
-            && let Ok(a9) = <&[Limb; 9]>::try_from(&a[..])
-        {
-            let mut r = [0; N];
-            r.copy_from_slice(&fixed::p521_sqr(a9));
-            return r;
+        if let Some(a) = Self::p521_limbs(a) {
+            return Self::from_p521(fixed::p521_sqr(a));
         }
         fixed::pm_sqr(a, Self::FOLD)
     }

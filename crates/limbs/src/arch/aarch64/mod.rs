@@ -220,19 +220,17 @@ impl Kernels for Aarch64 {
         m: &[Limb],
         m_inv: Limb,
     ) -> bool {
+        // The aarch64 kernels work in place, on r holding a.
         match a.len() {
             4 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                // The kernel works in place, on r holding a.
                 *r = *a;
                 unrolled::mont_mul_4(self, r, b, m, m_inv)
             }),
             6 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                // The kernel works in place, on r holding a.
                 *r = *a;
                 unrolled::mont_mul_6(self, r, b, m, m_inv)
             }),
             8 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                // The kernel works in place, on r holding a.
                 *r = *a;
                 unrolled::mont_mul_8(self, r, b, m, m_inv)
             }),
