@@ -167,13 +167,13 @@ fn pm_fold<K: Kernels, const N: usize>(
 impl FieldKernels for Portable {}
 
 #[cfg(target_arch = "aarch64")]
-impl FieldKernels for crate::arch::aarch64::Aarch64 {}
+impl FieldKernels for crate::backend::aarch64::Aarch64 {}
 
 #[cfg(target_arch = "x86_64")]
 mod adx {
     use super::{FieldKernels, pm_fold};
     use crate::Limb;
-    use crate::arch::x86_64::{Adx, field};
+    use crate::backend::x86_64_adx::{Adx, field};
     use crate::kernels::Kernels;
 
     /// Returns `$f($cpu, r, $a, …, c)` as an `N`-limb array, with `$a`, …

@@ -330,9 +330,9 @@ impl Kernels for Portable {
 }
 
 #[cfg(target_arch = "aarch64")]
-pub use crate::arch::aarch64::Aarch64;
+pub use crate::backend::aarch64::Aarch64;
 #[cfg(target_arch = "x86_64")]
-pub use crate::arch::x86_64::Adx;
+pub use crate::backend::x86_64_adx::Adx;
 
 /// Runs `$body` with `$k` bound to the fastest backend this CPU supports.
 macro_rules! dispatch {
@@ -357,7 +357,7 @@ pub(crate) use dispatch;
 /// 16 to 103 limbs (1024 to 6592 bits). Elsewhere they use the limb kernels.
 pub fn ifma_exponentiation(nlimbs: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
-    return crate::arch::x86_64::ifma::handles(nlimbs);
+    return crate::backend::x86_64_ifma::handles(nlimbs);
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = nlimbs;

@@ -5,7 +5,7 @@
 //!   multiply/square/reduce), with a portable backend and, on x86_64 with
 //!   BMI2/ADX, a `mulx`/`adcx`/`adox` assembly backend chosen at run time
 //!   (on aarch64, a `mul`/`umulh` one, always).
-//!   Everything else is built on them. The assembly in `arch/` is the only
+//!   Everything else is built on them. The assembly in `backend/` is the only
 //!   code in numcrypt that is allowed `unsafe_code`.
 //! - [`fixed`]: array kernels for prime fields (full products, reduction
 //!   modulo `2^(64 N) − c`, Montgomery multiplication), unrolled in assembly
@@ -35,7 +35,7 @@
 //! # Ok::<(), numcrypt_limbs::Error>(())
 //! ```
 #![no_std]
-// `unsafe_code` is denied everywhere but `arch`, which holds the assembly.
+// `unsafe_code` is denied everywhere but `backend`, which holds the assembly.
 #![deny(unsafe_code)]
 
 #[cfg(feature = "alloc")]
@@ -43,7 +43,7 @@ extern crate alloc;
 
 mod algorithms;
 #[allow(unsafe_code)]
-mod arch;
+mod backend;
 #[cfg(feature = "alloc")]
 mod boxed;
 mod ct;

@@ -291,7 +291,7 @@ impl<U: Unsigned> MontyParams<U> {
             let width = exp.as_ref().len().max(other_exp.as_ref().len()) as u32 * Limb::BITS;
             let mut out = self.modulus.zero_like();
             let mut other_out = other.modulus.zero_like();
-            if crate::arch::x86_64::ifma::pow_pair(
+            if crate::backend::x86_64_ifma::pow_pair(
                 [out.as_mut(), other_out.as_mut()],
                 [base.0.as_ref(), other_base.0.as_ref()],
                 [exp.as_ref(), other_exp.as_ref()],

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Generates src/arch/x86_64/field.rs: fully unrolled x86_64 products for
+"""Generates src/backend/x86_64_adx/gen/field.rs: fully unrolled x86_64 products for
 prime fields, with mulx and the adcx/adox carry chains, the accumulator held
 in registers.
 
-Usage: python3 tools/gen_field_x86_64.py > src/arch/x86_64/field.rs
+Usage: python3 tools/gen_field_x86_64.py > src/backend/x86_64_adx/gen/field.rs
 (`.ci/run` checks that the file matches this script's output.)
 
 Two kernels per size n:
@@ -407,7 +407,7 @@ header = '''//! Fully unrolled products and squares for prime fields: the full
 
 use core::arch::asm;
 
-use super::Adx;
+use crate::backend::x86_64_adx::Adx;
 use crate::Limb;
 '''
 sys.stdout.write(header)

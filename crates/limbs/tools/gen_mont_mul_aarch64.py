@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Generates src/arch/aarch64/unrolled.rs: fully unrolled aarch64 Montgomery
+"""Generates src/backend/aarch64/gen/unrolled.rs: fully unrolled aarch64 Montgomery
 multiplications for 4, 6 and 8 limbs (CIOS with mul/umulh and adds/adcs
 carry chains, the accumulator held in registers).
 
-Usage: python3 tools/gen_mont_mul_aarch64.py > src/arch/aarch64/unrolled.rs
+Usage: python3 tools/gen_mont_mul_aarch64.py > src/backend/aarch64/gen/unrolled.rs
 (`.ci/aarch64-qemu` checks that the file matches this script's output.)
 
 aarch64 has one carry flag (no adox), so a row `t += y * x` is two chains:
@@ -155,7 +155,7 @@ def gen(n):
 /// `m_inv = -m^-1 mod 2^64`, `r * b < m * 2^{64 * n}`; fully reduced. Unrolled
 /// CIOS {how} ({nregs} registers).
 #[inline]
-pub(super) fn mont_mul_{n}(
+pub(crate) fn mont_mul_{n}(
     _cpu: Aarch64,
     r: &mut [Limb; {n}],
     b: &[Limb; {n}],
@@ -185,7 +185,7 @@ HEADER = """//! Fully unrolled Montgomery multiplications for the sizes where a 
 
 use core::arch::asm;
 
-use super::Aarch64;
+use crate::backend::aarch64::Aarch64;
 use crate::Limb;
 
 """

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Generates src/arch/x86_64/unrolled.rs: fully unrolled x86_64 Montgomery
+"""Generates src/backend/x86_64_adx/gen/unrolled.rs: fully unrolled x86_64 Montgomery
 multiplications for fixed limb counts (CIOS with mulx and the adcx/adox
 carry chains, the accumulator held in registers).
 
-Usage: python3 tools/gen_mont_mul_x86_64.py > src/arch/x86_64/unrolled.rs
+Usage: python3 tools/gen_mont_mul_x86_64.py > src/backend/x86_64_adx/gen/unrolled.rs
 (`.ci/run` checks that the file matches this script's output.)
 
 Per outer step i:
@@ -196,7 +196,7 @@ def gen(n):
 /// `r = a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
 /// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^{64 * n}`.
 #[inline]
-pub(super) fn mont_mul_{n}(
+pub(crate) fn mont_mul_{n}(
     _cpu: Adx,
     r: &mut [Limb; {n}],
     a: &[Limb; {n}],
@@ -230,7 +230,7 @@ header = '''//! Fully unrolled Montgomery multiplications for the sizes where a 
 
 use core::arch::asm;
 
-use super::Adx;
+use crate::backend::x86_64_adx::Adx;
 use crate::Limb;
 '''
 sys.stdout.write(header)

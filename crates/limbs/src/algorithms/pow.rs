@@ -166,7 +166,7 @@ pub(crate) fn pow_ct(
     scratch: &mut [Limb],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if crate::arch::x86_64::ifma::pow(out, base, exp, exp_bits, ctx) {
+    if crate::backend::x86_64_ifma::pow(out, base, exp, exp_bits, ctx) {
         return;
     }
     let n = ctx.m.len();
@@ -234,7 +234,7 @@ pub(crate) fn pow_vartime(
     scratch: &mut [Limb],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if crate::arch::x86_64::ifma::pow_vartime(out, base, exp, ctx) {
+    if crate::backend::x86_64_ifma::pow_vartime(out, base, exp, ctx) {
         return;
     }
     let n = ctx.m.len();

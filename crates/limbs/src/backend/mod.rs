@@ -4,7 +4,9 @@
 //! portable one in the same test run.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod x86_64;
+pub(crate) mod x86_64_adx;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64_ifma;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
