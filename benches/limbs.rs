@@ -57,7 +57,8 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use crypto_bigint::Odd;
 use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
 use num_bigint::BigUint;
-use numcrypt::limbs::{MontyParams, Unsigned, kernels};
+use numcrypt::limbs::backend::{self, Exponentiation};
+use numcrypt::limbs::{MontyParams, Unsigned};
 use openssl::bn::{BigNum, BigNumContext};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
@@ -301,7 +302,9 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     // The same on the limb kernels alone (mulx rows), where the default is
     // the AVX-512 IFMA backend.
     let nc_pow_limbs = |base: &NcUint<L>, e: &NcUint<L>| {
-        np.from_monty(&np.pow_bounded_limb_kernels(&np.to_monty(base), e, 64 * L as u32))
+        let limbs = Exponentiation::LimbKernels;
+        let r = np.pow_bounded_on(limbs, &np.to_monty(base), e, 64 * L as u32);
+        np.from_monty(&r.expect("the limb kernels run everywhere"))
     };
     let cb_pow = |base: &CbUint<L>, e: &CbUint<L>| FixedMontyForm::new(base, &cp).pow(e).retrieve();
 
@@ -334,7 +337,7 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
         b.iter(|| nc_pow(black_box(&nbase), black_box(&ne)))
     });
-    if kernels::ifma_exponentiation(L) {
+    if backend::selection().exponentiation(L, 1) != Exponentiation::LimbKernels {
         g.bench_function(format!("{bits}/numcrypt-limb-kernels_U{bits}"), |b| {
             b.iter(|| nc_pow_limbs(black_box(&nbase), black_box(&ne)))
         });

@@ -9,10 +9,11 @@
 //! ```
 //!
 //! The 1024-bit case uses `Uint<16>`, the 2048-bit case `BoxedUint` with 32
-//! limbs; `1024pair` runs `MontyParams::pow_bounded_pair` (RSA's two CRT
-//! halves, interleaved on the IFMA backend) on two 1024-bit moduli, both
-//! exponents of the one pattern, bounded to their low [`PAIR_EXP_BITS`]
-//! bits so that single-stepping it stays short. The call is bracketed by two `getppid()` system calls, the markers
+//! limbs; `1024short` is the 1024-bit case with the exponent bounded to its
+//! low [`SHORT_EXP_BITS`] bits (`pow_bounded`), and `1024pair` runs
+//! `MontyParams::pow_bounded_pair` (RSA's two CRT halves, interleaved on the
+//! IFMA backend) on two 1024-bit moduli, both exponents of the one pattern,
+//! bounded the same way: the short cases keep single-stepping short. The call is bracketed by two `getppid()` system calls, the markers
 //! between which `.ci/icount.c` counts instructions natively (single-stepping
 //! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
 //! run, is counted. Every exponent has the same declared width (that of the modulus);
@@ -25,6 +26,7 @@ use std::process::ExitCode;
 
 // Through the dev-dependency rather than `numcrypt::limbs`, so the probe builds
 // whatever features the facade is built with.
+use numcrypt_limbs::backend::{self, Exponentiation, LimbKernels};
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 
 /// The exponent patterns, all of the full declared width.
@@ -57,9 +59,23 @@ fn probe_target_boxed2048(
     r
 }
 
-/// The exponent bits the pair uses: enough windows to see any dependence
-/// on their values, at a tenth of a full exponentiation's instructions.
-const PAIR_EXP_BITS: u32 = 128;
+/// The exponent bits the short cases use: thirteen windows, enough to see
+/// any dependence on their values, at a tenth of a full exponentiation's
+/// instructions.
+const SHORT_EXP_BITS: u32 = 64;
+
+/// The measured exponentiation at 1024 bits with a short exponent.
+#[inline(never)]
+fn probe_target_short1024(
+    params: &MontyParams<Uint<16>>,
+    base: &MontyForm<Uint<16>>,
+    exp: &Uint<16>,
+) -> MontyForm<Uint<16>> {
+    marker();
+    let r = params.pow_bounded(base, exp, SHORT_EXP_BITS);
+    marker();
+    r
+}
 
 /// The measured pair of exponentiations at 1024 bits.
 #[inline(never)]
@@ -69,7 +85,7 @@ fn probe_target_pair1024(
     exp: &Uint<16>,
 ) -> (MontyForm<Uint<16>>, MontyForm<Uint<16>>) {
     marker();
-    let r = params[0].pow_bounded_pair(base, exp, params[1], base, exp, PAIR_EXP_BITS);
+    let r = params[0].pow_bounded_pair(base, exp, params[1], base, exp, SHORT_EXP_BITS);
     marker();
     r
 }
@@ -117,18 +133,26 @@ fn exponent(pattern: &str, n: usize) -> Option<Vec<u64>> {
     Some(e)
 }
 
-fn run_u1024(e: Vec<u64>) -> u64 {
+/// One 1024-bit exponentiation through `probe` with the whole exponent
+/// (`short` false) or its low [`SHORT_EXP_BITS`] bits.
+fn run_u1024(e: Vec<u64>, short: bool) -> u64 {
     let m = Uint::<16>::from_words(modulus(16).try_into().expect("16 limbs"));
-    let exp = Uint::<16>::from_words(e.try_into().expect("16 limbs"));
+    let mut exp = Uint::<16>::from_words(e.try_into().expect("16 limbs"));
     let params = MontyParams::new(m).expect("odd modulus");
     let base = params.to_monty(&Uint::<16>::from_words(
         limbs(0x6261_7365, 16).try_into().expect("16 limbs"),
     ));
-    let result = black_box(probe_target_u1024(
-        black_box(&params),
-        black_box(&base),
-        black_box(&exp),
-    ));
+    let probe = match short {
+        true => probe_target_short1024,
+        false => probe_target_u1024,
+    };
+    let result = black_box(probe(black_box(&params), black_box(&base), black_box(&exp)));
+    if short {
+        exp = Uint::<16>::from_words(core::array::from_fn(|i| match i {
+            0 => exp.as_words()[0],
+            _ => 0,
+        }));
+    }
     // Cross-check with the variable-time path (outside the measured call).
     assert_eq!(
         params.from_monty(&result),
@@ -150,7 +174,7 @@ fn run_pair1024(e: Vec<u64>) -> u64 {
         black_box(&exp),
     ));
     let low = Uint::<16>::from_words(core::array::from_fn(|i| match i {
-        0 | 1 => exp.as_words()[i],
+        0 => exp.as_words()[i],
         _ => 0,
     }));
     for (p, r) in params.iter().zip([r0, r1]) {
@@ -177,25 +201,28 @@ fn run_boxed2048(e: Vec<u64>) -> u64 {
     out.as_words()[0]
 }
 
-/// Which multiplication kernels ran: under valgrind the emulated CPUID hides
-/// ADX, so the assembly path is measured from a build that enables it at
-/// compile time (see `.ci/ct-check`).
-fn kernel_backend(nlimbs: usize) -> &'static str {
-    if numcrypt_limbs::kernels::ifma_exponentiation(nlimbs) {
-        return "x86_64 avx512 ifma";
+/// Which implementation ran: under valgrind the emulated CPUID hides ADX
+/// and AVX-512, so the assembly path is measured from a build that enables
+/// ADX at compile time, and the IFMA variants natively (see `.ci/ct-check`).
+fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
+    let selection = backend::selection();
+    match selection.exponentiation(nlimbs, interleave) {
+        Exponentiation::Ifma256 => return "x86_64 avx512 ifma256",
+        Exponentiation::Ifma512 => return "x86_64 avx512 ifma512",
+        _ => {}
     }
-    #[cfg(target_arch = "x86_64")]
-    if numcrypt_limbs::kernels::Adx::detect().is_some() {
-        return "x86_64 mulx/adx";
+    match selection.limb_kernels() {
+        LimbKernels::Adx => "x86_64 mulx/adx",
+        LimbKernels::Aarch64 => "aarch64",
+        _ => "portable",
     }
-    "portable"
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024pair|2048> <{}>",
+            "usage: ct_probe <1024|1024short|1024pair|2048> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -204,15 +231,18 @@ fn main() -> ExitCode {
         return usage();
     };
     let digest = match (width.as_str(), exponent(pattern, 32)) {
-        ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern")),
+        ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), false),
+        ("1024short", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), true),
         ("1024pair", Some(_)) => run_pair1024(exponent(pattern, 16).expect("known pattern")),
         ("2048", Some(e)) => run_boxed2048(e),
         _ => return usage(),
     };
     println!("{width}-bit pow, exponent {pattern}: low limb of result {digest:#018x}");
-    println!(
-        "kernels: {}",
-        kernel_backend(if width == "2048" { 32 } else { 16 })
-    );
+    let (nlimbs, interleave) = match width.as_str() {
+        "2048" => (32, 1),
+        "1024pair" => (16, 2),
+        _ => (16, 1),
+    };
+    println!("kernels: {}", kernel_backend(nlimbs, interleave));
     ExitCode::SUCCESS
 }

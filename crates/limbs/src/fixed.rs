@@ -29,7 +29,8 @@
 //! the limbs' values.
 
 use crate::Limb;
-use crate::kernels::{Kernels, Portable, adc, dispatch, mac};
+use crate::backend::dispatch;
+use crate::kernels::{Kernels, Portable, adc, mac};
 
 /// The largest `c` the pseudo-Mersenne kernels accept (`c < 2^63`), which
 /// bounds the overflow of each fold.

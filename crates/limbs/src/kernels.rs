@@ -334,36 +334,7 @@ pub use crate::backend::aarch64::Aarch64;
 #[cfg(target_arch = "x86_64")]
 pub use crate::backend::x86_64_adx::Adx;
 
-/// Runs `$body` with `$k` bound to the fastest backend this CPU supports.
-macro_rules! dispatch {
-    ($k:ident => $body:expr) => {{
-        #[cfg(target_arch = "x86_64")]
-        if let Some($k) = $crate::kernels::Adx::detect() {
-            return $body;
-        }
-        // Every aarch64 CPU has what the `Aarch64` backend needs.
-        #[cfg(target_arch = "aarch64")]
-        let $k = $crate::kernels::Aarch64::new();
-        #[cfg(not(target_arch = "aarch64"))]
-        let $k = $crate::kernels::Portable;
-        $body
-    }};
-}
-pub(crate) use dispatch;
-
-/// Whether exponentiations ([`MontyParams::pow`](crate::MontyParams::pow)
-/// and its variants) modulo an `nlimbs`-limb modulus run on the AVX-512
-/// IFMA backend on this CPU: x86_64 with AVX512F and AVX512-IFMA, moduli of
-/// 16 to 103 limbs (1024 to 6592 bits). Elsewhere they use the limb kernels.
-pub fn ifma_exponentiation(nlimbs: usize) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return crate::backend::x86_64_ifma::handles(nlimbs);
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = nlimbs;
-        false
-    }
-}
+use crate::backend::dispatch;
 
 /// [`Kernels::mul_1`] on the fastest backend.
 pub fn mul_1(r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {

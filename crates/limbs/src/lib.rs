@@ -40,16 +40,19 @@
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
 
 mod algorithms;
 #[allow(unsafe_code)]
-mod backend;
+pub mod backend;
 #[cfg(feature = "alloc")]
 mod boxed;
 mod ct;
 mod error;
 pub mod fixed;
 pub mod kernels;
+mod montmul;
 mod monty;
 #[cfg(feature = "rand_core")]
 mod random;

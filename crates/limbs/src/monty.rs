@@ -4,8 +4,10 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
-use crate::algorithms::pow::{self, MontyCtx, POW_SCRATCH_MULTIPLE};
+use crate::algorithms::pow::{self, POW_SCRATCH_MULTIPLE};
 use crate::algorithms::{div, modular};
+use crate::backend::{Exponentiation, selection};
+use crate::montmul::MontyCtx;
 use crate::{Error, Limb, Unsigned, kernels};
 
 /// Precomputed constants for arithmetic modulo an odd `m > 1` in Montgomery
@@ -121,13 +123,22 @@ impl<U: Unsigned> MontyParams<U> {
         let mut r2 = modulus.zero_like();
         let exponent = modulus.like_u64(n as u64 * Limb::BITS as u64);
         modulus.with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
+            // R² is what an exponentiation backend of its own representation
+            // converts with: until it exists, only the limb kernels can run.
             let ctx = MontyCtx {
                 m,
                 m_inv,
                 one: one.as_ref(),
-                r2: None,
+                r2: &[],
             };
-            pow::pow_vartime(r2.as_mut(), two.as_ref(), exponent.as_ref(), &ctx, scratch);
+            pow::pow_vartime(
+                Exponentiation::LimbKernels,
+                r2.as_mut(),
+                two.as_ref(),
+                exponent.as_ref(),
+                &ctx,
+                scratch,
+            );
         });
         Ok(Self {
             modulus,
@@ -147,7 +158,7 @@ impl<U: Unsigned> MontyParams<U> {
             m: self.modulus.as_ref(),
             m_inv: self.m_inv,
             one: self.one.as_ref(),
-            r2: Some(self.r2.as_ref()),
+            r2: self.r2.as_ref(),
         }
     }
 
@@ -256,15 +267,33 @@ impl<U: Unsigned> MontyParams<U> {
     /// `base^e` in constant time, where `e` is the low `exp_bits` bits of
     /// `exp`: the time depends on `exp_bits` (public) and the widths only.
     ///
-    /// On x86_64 CPUs with AVX-512 IFMA, moduli from 1024 bits run on the
-    /// radix-2^52 IFMA backend ([`kernels::ifma_exponentiation`]).
+    /// It runs on the implementation [`selection`](crate::backend::selection)
+    /// picks for this modulus size: on x86_64 CPUs with AVX-512 IFMA,
+    /// moduli from 1024 bits run in radix 2^52 (see
+    /// [`Exponentiation`]).
     pub fn pow_bounded(
         &self,
         base: &MontyForm<U>,
         exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> MontyForm<U> {
-        self.pow_ct_in(&self.ctx(), base, exp, exp_bits)
+        let backend = selection().exponentiation(self.modulus.nlimbs(), 1);
+        self.pow_ct_on(backend, base, exp, exp_bits)
+    }
+
+    /// [`pow_bounded`](Self::pow_bounded) on the implementation named, or
+    /// `None` if it cannot run here (see [`Exponentiation::available`]):
+    /// for comparing implementations, as the tests and benches do.
+    pub fn pow_bounded_on(
+        &self,
+        backend: Exponentiation,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+        exp_bits: u32,
+    ) -> Option<MontyForm<U>> {
+        backend
+            .available(self.modulus.nlimbs(), 1)
+            .then(|| self.pow_ct_on(backend, base, exp, exp_bits))
     }
 
     /// Two constant-time exponentiations: `self`'s `base^e` and `other`'s
@@ -272,10 +301,10 @@ impl<U: Unsigned> MontyParams<U> {
     /// `other_exp`, as [`pow_bounded`](Self::pow_bounded) computes each
     /// (RSA's two CRT halves are the use).
     ///
-    /// On the IFMA backend, with moduli of the same limb count up to 51
-    /// limbs (3264 bits), both run in one pass whose multiplication loop
-    /// interleaves them, which hides one's serial latency behind the
-    /// other's products; otherwise they run one after the other.
+    /// On the IFMA backend, with moduli of the same limb count, both run in
+    /// one pass whose multiplication loop interleaves them, which fills one's
+    /// serial latency with the other's products; otherwise they run one
+    /// after the other.
     pub fn pow_bounded_pair(
         &self,
         base: &MontyForm<U>,
@@ -285,84 +314,119 @@ impl<U: Unsigned> MontyParams<U> {
         other_exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> (MontyForm<U>, MontyForm<U>) {
+        let n = self.modulus.nlimbs();
+        let backend = match other.modulus.nlimbs() == n {
+            true => selection().exponentiation(n, 2),
+            false => Exponentiation::LimbKernels,
+        };
+        self.pow_pair_on(backend, base, exp, other, other_base, other_exp, exp_bits)
+    }
+
+    /// [`pow_bounded_pair`](Self::pow_bounded_pair) on the implementation
+    /// named (the limb kernels run the two one after the other), or `None`
+    /// if it cannot run both moduli here.
+    #[allow(clippy::too_many_arguments)]
+    pub fn pow_bounded_pair_on(
+        &self,
+        backend: Exponentiation,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+        other: &Self,
+        other_base: &MontyForm<U>,
+        other_exp: &impl AsRef<[Limb]>,
+        exp_bits: u32,
+    ) -> Option<(MontyForm<U>, MontyForm<U>)> {
+        let n = self.modulus.nlimbs();
+        let same = other.modulus.nlimbs() == n;
+        let ok = backend == Exponentiation::LimbKernels || (same && backend.available(n, 2));
+        ok.then(|| self.pow_pair_on(backend, base, exp, other, other_base, other_exp, exp_bits))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pow_pair_on(
+        &self,
+        backend: Exponentiation,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+        other: &Self,
+        other_base: &MontyForm<U>,
+        other_exp: &impl AsRef<[Limb]>,
+        exp_bits: u32,
+    ) -> (MontyForm<U>, MontyForm<U>) {
         #[cfg(target_arch = "x86_64")]
-        {
+        if backend != Exponentiation::LimbKernels {
             // Bits past an exponent's end read as zero: clamp to the wider.
             let width = exp.as_ref().len().max(other_exp.as_ref().len()) as u32 * Limb::BITS;
             let mut out = self.modulus.zero_like();
             let mut other_out = other.modulus.zero_like();
-            if crate::backend::x86_64_ifma::pow_pair(
+            pow::pow_ct_pair(
+                backend,
                 [out.as_mut(), other_out.as_mut()],
                 [base.0.as_ref(), other_base.0.as_ref()],
                 [exp.as_ref(), other_exp.as_ref()],
                 exp_bits.min(width),
                 [&self.ctx(), &other.ctx()],
-            ) {
-                return (MontyForm(out), MontyForm(other_out));
-            }
+            );
+            return (MontyForm(out), MontyForm(other_out));
         }
+        let _ = backend;
+        let limbs = Exponentiation::LimbKernels;
         (
-            self.pow_bounded(base, exp, exp_bits),
-            other.pow_bounded(other_base, other_exp, exp_bits),
+            self.pow_ct_on(limbs, base, exp, exp_bits),
+            other.pow_ct_on(limbs, other_base, other_exp, exp_bits),
         )
     }
 
-    /// [`pow_bounded`](Self::pow_bounded) on the limb kernels alone, never
-    /// on the IFMA backend: for the tests and benches that compare the two.
-    #[doc(hidden)]
-    pub fn pow_bounded_limb_kernels(
+    /// The constant-time exponentiation on `backend`, which can run it.
+    fn pow_ct_on(
         &self,
-        base: &MontyForm<U>,
-        exp: &impl AsRef<[Limb]>,
-        exp_bits: u32,
-    ) -> MontyForm<U> {
-        // Without R² the IFMA backend cannot convert, so it declines.
-        let ctx = MontyCtx {
-            r2: None,
-            ..self.ctx()
-        };
-        self.pow_ct_in(&ctx, base, exp, exp_bits)
-    }
-
-    fn pow_ct_in(
-        &self,
-        ctx: &MontyCtx<'_>,
+        backend: Exponentiation,
         base: &MontyForm<U>,
         exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> MontyForm<U> {
         let exp_bits = exp_bits.min(exp.as_ref().len() as u32 * Limb::BITS);
         let mut out = self.modulus.zero_like();
-        let n = self.modulus.nlimbs();
-        self.modulus
-            .with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
-                pow::pow_ct(
-                    out.as_mut(),
-                    base.0.as_ref(),
-                    exp.as_ref(),
-                    exp_bits,
-                    ctx,
-                    scratch,
-                );
-            });
+        let run = |out: &mut U, scratch: &mut [Limb]| {
+            let (base, exp) = (base.0.as_ref(), exp.as_ref());
+            pow::pow_ct(
+                backend,
+                out.as_mut(),
+                base,
+                exp,
+                exp_bits,
+                &self.ctx(),
+                scratch,
+            );
+        };
+        match backend {
+            // A backend of its own representation keeps its own scratch.
+            Exponentiation::LimbKernels => self
+                .modulus
+                .with_scratch::<POW_SCRATCH_MULTIPLE, _>(self.modulus.nlimbs(), |scratch| {
+                    run(&mut out, scratch)
+                }),
+            _ => run(&mut out, &mut []),
+        }
         MontyForm(out)
     }
 
     /// `base^exp` by sliding windows, variable time in `exp`: for public
     /// exponents only (RSA's `e`, Miller–Rabin's `d`).
     pub fn pow_vartime(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {
-        let mut out = self.modulus.zero_like();
         let n = self.modulus.nlimbs();
-        self.modulus
-            .with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| {
-                pow::pow_vartime(
-                    out.as_mut(),
-                    base.0.as_ref(),
-                    exp.as_ref(),
-                    &self.ctx(),
-                    scratch,
-                );
-            });
+        let backend = selection().exponentiation(n, 1);
+        let mut out = self.modulus.zero_like();
+        let run = |out: &mut U, scratch: &mut [Limb]| {
+            let (base, exp) = (base.0.as_ref(), exp.as_ref());
+            pow::pow_vartime(backend, out.as_mut(), base, exp, &self.ctx(), scratch);
+        };
+        match backend {
+            Exponentiation::LimbKernels => self
+                .modulus
+                .with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| run(&mut out, scratch)),
+            _ => run(&mut out, &mut []),
+        }
         MontyForm(out)
     }
 }

@@ -1,14 +1,23 @@
-//! Exponentiation on every backend, against num-bigint: the AVX-512 IFMA
-//! backend (radix 2^52) where this CPU has it, and the limb kernels always,
-//! forced explicitly in the same run (`pow_bounded_limb_kernels`), at every
-//! width the IFMA backend takes and just outside it.
+//! Exponentiation on every implementation this CPU has, against
+//! num-bigint: both AVX-512 IFMA variants (radix 2^52, 256- and 512-bit
+//! registers) where the CPU has IFMA, and the limb kernels always, each
+//! named explicitly in the same run (`pow_bounded_on`), at every width the
+//! IFMA variants take and just outside them.
 
 mod common;
 
 use common::{limbs_strategy, make_odd_modulus, to_big};
 use num_bigint::BigUint;
 use num_traits::One;
-use numcrypt_limbs::{BoxedUint, MontyParams, U1024, U2048, Unsigned, kernels};
+use numcrypt_limbs::backend::Exponentiation;
+use numcrypt_limbs::{BoxedUint, MontyParams, U1024, U2048, Unsigned};
+
+/// Every implementation there is; each test skips those that cannot run.
+const ALL: [Exponentiation; 3] = [
+    Exponentiation::LimbKernels,
+    Exponentiation::Ifma256,
+    Exponentiation::Ifma512,
+];
 use proptest::prelude::*;
 
 /// Widths (limbs) around every size class of the IFMA backend: its lower
@@ -51,9 +60,12 @@ proptest! {
         let expect = big(&a).modpow(&low, &bm);
 
         let default = params.from_monty(&params.pow_bounded(&base, &e, bits));
-        let limbs = params.from_monty(&params.pow_bounded_limb_kernels(&base, &e, bits));
         prop_assert_eq!(big(&default), expect.clone(), "default backend, {} limbs", n);
-        prop_assert_eq!(big(&limbs), expect, "limb kernels, {} limbs", n);
+        for backend in ALL {
+            if let Some(r) = params.pow_bounded_on(backend, &base, &e, bits) {
+                prop_assert_eq!(big(&params.from_monty(&r)), expect.clone(), "{:?}, {} limbs", backend, n);
+            }
+        }
         let full = big(&a).modpow(&big(&e), &bm);
         prop_assert_eq!(big(&params.from_monty(&params.pow_vartime(&base, &e))), full);
     }
@@ -98,8 +110,14 @@ proptest! {
         let b1 = p1.to_monty(&BoxedUint::from_words(a1));
         let (e0, e1) = (BoxedUint::from_words(e0), BoxedUint::from_words(e1));
         let (r0, r1) = p0.pow_bounded_pair(&b0, &e0, &p1, &b1, &e1, bits);
-        prop_assert_eq!(big(&p0.from_monty(&r0)), x0, "first of a pair, {} limbs", n);
-        prop_assert_eq!(big(&p1.from_monty(&r1)), x1, "second of a pair, {} limbs", n);
+        prop_assert_eq!(big(&p0.from_monty(&r0)), x0.clone(), "first of a pair, {} limbs", n);
+        prop_assert_eq!(big(&p1.from_monty(&r1)), x1.clone(), "second of a pair, {} limbs", n);
+        for backend in ALL {
+            if let Some((r0, r1)) = p0.pow_bounded_pair_on(backend, &b0, &e0, &p1, &b1, &e1, bits) {
+                prop_assert_eq!(big(&p0.from_monty(&r0)), x0.clone(), "{:?}, first, {} limbs", backend, n);
+                prop_assert_eq!(big(&p1.from_monty(&r1)), x1.clone(), "{:?}, second, {} limbs", backend, n);
+            }
+        }
     }
 }
 
@@ -139,12 +157,22 @@ fn extremes() {
                         "{n} limbs"
                     );
                     let bits = e.nlimbs() as u32 * 64;
-                    let limbs = params.pow_bounded_limb_kernels(&base, &e, bits);
-                    assert_eq!(
-                        big(&params.from_monty(&limbs)),
-                        expect,
-                        "{n} limbs, limb kernels"
-                    );
+                    for backend in ALL {
+                        if let Some(r) = params.pow_bounded_on(backend, &base, &e, bits) {
+                            let got = big(&params.from_monty(&r));
+                            assert_eq!(got, expect, "{n} limbs, {backend:?}");
+                        }
+                        let pair = params
+                            .pow_bounded_pair_on(backend, &base, &e, &params, &base, &e, bits);
+                        if let Some((r0, r1)) = pair {
+                            let got = [r0, r1].map(|r| big(&params.from_monty(&r)));
+                            assert_eq!(
+                                got,
+                                [expect.clone(), expect.clone()],
+                                "{n} limbs, pair, {backend:?}"
+                            );
+                        }
+                    }
                     assert_eq!(
                         big(&params.from_monty(&params.pow_vartime(&base, &e))),
                         expect
@@ -179,23 +207,32 @@ fn fixed_width() {
     );
 }
 
+/// Which implementation takes which widths on this CPU (printed), and the
+/// bounds the documentation states.
 #[test]
 fn backends_present() {
-    let sizes: Vec<_> = WIDTHS
-        .iter()
-        .filter(|&&n| kernels::ifma_exponentiation(n))
-        .collect();
-    eprintln!(
-        "IFMA exponentiation backend: {}",
-        if sizes.is_empty() {
-            "not on this CPU (limb kernels only)".to_string()
-        } else {
-            format!("used at widths {sizes:?} limbs")
+    let selection = numcrypt_limbs::backend::selection();
+    eprintln!("{selection}");
+    for backend in ALL {
+        for interleave in [1, 2] {
+            let sizes: Vec<_> = WIDTHS
+                .iter()
+                .filter(|&&n| backend.available(n, interleave))
+                .collect();
+            eprintln!("{backend:?} x{interleave}: {sizes:?} limbs");
         }
-    );
-    // Where the CPU has it, it takes exactly 16..=103 limbs.
-    if kernels::ifma_exponentiation(16) {
-        assert!(!kernels::ifma_exponentiation(15) && !kernels::ifma_exponentiation(104));
-        assert!(kernels::ifma_exponentiation(103));
+    }
+    assert!(Exponentiation::LimbKernels.available(1, 2));
+    let ifma512 = Exponentiation::Ifma512;
+    if ifma512.available(16, 1) {
+        assert!(!ifma512.available(15, 1) && !ifma512.available(104, 1));
+        assert!(ifma512.available(103, 1) && ifma512.available(51, 2));
+        assert!(!ifma512.available(52, 2));
+    }
+    let ifma256 = Exponentiation::Ifma256;
+    if ifma256.available(16, 1) {
+        // RSA-2048, 3072 and 4096's primes, interleaved.
+        assert!([16, 24, 32].iter().all(|&n| ifma256.available(n, 2)));
+        assert!(!ifma256.available(15, 1));
     }
 }

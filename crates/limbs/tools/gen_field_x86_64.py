@@ -407,8 +407,8 @@ header = '''//! Fully unrolled products and squares for prime fields: the full
 
 use core::arch::asm;
 
-use crate::backend::x86_64_adx::Adx;
 use crate::Limb;
+use crate::backend::x86_64_adx::Adx;
 '''
 sys.stdout.write(header)
 for square in (False, True):

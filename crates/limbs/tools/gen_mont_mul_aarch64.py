@@ -185,8 +185,8 @@ HEADER = """//! Fully unrolled Montgomery multiplications for the sizes where a 
 
 use core::arch::asm;
 
-use crate::backend::aarch64::Aarch64;
 use crate::Limb;
+use crate::backend::aarch64::Aarch64;
 
 """
 

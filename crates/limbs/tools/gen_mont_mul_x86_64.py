@@ -230,8 +230,8 @@ header = '''//! Fully unrolled Montgomery multiplications for the sizes where a 
 
 use core::arch::asm;
 
-use crate::backend::x86_64_adx::Adx;
 use crate::Limb;
+use crate::backend::x86_64_adx::Adx;
 '''
 sys.stdout.write(header)
 for n in SIZES:

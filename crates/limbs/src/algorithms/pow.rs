@@ -1,12 +1,9 @@
 //! Modular exponentiation on Montgomery-form limb slices.
 
-use crate::Limb;
-use crate::ct;
-use crate::kernels::{Kernels, dispatch};
-
-/// Largest window either exponentiation uses; the constant-time table then
-/// has 64 entries.
-pub(crate) const MAX_WINDOW: u32 = 6;
+use crate::backend::{Exponentiation, dispatch};
+use crate::kernels::Kernels;
+use crate::montmul::{MAX_WINDOW, MontMul, MontyCtx};
+use crate::{Limb, ct};
 
 /// Scratch the exponentiations need, in multiples of the modulus' limb
 /// count: a table for any window up to [`MAX_WINDOW`], two temporaries and
@@ -54,7 +51,7 @@ fn window_bits(exp: &[Limb], pos: u32, width: u32) -> Limb {
 /// Where a constant-time exponentiation reads its exponent's windows: one
 /// exponent, or `K` exponents run in lockstep, whose windows are packed 32
 /// bits apart (the pair backend's lookup unpacks them).
-pub(crate) trait Windows {
+trait Windows {
     /// The window `[pos, pos + width)`; `width <= 31`.
     fn window(&self, pos: u32, width: u32) -> Limb;
 }
@@ -77,42 +74,6 @@ impl<const K: usize> Windows for [&[Limb]; K] {
 #[inline]
 fn bit_vartime(exp: &[Limb], pos: u32) -> bool {
     window_bits(exp, pos, 1) == 1
-}
-
-/// Everything an exponentiation needs to know about the modulus.
-pub(crate) struct MontyCtx<'a> {
-    pub(crate) m: &'a [Limb],
-    pub(crate) m_inv: Limb,
-    /// `R mod m`, the Montgomery form of 1.
-    pub(crate) one: &'a [Limb],
-    /// `R^2 mod m`, which a representation other than the limbs' own needs
-    /// to convert into its Montgomery form; `None` while the parameters are
-    /// being built (then only the limb kernels run). Only the x86_64 IFMA
-    /// backend reads it.
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) r2: Option<&'a [Limb]>,
-}
-
-/// Montgomery multiplication as an exponentiation sees it. Elements are
-/// slices of [`elem_len`](MontMul::elem_len) words, in the implementation's
-/// own representation: `n` limbs for the limb kernels, radix-2^52 digits
-/// for the AVX-512 IFMA backend. The exponentiations below are written once
-/// over this trait.
-pub(crate) trait MontMul {
-    /// Words per element.
-    fn elem_len(&self) -> usize;
-    /// The largest window (table of `2^w` elements) the caller's scratch holds.
-    fn max_window(&self) -> u32 {
-        MAX_WINDOW
-    }
-    /// `out = a · b · R⁻¹`; `out` does not alias `a` or `b`.
-    fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]);
-    /// `out = a² · R⁻¹`; `out` does not alias `a`.
-    fn sqr(&mut self, out: &mut [Limb], a: &[Limb]);
-    /// Constant-time `out = table[index]`, reading every entry.
-    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
-        ct::lookup(out, table, index);
-    }
 }
 
 /// The limb kernels of backend `K`, with the double-width scratch they need.
@@ -151,13 +112,16 @@ fn fill_powers<A: MontMul + ?Sized>(
     }
 }
 
-/// Constant-time fixed-window exponentiation: `out = base^e` in Montgomery
-/// form, where `e` is the low `exp_bits` bits of `exp`.
+/// Constant-time fixed-window exponentiation on `backend`: `out = base^e`
+/// in Montgomery form, where `e` is the low `exp_bits` bits of `exp`.
+/// `backend` must be available for this modulus (see
+/// [`Exponentiation::available`]); the limb kernels always are.
 ///
 /// The sequence of operations and memory addresses depends only on `n` and
 /// `exp_bits`: every window does `w` squarings, one full-table scan and one
 /// multiplication, including windows of zeros.
 pub(crate) fn pow_ct(
+    backend: Exponentiation,
     out: &mut [Limb],
     base: &[Limb],
     exp: &[Limb],
@@ -166,9 +130,19 @@ pub(crate) fn pow_ct(
     scratch: &mut [Limb],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if crate::backend::x86_64_ifma::pow(out, base, exp, exp_bits, ctx) {
+    if backend != Exponentiation::LimbKernels {
+        crate::backend::x86_64_ifma::run(
+            backend,
+            [out],
+            [base],
+            [ctx],
+            &mut |arith, out, base, one, scratch| {
+                pow_ct_with(arith, out, base, exp, exp_bits, one, scratch)
+            },
+        );
         return;
     }
+    let _ = backend;
     let n = ctx.m.len();
     let (wide, scratch) = scratch.split_at_mut(2 * n);
     dispatch!(k => {
@@ -180,7 +154,7 @@ pub(crate) fn pow_ct(
 /// [`pow_ct`] over any [`MontMul`]: `base`, `one` and `out` are elements in
 /// its representation; `scratch` holds `2^w + 2` elements for the window `w`
 /// (at most [`MontMul::max_window`]).
-pub(crate) fn pow_ct_with<A: MontMul + ?Sized, E: Windows + ?Sized>(
+fn pow_ct_with<A: MontMul + ?Sized, E: Windows + ?Sized>(
     arith: &mut A,
     out: &mut [Limb],
     base: &[Limb],
@@ -224,9 +198,36 @@ pub(crate) fn pow_ct_with<A: MontMul + ?Sized, E: Windows + ?Sized>(
     }
 }
 
-/// Variable-time sliding-window exponentiation for public exponents:
-/// `out = base^exp` in Montgomery form. Only odd powers are tabulated.
+/// Two constant-time exponentiations in lockstep on `backend` (an IFMA
+/// variant that takes the pair, see [`Exponentiation::available`]):
+/// `outs[k] = bases[k]^e_k` modulo `ctxs[k].m`, `e_k` the low `exp_bits`
+/// bits of `exps[k]`, every multiplication of the one interleaved with the
+/// other's.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn pow_ct_pair(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; 2],
+    bases: [&[Limb]; 2],
+    exps: [&[Limb]; 2],
+    exp_bits: u32,
+    ctxs: [&MontyCtx<'_>; 2],
+) {
+    crate::backend::x86_64_ifma::run(
+        backend,
+        outs,
+        bases,
+        ctxs,
+        &mut |arith, out, base, one, scratch| {
+            pow_ct_with(arith, out, base, &exps, exp_bits, one, scratch)
+        },
+    );
+}
+
+/// Variable-time sliding-window exponentiation for public exponents, on
+/// `backend` (as for [`pow_ct`]): `out = base^exp` in Montgomery form. Only
+/// odd powers are tabulated.
 pub(crate) fn pow_vartime(
+    backend: Exponentiation,
     out: &mut [Limb],
     base: &[Limb],
     exp: &[Limb],
@@ -234,9 +235,19 @@ pub(crate) fn pow_vartime(
     scratch: &mut [Limb],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if crate::backend::x86_64_ifma::pow_vartime(out, base, exp, ctx) {
+    if backend != Exponentiation::LimbKernels {
+        crate::backend::x86_64_ifma::run(
+            backend,
+            [out],
+            [base],
+            [ctx],
+            &mut |arith, out, base, one, scratch| {
+                pow_vartime_with(arith, out, base, exp, one, scratch)
+            },
+        );
         return;
     }
+    let _ = backend;
     let n = ctx.m.len();
     let (wide, scratch) = scratch.split_at_mut(2 * n);
     dispatch!(k => {
@@ -246,7 +257,7 @@ pub(crate) fn pow_vartime(
 }
 
 /// [`pow_vartime`] over any [`MontMul`]; `scratch` as for [`pow_ct_with`].
-pub(crate) fn pow_vartime_with<A: MontMul + ?Sized>(
+fn pow_vartime_with<A: MontMul + ?Sized>(
     arith: &mut A,
     out: &mut [Limb],
     base: &[Limb],

@@ -1,7 +1,32 @@
-//! CPU-specific kernels. The only place in numcrypt with `unsafe`: inline
-//! assembly, each block with its `// SAFETY:` argument. Every backend here
-//! implements [`Kernels`](crate::kernels::Kernels) and is tested against the
-//! portable one in the same test run.
+//! CPU-specific code, and the one place that decides which of it runs.
+//!
+//! The only place in numcrypt with `unsafe`: inline assembly and intrinsics,
+//! each block with its `// SAFETY:` argument. Each backend is tested against
+//! the portable code in the same test run.
+//!
+//! - `x86_64_adx`: the slice and field kernels with `mulx`/`adcx`/`adox`
+//!   (BMI2 and ADX).
+//! - `x86_64_ifma`: whole exponentiations in radix 2^52 with AVX-512 IFMA,
+//!   in two variants: 256-bit registers ([`Exponentiation::Ifma256`]) and
+//!   512-bit ones ([`Exponentiation::Ifma512`]).
+//! - `aarch64`: the slice kernels with `mul`/`umulh`.
+//!
+//! # The choice
+//! [`selection`] makes it, once per process, from three things:
+//! 1. what the CPU has (CPUID, through `cpufeatures`);
+//! 2. the environment variable `NUMCRYPT_DISABLE` (read under the `std`
+//!    feature only): a comma-separated list of `adx`, `ifma` (both IFMA
+//!    variants), `ifma256`, `ifma512`, each of which turns that backend off
+//!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
+//!    AWS-LC; unknown words are ignored;
+//! 3. a rule for the IFMA variant, where the faster one depends on the
+//!    microarchitecture ([`ifma_rule`]).
+//!
+//! Everything else asks [`selection`]: the slice and field kernels'
+//! `dispatch!`, the exponentiations, and the benches, which print it.
+
+use core::fmt;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_adx;
@@ -10,3 +35,392 @@ pub(crate) mod x86_64_ifma;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+
+/// The slice kernels (and the field kernels built on them) that run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LimbKernels {
+    /// Portable Rust.
+    Portable,
+    /// x86_64 `mulx`/`adcx`/`adox` assembly.
+    Adx,
+    /// aarch64 `mul`/`umulh` assembly.
+    Aarch64,
+}
+
+/// An implementation of constant-time modular exponentiation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Exponentiation {
+    /// Montgomery multiplication on the slice kernels ([`LimbKernels`]).
+    LimbKernels,
+    /// Radix 2^52 with AVX-512 IFMA on 256-bit (ymm) registers, generated
+    /// assembly; moduli of 16 to 51 limbs, 16 to 38 limbs for two
+    /// interleaved exponentiations.
+    Ifma256,
+    /// Radix 2^52 with AVX-512 IFMA on 512-bit (zmm) registers; moduli of
+    /// 16 to 103 limbs, 16 to 51 for two interleaved exponentiations.
+    Ifma512,
+}
+
+impl Exponentiation {
+    /// Whether this implementation can run `interleave` (1 or 2)
+    /// exponentiations modulo `nlimbs`-limb moduli in this process: the CPU
+    /// has it, `NUMCRYPT_DISABLE` does not name it, and it takes the size.
+    pub fn available(self, nlimbs: usize, interleave: usize) -> bool {
+        let selection = selection();
+        match self {
+            Self::LimbKernels => nlimbs > 0 && (1..=2).contains(&interleave),
+            Self::Ifma256 | Self::Ifma512 => {
+                selection.ifma_usable(self) && ifma_takes(self, nlimbs, interleave)
+            }
+        }
+    }
+
+    /// A short name, as the benches print it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::LimbKernels => "limb kernels",
+            Self::Ifma256 => "AVX-512 IFMA, 256-bit registers",
+            Self::Ifma512 => "AVX-512 IFMA, 512-bit registers",
+        }
+    }
+}
+
+/// Runs `$body` with `$k` bound to the slice kernels [`selection`] chose.
+macro_rules! dispatch {
+    ($k:ident => $body:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        if let Some($k) = $crate::backend::adx() {
+            return $body;
+        }
+        // Every aarch64 CPU has what the `Aarch64` backend needs.
+        #[cfg(target_arch = "aarch64")]
+        let $k = $crate::backend::aarch64::Aarch64::new();
+        #[cfg(not(target_arch = "aarch64"))]
+        let $k = $crate::kernels::Portable;
+        $body
+    }};
+}
+pub(crate) use dispatch;
+
+/// The `mulx`/`adx` backend, if [`selection`] chose it.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn adx() -> Option<x86_64_adx::Adx> {
+    match selection().limb_kernels() {
+        LimbKernels::Adx => x86_64_adx::Adx::detect(),
+        _ => None,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn ifma_takes(e: Exponentiation, nlimbs: usize, interleave: usize) -> bool {
+    x86_64_ifma::takes(e, nlimbs, interleave)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn ifma_takes(_: Exponentiation, _: usize, _: usize) -> bool {
+    false
+}
+
+/// What `NUMCRYPT_DISABLE` turned off.
+const DISABLE_ADX: u32 = 1;
+const DISABLE_IFMA256: u32 = 1 << 1;
+const DISABLE_IFMA512: u32 = 1 << 2;
+
+/// What the CPU has.
+const HAS_ADX: u32 = 1 << 8;
+const HAS_IFMA: u32 = 1 << 9;
+/// The rule prefers 512-bit IFMA kernels on this CPU.
+const PREFERS_IFMA512: u32 = 1 << 10;
+/// Set once the rest is filled in.
+const READY: u32 = 1 << 31;
+
+/// The process' choice of backends: made once, on first use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Selection(u32);
+
+static SELECTION: AtomicU32 = AtomicU32::new(0);
+
+/// The backends this process uses (see the module documentation).
+#[inline]
+pub fn selection() -> Selection {
+    let cached = SELECTION.load(Ordering::Relaxed);
+    if cached & READY != 0 {
+        return Selection(cached);
+    }
+    // Every thread that gets here computes the same value.
+    let bits = detect() | disabled() | READY;
+    SELECTION.store(bits, Ordering::Relaxed);
+    Selection(bits)
+}
+
+impl Selection {
+    /// The slice kernels that run.
+    pub fn limb_kernels(self) -> LimbKernels {
+        #[cfg(target_arch = "x86_64")]
+        if self.0 & HAS_ADX != 0 && self.0 & DISABLE_ADX == 0 {
+            return LimbKernels::Adx;
+        }
+        #[cfg(target_arch = "aarch64")]
+        return LimbKernels::Aarch64;
+        #[allow(unreachable_code)]
+        LimbKernels::Portable
+    }
+
+    /// The implementation that runs `interleave` (1 or 2) exponentiations
+    /// modulo `nlimbs`-limb moduli: the IFMA variant the rule prefers if it
+    /// takes the size, else the other variant, else the limb kernels.
+    pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
+        let order = if self.0 & PREFERS_IFMA512 != 0 {
+            [Exponentiation::Ifma512, Exponentiation::Ifma256]
+        } else {
+            [Exponentiation::Ifma256, Exponentiation::Ifma512]
+        };
+        order
+            .into_iter()
+            .find(|&e| self.ifma_usable(e) && ifma_takes(e, nlimbs, interleave))
+            .unwrap_or(Exponentiation::LimbKernels)
+    }
+
+    fn ifma_usable(self, e: Exponentiation) -> bool {
+        let off = match e {
+            Exponentiation::Ifma256 => DISABLE_IFMA256,
+            Exponentiation::Ifma512 => DISABLE_IFMA512,
+            Exponentiation::LimbKernels => return true,
+        };
+        self.0 & HAS_IFMA != 0 && self.0 & off == 0
+    }
+}
+
+impl fmt::Display for Selection {
+    /// One line: the CPU, the limb kernels, the exponentiation backend for
+    /// RSA-2048's primes (16 limbs, interleaved) and what was disabled.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}; limb kernels: ", Cpu::current())?;
+        match self.limb_kernels() {
+            LimbKernels::Portable => f.write_str("portable")?,
+            LimbKernels::Adx => f.write_str("x86_64 mulx/adx")?,
+            LimbKernels::Aarch64 => f.write_str("aarch64 mul/umulh")?,
+        }
+        write!(f, "; exponentiation: {}", self.exponentiation(16, 2).name())?;
+        if self.0 & HAS_IFMA != 0 {
+            let rule = if self.0 & PREFERS_IFMA512 != 0 {
+                512
+            } else {
+                256
+            };
+            write!(f, " (rule for this CPU: {rule}-bit)")?;
+        }
+        let off = [
+            (DISABLE_ADX, "adx"),
+            (DISABLE_IFMA256, "ifma256"),
+            (DISABLE_IFMA512, "ifma512"),
+        ];
+        let mut first = true;
+        for (bit, name) in off {
+            if self.0 & bit != 0 {
+                f.write_str(if first { "; NUMCRYPT_DISABLE: " } else { "," })?;
+                f.write_str(name)?;
+                first = false;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Selection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// The CPU's identity as CPUID reports it (x86_64; elsewhere only the
+/// architecture is known).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cpu {
+    vendor: [u8; 12],
+    family: u32,
+    model: u32,
+    brand: [u8; 48],
+}
+
+impl Cpu {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(crate) const fn from_parts(
+        vendor: [u8; 12],
+        family: u32,
+        model: u32,
+        brand: [u8; 48],
+    ) -> Self {
+        Self {
+            vendor,
+            family,
+            model,
+            brand,
+        }
+    }
+
+    /// This CPU.
+    pub fn current() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        return x86_64_adx::cpu_identity();
+        #[allow(unreachable_code)]
+        Self {
+            vendor: [0; 12],
+            family: 0,
+            model: 0,
+            brand: [0; 48],
+        }
+    }
+
+    /// The vendor string (`AuthenticAMD`, `GenuineIntel`), empty if unknown.
+    pub fn vendor(&self) -> &str {
+        trimmed(&self.vendor)
+    }
+
+    /// The display family (base plus extended family).
+    pub fn family(&self) -> u32 {
+        self.family
+    }
+
+    /// The display model (with the extended model bits).
+    pub fn model(&self) -> u32 {
+        self.model
+    }
+
+    /// The brand string, as `/proc/cpuinfo`'s `model name`.
+    pub fn name(&self) -> &str {
+        trimmed(&self.brand)
+    }
+}
+
+const ARCH: &str = if cfg!(target_arch = "x86_64") {
+    "x86_64"
+} else if cfg!(target_arch = "aarch64") {
+    "aarch64"
+} else {
+    "unknown architecture"
+};
+
+fn trimmed(bytes: &[u8]) -> &str {
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    core::str::from_utf8(&bytes[..end]).unwrap_or("").trim()
+}
+
+impl fmt::Display for Cpu {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.vendor().is_empty() {
+            return write!(f, "CPU: {ARCH}");
+        }
+        write!(
+            f,
+            "CPU: {} family {:#x} model {:#x} ({})",
+            self.vendor(),
+            self.family,
+            self.model,
+            self.name()
+        )
+    }
+}
+
+/// Which 256- or 512-bit IFMA kernels a CPU with IFMA should prefer.
+///
+/// AMD's Zen 4 (family 19h; Zen 3 shares the family but has no AVX-512)
+/// executes each 512-bit operation as two 256-bit halves, so a 512-bit IFMA
+/// multiplies no more digits per cycle than a 256-bit one, and the 256-bit
+/// kernels waste fewer lanes on padding and need fewer shuffles per digit:
+/// they are faster at every RSA size there (benches/RESULTS.md, "Zen 4").
+/// Zen 5 (family 1Ah) has full-width units, where the 512-bit kernels were
+/// measured faster (benches/RESULTS.md, "Zen 5"). Everywhere else, Intel
+/// included, this crate has no measurement and follows OpenSSL and AWS-LC,
+/// which run 256-bit IFMA kernels on every CPU.
+pub(crate) fn ifma_rule(cpu: &Cpu) -> Exponentiation {
+    match (cpu.vendor(), cpu.family()) {
+        ("AuthenticAMD", 0x1a..) => Exponentiation::Ifma512,
+        _ => Exponentiation::Ifma256,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> u32 {
+    let mut bits = 0;
+    if x86_64_adx::Adx::detect().is_some() {
+        bits |= HAS_ADX;
+    }
+    if x86_64_ifma::Ifma::detect().is_some() {
+        bits |= HAS_IFMA;
+        if ifma_rule(&Cpu::current()) == Exponentiation::Ifma512 {
+            bits |= PREFERS_IFMA512;
+        }
+    }
+    bits
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> u32 {
+    0
+}
+
+/// The `NUMCRYPT_DISABLE` bits (none without `std`).
+#[cfg(feature = "std")]
+fn disabled() -> u32 {
+    let Some(value) = std::env::var_os("NUMCRYPT_DISABLE") else {
+        return 0;
+    };
+    parse_disable(&value.to_string_lossy())
+}
+
+#[cfg(not(feature = "std"))]
+fn disabled() -> u32 {
+    0
+}
+
+#[cfg_attr(not(feature = "std"), allow(dead_code))]
+fn parse_disable(list: &str) -> u32 {
+    list.split(',').fold(0, |bits, word| {
+        bits | match word.trim() {
+            w if w.eq_ignore_ascii_case("adx") => DISABLE_ADX,
+            w if w.eq_ignore_ascii_case("ifma") => DISABLE_IFMA256 | DISABLE_IFMA512,
+            w if w.eq_ignore_ascii_case("ifma256") => DISABLE_IFMA256,
+            w if w.eq_ignore_ascii_case("ifma512") => DISABLE_IFMA512,
+            _ => 0,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn disable_list() {
+        assert_eq!(parse_disable(""), 0);
+        assert_eq!(parse_disable("adx"), DISABLE_ADX);
+        assert_eq!(
+            parse_disable(" IFMA , adx"),
+            DISABLE_ADX | DISABLE_IFMA256 | DISABLE_IFMA512
+        );
+        assert_eq!(parse_disable("ifma512,neon,bogus"), DISABLE_IFMA512);
+    }
+
+    #[test]
+    fn rule() {
+        let cpu = |vendor: &[u8; 12], family| Cpu {
+            vendor: *vendor,
+            family,
+            model: 0,
+            brand: [0; 48],
+        };
+        assert_eq!(
+            ifma_rule(&cpu(b"AuthenticAMD", 0x19)),
+            Exponentiation::Ifma256
+        );
+        assert_eq!(
+            ifma_rule(&cpu(b"AuthenticAMD", 0x1a)),
+            Exponentiation::Ifma512
+        );
+        assert_eq!(ifma_rule(&cpu(b"GenuineIntel", 6)), Exponentiation::Ifma256);
+    }
+}

@@ -18,6 +18,42 @@ mod unrolled;
 
 cpufeatures::new!(bmi2_adx, "bmi2", "adx");
 
+/// The CPU's vendor, display family and model, and brand string, from
+/// CPUID leaves 0, 1 and 0x80000002–4.
+pub(crate) fn cpu_identity() -> crate::backend::Cpu {
+    use core::arch::x86_64::{__cpuid, CpuidResult};
+    // SAFETY: CPUID exists on every x86_64 CPU and only reads identification
+    // registers (the intrinsic is safe on recent compilers).
+    #[allow(unused_unsafe)]
+    let cpuid = |leaf: u32| -> CpuidResult { unsafe { __cpuid(leaf) } };
+    let words = |r: CpuidResult| [r.eax, r.ebx, r.ecx, r.edx];
+    let leaf0 = cpuid(0);
+    let mut vendor = [0; 12];
+    for (chunk, word) in vendor.chunks_mut(4).zip([leaf0.ebx, leaf0.edx, leaf0.ecx]) {
+        chunk.copy_from_slice(&word.to_le_bytes());
+    }
+    let eax = cpuid(1).eax;
+    let base_family = (eax >> 8) & 0xf;
+    let base_model = (eax >> 4) & 0xf;
+    let family = match base_family {
+        0xf => base_family + ((eax >> 20) & 0xff),
+        f => f,
+    };
+    let model = match base_family {
+        0x6 | 0xf => base_model | ((eax >> 12) & 0xf0),
+        _ => base_model,
+    };
+    let mut brand = [0; 48];
+    if cpuid(0x8000_0000).eax >= 0x8000_0004 {
+        for (i, leaf) in (0x8000_0002..=0x8000_0004).enumerate() {
+            for (j, word) in words(cpuid(leaf)).into_iter().enumerate() {
+                brand[16 * i + 4 * j..][..4].copy_from_slice(&word.to_le_bytes());
+            }
+        }
+    }
+    crate::backend::Cpu::from_parts(vendor, family, model, brand)
+}
+
 /// The mulx/adcx/adox backend. A value exists only on a CPU with BMI2 and
 /// ADX: [`Adx::detect`] is the only way to get one.
 #[derive(Clone, Copy, Debug)]

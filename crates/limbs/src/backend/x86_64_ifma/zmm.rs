@@ -1,0 +1,339 @@
+//! The 512-bit (zmm) kernels: intrinsics, modulo `m' = m·k0`.
+//!
+//! The arithmetic runs modulo `m' = m·k0`, where `k0 = −m⁻¹ mod 2^52`: a
+//! multiple of `m` whose lowest digit is `2^52 − 1`, so that the Montgomery
+//! quotient digit `q_i` is the low digit itself, with no multiplication
+//! (congruences modulo `m'` hold modulo `m`, and the result is reduced
+//! modulo `m` on the way out). A residue is held as `N = ⌈(64n + 54)/52⌉`
+//! digits, eight to a vector (`V = ⌈N/8⌉` vectors, the digits above `N`
+//! zero), so that `4m' < R' = 2^(52N)`.
+//!
+//! # The multiplication loop
+//! Digit `i` of `b` is one iteration (operand scanning). The accumulator's
+//! lane `j` holds position `i + j`; it takes the low halves of `a·b_i` and
+//! `m·q_i`, shifts down one lane (`valignq`), then takes the high halves,
+//! which belong one position up. The serial part, `q_i` from the lowest
+//! position, runs in general-purpose registers on a copy of that position:
+//! the vector only supplies lane 1 (position `i + 1`, read at the start of
+//! the iteration), and the scalar code adds the contributions of `b_i` and
+//! `q_i` to it itself. The products go to fresh registers and are added to
+//! the accumulator once, which keeps the loop-carried chain short (two
+//! additions and a shift an iteration): the design for cores that issue
+//! two 512-bit IFMA a cycle, where the chain, not the multiplier, is the
+//! limit. Lanes accumulate unnormalised (below `2^62` for any supported
+//! size) and are carried once, at the end, with a carry-lookahead over the
+//! lane masks instead of a ripple.
+
+use core::arch::x86_64::*;
+
+use super::{
+    DIGIT_BITS, Ifma, LANES, Lanes, MASK52, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    limbs_to_digits,
+};
+use crate::Limb;
+use crate::kernels;
+use crate::montmul::{ExpTask, MontMul, MontyCtx};
+
+/// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
+/// which covers the CRT halves of RSA up to 13184 bits). Larger moduli use
+/// the limb kernels, which keeps the stack table below 40 KiB.
+const MAX_VECTORS: usize = 16;
+/// Largest vector count of two interleaved exponentiations (moduli up to
+/// 51 limbs); the stack then holds at most as much as for one
+/// `MAX_VECTORS` modulus.
+const PAIR_MAX_VECTORS: usize = 8;
+
+/// `(digits, vectors)` for an `n`-limb modulus, if these kernels take
+/// `interleave` exponentiations of it: room for `4m'`, where `m' = m·k0`
+/// has up to `64n + 52` bits.
+fn shape(n: usize, interleave: usize) -> Option<(usize, usize)> {
+    let digits = (64 * n + 54).div_ceil(52);
+    let vectors = digits.div_ceil(LANES);
+    let max = match interleave {
+        1 => MAX_VECTORS,
+        2 => PAIR_MAX_VECTORS,
+        _ => 0,
+    };
+    (n >= super::MIN_LIMBS && vectors <= max).then_some((digits, vectors))
+}
+
+/// Whether these kernels take `interleave` exponentiations modulo
+/// `n`-limb moduli.
+pub(super) fn takes(n: usize, interleave: usize) -> bool {
+    shape(n, interleave).is_some()
+}
+
+/// [`super::run`] on these kernels; `false` if they do not take the size.
+pub(super) fn run<const K: usize>(
+    ifma: Ifma,
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
+    f: &mut ExpTask<'_>,
+) -> bool {
+    let Some((digits, vectors)) = shape(ctxs[0].m.len(), K) else {
+        return false;
+    };
+    macro_rules! sizes {
+        ($($v:literal)*) => {
+            match vectors {
+                $($v => run_sized::<$v, K>(ifma, digits, outs, bases, ctxs, f),)*
+                _ => return false,
+            }
+        };
+    }
+    sizes!(3 4 5 6 7 8 9 10 11 12 13 14 15 16);
+    true
+}
+
+/// `K` values of `V` vectors each: one AMM-domain element.
+type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
+
+fn run_sized<const V: usize, const K: usize>(
+    ifma: Ifma,
+    digits: usize,
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
+    f: &mut ExpTask<'_>,
+) {
+    let zero: Elem<V, K> = [[[0; LANES]; V]; K];
+    let mut scratch = super::Aligned([zero; SCRATCH_ELEMS]);
+    let mut elems = super::Aligned([zero; 4]);
+    let mut arith = Amm {
+        _ifma: ifma,
+        m: zero,
+        digits,
+    };
+    for (k, ctx) in ctxs.iter().enumerate() {
+        // m' = m·k0, k0 = −m⁻¹ mod 2^52, so that m' ≡ −1 mod 2^52.
+        let n = ctx.m.len();
+        let limbs = scratch
+            .0
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_flattened_mut();
+        let m_prime = &mut limbs[..n + 1];
+        m_prime[n] = kernels::mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & MASK52);
+        limbs_to_digits(m_prime, arith.m[k].as_flattened_mut());
+    }
+    let [factor, one, x, y] = &mut elems.0;
+    exponentiate(
+        &mut arith,
+        digits,
+        V * LANES,
+        outs,
+        bases,
+        ctxs,
+        [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut()),
+        scratch
+            .0
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .as_flattened_mut(),
+        f,
+    );
+    zeroize::Zeroize::zeroize(arith.m.as_flattened_mut().as_flattened_mut());
+}
+
+/// AMM modulo `K` moduli `m' = m·k0` at once, `V` vectors each.
+struct Amm<const V: usize, const K: usize> {
+    /// Proof that the CPU has what [`amm`] needs.
+    _ifma: Ifma,
+    /// The digits of each `m'`; the lowest is `2^52 − 1`.
+    m: Elem<V, K>,
+    /// `N`, the digit count (at most `8V`).
+    digits: usize,
+}
+
+impl<const V: usize, const K: usize> Amm<V, K> {
+    /// `r[k] = a[k]·b[k]·R'⁻¹ mod m'[k]`, below `2m'[k]`, for `a[k]`, `b[k]`
+    /// below `2m'[k]`.
+    fn amm(&self, r: &mut Elem<V, K>, a: &Elem<V, K>, b: &Elem<V, K>) {
+        // SAFETY: `self._ifma` proves the CPU has AVX512F and AVX512-IFMA, the
+        // features `amm` is compiled for. It reads and writes only through the
+        // references it is given.
+        unsafe { amm(r, a, b, &self.m, self.digits) }
+    }
+}
+
+/// The slice `x` (of `8VK` words) as an element; a length mismatch is a bug.
+fn elem<const V: usize, const K: usize>(x: &[u64]) -> &Elem<V, K> {
+    let lanes: &[[Lanes; V]] = x.as_chunks::<LANES>().0.as_chunks::<V>().0;
+    lanes.try_into().expect("element of 8VK digits")
+}
+
+impl<const V: usize, const K: usize> MontMul for Amm<V, K> {
+    fn elem_len(&self) -> usize {
+        K * V * LANES
+    }
+
+    fn max_window(&self) -> u32 {
+        MAX_WINDOW
+    }
+
+    fn mul(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
+        let lanes: &mut [[Lanes; V]] = out.as_chunks_mut::<LANES>().0.as_chunks_mut::<V>().0;
+        let out: &mut Elem<V, K> = lanes.try_into().expect("element of 8VK digits");
+        self.amm(out, elem(a), elem(b));
+    }
+
+    fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
+        self.mul(out, a, a);
+    }
+
+    /// Value `k`'s entry is picked by bits `[32k, 32k + 32)` of `index`
+    /// (see `pow::Windows`).
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
+        let len = V * LANES;
+        for (k, out) in out.chunks_exact_mut(len).enumerate() {
+            let index = (index >> (32 * k)) & 0xffff_ffff;
+            // SAFETY: `self._ifma` proves the CPU has AVX-512F and VL, the
+            // features `lookup` is compiled for; it reads `table` and writes `out`
+            // only through the slices it is given.
+            unsafe { super::lookup::<LANES, V>(out, table, K * len, k * len, index) }
+        }
+    }
+}
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn load(x: &Lanes) -> __m512i {
+    // SAFETY: an unaligned 64-byte load from a reference to exactly 64
+    // bytes.
+    unsafe { _mm512_loadu_si512(x.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn store(x: &mut Lanes, v: __m512i) {
+    // SAFETY: an unaligned 64-byte store to a reference to exactly 64 bytes.
+    unsafe { _mm512_storeu_si512(x.as_mut_ptr().cast(), v) }
+}
+
+/// The AMM kernel, `K` independent multiplications interleaved:
+/// `r[k] = a[k]·b[k]·2^(−52·digits) mod m[k]`, below `2m[k]`, for `a[k]`,
+/// `b[k]` below `2m[k]`; every digit below `2^52`, the digits from
+/// `digits` on zero (in `a` and `m`; `b`'s are not read),
+/// `4m[k] < 2^(52·digits)`, `m[k] ≡ −1 mod 2^52` (so `q_i` is the low
+/// digit itself), `digits > 2`.
+#[target_feature(enable = "avx512f,avx512ifma")]
+fn amm<const V: usize, const K: usize>(
+    r: &mut Elem<V, K>,
+    a: &Elem<V, K>,
+    b: &Elem<V, K>,
+    m: &Elem<V, K>,
+    digits: usize,
+) {
+    let zero = _mm512_setzero_si512();
+    let mut av = [[zero; V]; K];
+    let mut mv = [[zero; V]; K];
+    for k in 0..K {
+        for v in 0..V {
+            av[k][v] = load(&a[k][v]);
+            mv[k][v] = load(&m[k][v]);
+        }
+    }
+    // Lane j of `acc[k]` holds position i + j (lane 0 is stale: `s[k]`
+    // holds it).
+    let mut acc = [[zero; V]; K];
+    let mut s = [0u64; K];
+    for i in 0..digits {
+        let mut bv = [zero; K];
+        let mut qv = [zero; K];
+        for k in 0..K {
+            let bi = b[k][i / LANES][i % LANES];
+            let (a0, a1, m1) = (a[k][0][0], a[k][0][1], m[k][0][1]);
+            // Position i + 1 as the earlier iterations left it: read before
+            // this iteration's vector work, so that only the scalar code
+            // below sits between one q and the next.
+            let next = _mm_extract_epi64::<1>(_mm512_castsi512_si128(acc[k][0])) as u64;
+            let t = s[k] as u128 + a0 as u128 * bi as u128;
+            // With m ≡ −1 mod 2^52, q = t mod 2^52 and (t + m_0·q)/2^52 is
+            // ⌊t/2^52⌋ + q.
+            let q = t as u64 & MASK52;
+            s[k] = (t >> DIGIT_BITS) as u64
+                + q
+                + next
+                + (a1.wrapping_mul(bi) & MASK52)
+                + (m1.wrapping_mul(q) & MASK52);
+            bv[k] = _mm512_set1_epi64(bi as i64);
+            qv[k] = _mm512_set1_epi64(q as i64);
+        }
+        // The products go to fresh registers and then one addition into
+        // `acc`: accumulating in the multiplications would put two IFMA
+        // latencies on `acc`'s loop-carried chain.
+        for k in 0..K {
+            for v in 0..V {
+                let lo = _mm512_madd52lo_epu64(zero, av[k][v], bv[k]);
+                let lo = _mm512_madd52lo_epu64(lo, mv[k][v], qv[k]);
+                acc[k][v] = _mm512_add_epi64(acc[k][v], lo);
+            }
+        }
+        for acc in acc.iter_mut() {
+            for v in 0..V {
+                let up = if v + 1 < V { acc[v + 1] } else { zero };
+                acc[v] = _mm512_alignr_epi64::<1>(up, acc[v]);
+            }
+        }
+        for k in 0..K {
+            for v in 0..V {
+                let hi = _mm512_madd52hi_epu64(zero, av[k][v], bv[k]);
+                let hi = _mm512_madd52hi_epu64(hi, mv[k][v], qv[k]);
+                acc[k][v] = _mm512_add_epi64(acc[k][v], hi);
+            }
+        }
+    }
+    for ((r, mut acc), s) in r.iter_mut().zip(acc).zip(s) {
+        acc[0] = _mm512_mask_set1_epi64(acc[0], 1, s as i64);
+        normalize(&mut acc);
+        for (o, x) in r.iter_mut().zip(acc) {
+            store(o, x);
+        }
+    }
+}
+
+/// Carries every lane into 52-bit digits. The top lane's carry is zero
+/// (the value is below `2^(52·8V)`).
+#[target_feature(enable = "avx512f")]
+fn normalize<const V: usize>(acc: &mut [__m512i; V]) {
+    let mask = _mm512_set1_epi64(MASK52 as i64);
+    let zero = _mm512_setzero_si512();
+    // Pass 1: each lane's bits above 52 (below 2^12) move one lane up.
+    let mut carries = [zero; V];
+    for (c, x) in carries.iter_mut().zip(acc.iter()) {
+        *c = _mm512_srli_epi64::<52>(*x);
+    }
+    for v in 0..V {
+        let below = if v > 0 { carries[v - 1] } else { zero };
+        let digit = _mm512_and_si512(acc[v], mask);
+        acc[v] = _mm512_add_epi64(digit, _mm512_alignr_epi64::<7>(carries[v], below));
+    }
+    // Lanes are now below 2^52 + 2^12: at most one more carry each, which
+    // ripples through lanes of all ones. With g the lanes that overflow and
+    // p those equal to 2^52 − 1 (never both), the lanes that receive a carry
+    // are ((g << 1) + p) ^ p, an integer addition over the lane bits.
+    let words = V.div_ceil(8);
+    let mut g = [0u64; MAX_VECTORS.div_ceil(8)];
+    let mut p = [0u64; MAX_VECTORS.div_ceil(8)];
+    for (v, x) in acc.iter().enumerate() {
+        g[v / 8] |= (_mm512_cmpgt_epu64_mask(*x, mask) as u64) << (8 * (v % 8));
+        p[v / 8] |= (_mm512_cmpeq_epu64_mask(*x, mask) as u64) << (8 * (v % 8));
+    }
+    let mut shifted_in = 0;
+    let mut carry = 0;
+    let mut receive = [0u64; MAX_VECTORS.div_ceil(8)];
+    for w in 0..words {
+        let shifted = (g[w] << 1) | shifted_in;
+        shifted_in = g[w] >> 63;
+        let (sum, c1) = shifted.overflowing_add(p[w]);
+        let (sum, c2) = sum.overflowing_add(carry);
+        carry = (c1 | c2) as u64;
+        receive[w] = sum ^ p[w];
+    }
+    let one = _mm512_set1_epi64(1);
+    for (v, x) in acc.iter_mut().enumerate() {
+        let k = (receive[v / 8] >> (8 * (v % 8))) as u8;
+        *x = _mm512_and_si512(_mm512_mask_add_epi64(*x, k, *x, one), mask);
+    }
+}

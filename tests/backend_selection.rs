@@ -1,0 +1,126 @@
+//! `NUMCRYPT_DISABLE`: each setting turns off what it names for the whole
+//! process, and everything still computes the right answers.
+//!
+//! The variable is read once per process, so [`each_setting`] runs this test
+//! binary again per setting, with [`child`] as the only test, which checks
+//! the choice it sees and runs exponentiations (against num-bigint) and an
+//! RSA signature under it.
+
+use std::process::Command;
+
+use num_bigint::BigUint;
+use numcrypt::limbs::backend::{self, Exponentiation, LimbKernels};
+use numcrypt::limbs::{BoxedUint, MontyParams, Unsigned};
+use numcrypt::rsa::{HashAlg, KeyGen};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+/// Set by [`each_setting`] in the children's environment.
+const CHILD: &str = "NUMCRYPT_TEST_BACKEND_CHILD";
+
+#[test]
+fn each_setting() {
+    if std::env::var_os(CHILD).is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    for setting in [
+        "",
+        "ifma",
+        "ifma256",
+        "ifma512",
+        "adx",
+        "adx,ifma",
+        " IFMA256 , bogus",
+    ] {
+        let out = Command::new(&exe)
+            .args(["--exact", "child", "--nocapture", "--test-threads=1"])
+            .env("NUMCRYPT_DISABLE", setting)
+            .env(CHILD, "1")
+            .output()
+            .expect("run the test binary");
+        let log = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "NUMCRYPT_DISABLE={setting:?}:\n{log}");
+        assert!(
+            log.contains("1 passed"),
+            "the child test did not run:\n{log}"
+        );
+    }
+}
+
+#[test]
+fn child() {
+    let Some(_) = std::env::var_os(CHILD) else {
+        return;
+    };
+    let disabled = std::env::var("NUMCRYPT_DISABLE").unwrap_or_default();
+    let words: Vec<String> = disabled
+        .split(',')
+        .map(|w| w.trim().to_lowercase())
+        .collect();
+    let off = |w: &str| words.iter().any(|x| x == w);
+    let selection = backend::selection();
+    eprintln!("NUMCRYPT_DISABLE={disabled:?}: {selection}");
+
+    if off("adx") {
+        assert_ne!(selection.limb_kernels(), LimbKernels::Adx);
+    }
+    for (n, k) in [(16, 1), (16, 2), (32, 1), (32, 2), (48, 1)] {
+        let chosen = selection.exponentiation(n, k);
+        if off("ifma") {
+            assert_eq!(chosen, Exponentiation::LimbKernels);
+        }
+        if off("ifma256") {
+            assert_ne!(chosen, Exponentiation::Ifma256);
+            assert!(!Exponentiation::Ifma256.available(n, k));
+        }
+        if off("ifma512") {
+            assert_ne!(chosen, Exponentiation::Ifma512);
+        }
+        assert!(chosen.available(n, k), "{chosen:?} chosen but unavailable");
+    }
+
+    // Exponentiations on whatever runs now, against num-bigint.
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut word = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for n in [16, 24, 32] {
+        let mut m: Vec<u64> = (0..n).map(|_| word()).collect();
+        m[0] |= 1;
+        m[n - 1] |= 1 << 63;
+        let a: Vec<u64> = (0..n).map(|_| word()).collect();
+        let e: Vec<u64> = (0..n).map(|_| word()).collect();
+        let big = |w: &[u64]| {
+            BigUint::from_bytes_le(&w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>())
+        };
+        let expect = big(&a).modpow(&big(&e), &big(&m));
+        let params = MontyParams::new(BoxedUint::from_words(m)).unwrap();
+        let base = params.to_monty(&BoxedUint::from_words(a));
+        let e = BoxedUint::from_words(e);
+        let got = params.from_monty(&params.pow(&base, &e));
+        assert_eq!(big(got.as_words()), expect, "{n} limbs");
+        let (r0, r1) = params.pow_bounded_pair(&base, &e, &params, &base, &e, 64 * n as u32);
+        for r in [r0, r1] {
+            assert_eq!(
+                big(params.from_monty(&r).as_words()),
+                expect,
+                "{n} limbs, pair"
+            );
+        }
+    }
+
+    // An RSA signature, checked by the private operation itself and here.
+    let mut rng = ChaCha20Rng::seed_from_u64(5);
+    let key = KeyGen::new(2048).generate(&mut rng).unwrap();
+    let sig = key
+        .sign_pkcs1v15(&mut rng, HashAlg::Sha256, b"backend selection")
+        .unwrap();
+    key.public_key()
+        .verify_pkcs1v15(HashAlg::Sha256, b"backend selection", &sig)
+        .unwrap();
+}
