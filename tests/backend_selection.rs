@@ -10,7 +10,7 @@ use std::process::Command;
 
 use num_bigint::BigUint;
 use numcrypt::limbs::backend::{self, Exponentiation, LimbKernels};
-use numcrypt::limbs::{BoxedUint, MontyParams, Unsigned};
+use numcrypt::limbs::{BoxedUint, MontyParams};
 use numcrypt::rsa::{HashAlg, KeyGen};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
