@@ -1,35 +1,40 @@
-//! RSA: numcrypt against OpenSSL (libcrypto through the `openssl` crate) and
-//! RustCrypto's `rsa` 0.9, every peer in the same criterion group so that
-//! ratios come from one run.
+//! RSA: numcrypt against the fastest peers: AWS-LC (aws-lc-rs), OpenSSL
+//! (libcrypto through the `openssl` crate), ring, graviola and RustCrypto's
+//! `rsa` 0.9, every peer in the same criterion group so that ratios come
+//! from one run.
+//!
+//! The keys are `benches/keys/rsa{2048,3072,4096}.pk8.der`, made by
+//! `openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:<bits>` and
+//! `openssl pkcs8 -topk8 -nocrypt -outform DER`, loaded into every library
+//! from the same PKCS#8 bytes.
 //!
 //! Groups (benchmark id `<group>/<bits>/<peer>`):
-//! - `rsa_sign`: RSASSA-PKCS1-v1_5 with SHA-256 of a 32-byte message, on
-//!   the same key (generated once by numcrypt, handed to the peers as
-//!   PKCS#1/PKCS#8 DER), at 2048, 3072 and 4096 bits. All three peers do
-//!   the same work: hash, pad, CRT private operation with base blinding,
-//!   and a check of the result. numcrypt `sign_pkcs1v15` (blinding pair
-//!   squared per use, refreshed every 32; the check `s^e = m`); OpenSSL
-//!   `PKey` + `sign::Signer` (`RSA_sign`: `BN_BLINDING`, the same scheme,
-//!   and its `s^e` check; its AVX-512 IFMA code for 2048-bit keys where the
-//!   CPU has it); RustCrypto `pkcs1v15::SigningKey::sign_with_rng` (fresh
-//!   blinding per call from `OsRng`, and `rsa_decrypt_and_check`). Before
-//!   timing, the three signatures are checked to be the same bytes.
+//! - `rsa_sign`: RSASSA-PKCS1-v1_5 with SHA-256 of a 32-byte message, at
+//!   2048, 3072 and 4096 bits. Every peer does the same work: hash, pad,
+//!   CRT private operation with base blinding, and a check of the result
+//!   against the public key (numcrypt: blinding pair squared per use,
+//!   refreshed every 32, and the check `s^e = m`; AWS-LC and OpenSSL:
+//!   `BN_BLINDING` and the same check; ring and graviola blind every
+//!   signature afresh; RustCrypto: fresh blinding from `OsRng` and
+//!   `rsa_decrypt_and_check`). Before timing, every peer's signature is
+//!   checked to be the same bytes.
 //! - `rsa_verify`: the same signatures verified (public exponent 65537).
 //! - `rsa_blinding`: what blinding costs numcrypt: `sign_pkcs1v15` against
 //!   the same signature unblinded (a hidden benchmark hook), and one
-//!   refresh of the blinding pair (`r^e`, and `r^-1` by Fermat modulo each
-//!   prime), which a signature pays once every 32.
-//! - `rsa_keygen`: one 2048-bit key, e = 65537. numcrypt `KeyGen` (FIPS
-//!   186-5 B.3.3, MR64 on p and q) on one thread and on every core;
-//!   OpenSSL `Rsa::generate` (`RSA_generate_key_ex`, e = 65537); RustCrypto
-//!   `RsaPrivateKey::new`. Times vary by an order of magnitude
-//!   from one key to the next, so the group takes many flat samples: quote
-//!   the median.
+//!   refresh of the blinding pair, which a signature pays once every 32.
+//! - `rsa_keygen`: one 2048-bit key, e = 65537, one thread. numcrypt
+//!   `KeyGen` (FIPS 186-5 B.3.3, MR64 on p and q), and on every core;
+//!   AWS-LC `rsa::KeyPair::generate`; OpenSSL `Rsa::generate`; graviola
+//!   `SigningKey::generate`; RustCrypto `RsaPrivateKey::new`. Times vary by
+//!   an order of magnitude from one key to the next, so the group takes many
+//!   flat samples: quote the median.
 //!
 //! Every group runs twice: wall time, and (x86_64) rdtsc cycles (groups
-//! suffixed `_cycles`). Run with `cargo bench --bench rsa`, or a filter
-//! such as `cargo bench --bench rsa -- '^rsa_sign/'`; then
-//! `python3 benches/summarize_rsa.py` prints the README table.
+//! suffixed `_cycles`); with IFMA off (`NUMCRYPT_DISABLE=ifma` and
+//! `OPENSSL_ia32cap=":~0x200000"`, which OpenSSL and AWS-LC read) the
+//! groups are suffixed `_noifma` (see `common::group_name`). Run with
+//! `cargo bench --bench rsa`, or `python3 benches/rsa_targets.py`, which
+//! runs both settings and prints the table of ratios.
 
 mod common;
 
@@ -53,29 +58,52 @@ const MESSAGE: &[u8; 32] = b"numcrypt rsa benchmark message..";
 struct Keys {
     bits: u32,
     numcrypt: RsaPrivateKey,
+    aws_lc: aws_lc_rs::signature::RsaKeyPair,
     openssl: PKey<Private>,
     openssl_public: PKey<Public>,
+    ring: ring::signature::RsaKeyPair,
+    graviola: graviola::signing::rsa::SigningKey,
     rustcrypto: rustcrypto_rsa::pkcs1v15::SigningKey<rustcrypto_rsa::sha2::Sha256>,
 }
 
 impl Keys {
     fn new(bits: u32) -> Self {
-        let mut rng = ChaCha20Rng::seed_from_u64(0x7273_6162_656e_6368 ^ bits as u64);
-        let numcrypt = KeyGen::new(bits).generate(&mut rng).expect("keygen");
-        let pkcs8 = numcrypt.to_pkcs8_der().expect("pkcs8");
+        let path = format!(
+            "{}/benches/keys/rsa{bits}.pk8.der",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let pkcs8 = std::fs::read(&path).expect("bench key");
+        let numcrypt = RsaPrivateKey::from_pkcs8_der(&pkcs8).expect("numcrypt key");
+        assert_eq!(numcrypt.public_key().bits(), bits);
         let openssl = PKey::private_key_from_der(&pkcs8).expect("openssl key");
         let spki = numcrypt.public_key().to_public_key_der().expect("spki");
         let openssl_public = PKey::public_key_from_der(&spki).expect("openssl public key");
         let pkcs1 = numcrypt.to_pkcs1_der().expect("pkcs1");
         let rc = rustcrypto_rsa::RsaPrivateKey::from_pkcs1_der(&pkcs1).expect("rustcrypto key");
-        let rustcrypto = rustcrypto_rsa::pkcs1v15::SigningKey::new(rc);
         Self {
             bits,
             numcrypt,
+            aws_lc: aws_lc_rs::signature::RsaKeyPair::from_pkcs8(&pkcs8).expect("aws-lc key"),
             openssl,
             openssl_public,
-            rustcrypto,
+            ring: ring::signature::RsaKeyPair::from_pkcs8(&pkcs8).expect("ring key"),
+            graviola: graviola::signing::rsa::SigningKey::from_pkcs8_der(&pkcs8)
+                .expect("graviola key"),
+            rustcrypto: rustcrypto_rsa::pkcs1v15::SigningKey::new(rc),
         }
+    }
+
+    fn sign_aws_lc(&self, rng: &aws_lc_rs::rand::SystemRandom) -> Vec<u8> {
+        let mut sig = vec![0; self.aws_lc.public_modulus_len()];
+        self.aws_lc
+            .sign(
+                &aws_lc_rs::signature::RSA_PKCS1_SHA256,
+                rng,
+                MESSAGE,
+                &mut sig,
+            )
+            .expect("aws-lc sign");
+        sig
     }
 
     fn sign_openssl(&self) -> Vec<u8> {
@@ -83,6 +111,22 @@ impl Keys {
             openssl::sign::Signer::new(MessageDigest::sha256(), &self.openssl).unwrap();
         signer.update(MESSAGE).unwrap();
         signer.sign_to_vec().unwrap()
+    }
+
+    fn sign_ring(&self, rng: &ring::rand::SystemRandom) -> Vec<u8> {
+        let mut sig = vec![0; self.ring.public().modulus_len()];
+        self.ring
+            .sign(&ring::signature::RSA_PKCS1_SHA256, rng, MESSAGE, &mut sig)
+            .expect("ring sign");
+        sig
+    }
+
+    fn sign_graviola(&self) -> Vec<u8> {
+        let mut sig = vec![0; self.graviola.modulus_len_bytes()];
+        self.graviola
+            .sign_pkcs1_sha256(&mut sig, MESSAGE)
+            .expect("graviola sign");
+        sig
     }
 
     fn sign_rustcrypto(&self) -> Vec<u8> {
@@ -101,13 +145,18 @@ fn bench_sign<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
     g.sample_size(30)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
+    let aws_rng = aws_lc_rs::rand::SystemRandom::new();
+    let ring_rng = ring::rand::SystemRandom::new();
     for k in keys {
         let mut rng = ChaCha20Rng::seed_from_u64(1);
         let ours = k
             .numcrypt
             .sign_pkcs1v15(&mut rng, HashAlg::Sha256, MESSAGE)
             .unwrap();
+        assert_eq!(ours, k.sign_aws_lc(&aws_rng), "AWS-LC's signature differs");
         assert_eq!(ours, k.sign_openssl(), "OpenSSL's signature differs");
+        assert_eq!(ours, k.sign_ring(&ring_rng), "ring's signature differs");
+        assert_eq!(ours, k.sign_graviola(), "graviola's signature differs");
         assert_eq!(ours, k.sign_rustcrypto(), "RustCrypto's signature differs");
         let bits = k.bits;
         g.bench_function(format!("{bits}/numcrypt"), |b| {
@@ -117,7 +166,14 @@ fn bench_sign<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
                     .unwrap()
             })
         });
+        g.bench_function(format!("{bits}/aws-lc"), |b| {
+            b.iter(|| k.sign_aws_lc(&aws_rng))
+        });
         g.bench_function(format!("{bits}/openssl"), |b| b.iter(|| k.sign_openssl()));
+        g.bench_function(format!("{bits}/ring"), |b| {
+            b.iter(|| k.sign_ring(&ring_rng))
+        });
+        g.bench_function(format!("{bits}/graviola"), |b| b.iter(|| k.sign_graviola()));
         g.bench_function(format!("{bits}/rustcrypto"), |b| {
             b.iter(|| k.sign_rustcrypto())
         });
@@ -133,6 +189,17 @@ fn bench_verify<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
     for k in keys {
         let sig = k.sign_openssl();
         let public = k.numcrypt.public_key();
+        let pkcs1 = public.to_pkcs1_der().expect("pkcs1 public key");
+        let aws_lc = aws_lc_rs::signature::UnparsedPublicKey::new(
+            &aws_lc_rs::signature::RSA_PKCS1_2048_8192_SHA256,
+            pkcs1.clone(),
+        );
+        let ring = ring::signature::UnparsedPublicKey::new(
+            &ring::signature::RSA_PKCS1_2048_8192_SHA256,
+            pkcs1.clone(),
+        );
+        let graviola = graviola::signing::rsa::VerifyingKey::from_pkcs1_der(&pkcs1)
+            .expect("graviola public key");
         // `new` (with the DigestInfo prefix), not `From`, which is unprefixed in 0.9.
         let rc_verifier =
             rustcrypto_rsa::pkcs1v15::VerifyingKey::<rustcrypto_rsa::sha2::Sha256>::new(
@@ -150,7 +217,10 @@ fn bench_verify<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
                 .verify_pkcs1v15(HashAlg::Sha256, MESSAGE, &sig)
                 .is_ok()
         );
+        assert!(aws_lc.verify(MESSAGE, &sig).is_ok());
         assert!(openssl_verify());
+        assert!(ring.verify(MESSAGE, &sig).is_ok());
+        assert!(graviola.verify_pkcs1_sha256(&sig, MESSAGE).is_ok());
         assert!(rc_verifier.verify(MESSAGE, &rc_sig).is_ok());
         let bits = k.bits;
         g.bench_function(format!("{bits}/numcrypt"), |b| {
@@ -160,8 +230,21 @@ fn bench_verify<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
                     .unwrap()
             })
         });
+        g.bench_function(format!("{bits}/aws-lc"), |b| {
+            b.iter(|| aws_lc.verify(black_box(MESSAGE), &sig).unwrap())
+        });
         g.bench_function(format!("{bits}/openssl"), |b| {
             b.iter(|| assert!(openssl_verify()))
+        });
+        g.bench_function(format!("{bits}/ring"), |b| {
+            b.iter(|| ring.verify(black_box(MESSAGE), &sig).unwrap())
+        });
+        g.bench_function(format!("{bits}/graviola"), |b| {
+            b.iter(|| {
+                graviola
+                    .verify_pkcs1_sha256(&sig, black_box(MESSAGE))
+                    .unwrap()
+            })
         });
         g.bench_function(format!("{bits}/rustcrypto"), |b| {
             b.iter(|| rc_verifier.verify(black_box(MESSAGE), &rc_sig).unwrap())
@@ -223,8 +306,17 @@ fn bench_keygen<M: Measurement>(c: &mut Criterion<M>) {
     g.bench_function(format!("{bits}/numcrypt_all_threads"), |b| {
         b.iter(|| KeyGen::new(bits).threads(None).generate(&mut rng).unwrap())
     });
+    g.bench_function(format!("{bits}/aws-lc"), |b| {
+        b.iter(|| aws_lc_rs::rsa::KeyPair::generate(aws_lc_rs::rsa::KeySize::Rsa2048).unwrap())
+    });
     g.bench_function(format!("{bits}/openssl"), |b| {
         b.iter(|| openssl::rsa::Rsa::generate(bits).unwrap())
+    });
+    g.bench_function(format!("{bits}/graviola"), |b| {
+        b.iter(|| {
+            graviola::signing::rsa::SigningKey::generate(graviola::signing::rsa::KeySize::Rsa2048)
+                .unwrap()
+        })
     });
     g.bench_function(format!("{bits}/rustcrypto"), |b| {
         b.iter(|| {

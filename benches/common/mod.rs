@@ -1,19 +1,45 @@
 //! What the benches share (each has `mod common;`): every group runs twice,
 //! in wall time and (x86_64 only) in cycles read with `rdtsc` through
 //! `criterion_cycles_per_byte::CyclesPerByte`, the second under the group
-//! name suffixed `_cycles`; and a few conversions.
+//! name suffixed `_cycles`; every run first prints the CPU and the backends
+//! numcrypt chose (and the variables that change them); and a few
+//! conversions.
 #![allow(dead_code)]
 
 use criterion::Criterion;
 use criterion::measurement::{Measurement, WallTime};
 use num_bigint::BigUint;
 
-/// The group called `base` in wall time, `base_cycles` in cycles.
+/// The group called `base` in wall time, `base_cycles` in cycles; with
+/// `_noifma` before that when IFMA is off for numcrypt and for
+/// OpenSSL/AWS-LC (`NUMCRYPT_DISABLE=ifma` and `OPENSSL_ia32cap` set), so
+/// that a run in each setting keeps its own results.
 pub fn group_name<M: Measurement>(base: &str) -> String {
-    if core::any::type_name::<M>() == core::any::type_name::<WallTime>() {
-        base.to_owned()
-    } else {
-        format!("{base}_cycles")
+    let mut name = base.to_owned();
+    if ifma_off() {
+        name += "_noifma";
+    }
+    if core::any::type_name::<M>() != core::any::type_name::<WallTime>() {
+        name += "_cycles";
+    }
+    name
+}
+
+/// Whether this run has IFMA off on both sides.
+pub fn ifma_off() -> bool {
+    let numcrypt = std::env::var("NUMCRYPT_DISABLE")
+        .is_ok_and(|v| v.split(',').any(|w| w.trim().eq_ignore_ascii_case("ifma")));
+    numcrypt && std::env::var_os("OPENSSL_ia32cap").is_some()
+}
+
+/// Prints what every figure depends on: the CPU, numcrypt's backends, and
+/// the variables that turn backends off.
+pub fn print_environment() {
+    println!("{}", numcrypt::limbs::backend::selection());
+    for var in ["NUMCRYPT_DISABLE", "OPENSSL_ia32cap"] {
+        if let Some(v) = std::env::var_os(var) {
+            println!("{var}={}", v.to_string_lossy());
+        }
     }
 }
 
@@ -49,10 +75,15 @@ macro_rules! time_and_cycles_main {
             targets = $($target),+
         );
 
-        #[cfg(target_arch = "x86_64")]
-        criterion::criterion_main!(time, cycles);
-        #[cfg(not(target_arch = "x86_64"))]
-        criterion::criterion_main!(time);
+        fn main() {
+            $crate::common::print_environment();
+            time();
+            #[cfg(target_arch = "x86_64")]
+            cycles();
+            criterion::Criterion::default()
+                .configure_from_args()
+                .final_summary();
+        }
     };
 }
 pub(crate) use time_and_cycles_main;
