@@ -36,7 +36,9 @@
 //!   time over the exponent's full width; GMP `mpz_powm_sec` is constant time;
 //!   OpenSSL is `BN_mod_exp` on `BN_FLG_CONSTTIME` operands, which runs
 //!   `BN_mod_exp_mont_consttime` (its mulx/`mont5` assembly; the Montgomery
-//!   context is built per call, as in OpenSSL's own non-RSA callers);
+//!   context is built per call, as in OpenSSL's own non-RSA callers), and
+//!   AWS-LC its own `BN_mod_exp_mont_consttime` (through aws-lc-sys, the
+//!   context built per call the same way);
 //!   num-bigint `modpow` is NOT constant time (labelled `_vartime`).
 //!
 //! Every group runs twice: wall time, and (x86_64 only) cycles read with
@@ -51,6 +53,7 @@ mod common;
 use std::hint::black_box;
 use std::time::Duration;
 
+use common::aws_lc::{Bn, ModExp};
 use common::{group_name, to_biguint};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
@@ -297,6 +300,12 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     let (obase, oe, om) = (to_openssl(&inp.ar), to_openssl(&inp.e), to_openssl(&inp.m));
     let mut octx = BigNumContext::new().expect("openssl context");
     let mut oout = BigNum::new().expect("openssl bignum");
+    let (abase, ae, am) = (
+        Bn::from_words(&inp.ar),
+        Bn::from_words(&inp.e),
+        Bn::from_words(&inp.m),
+    );
+    let mut aws = ModExp::new();
 
     let nc_pow = |base: &NcUint<L>, e: &NcUint<L>| np.from_monty(&np.pow(&np.to_monty(base), e));
     // The same on the limb kernels alone (mulx rows), where the default is
@@ -333,6 +342,11 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
     oout.mod_exp(&obase, &oe, &om, &mut octx)
         .expect("openssl mod_exp");
     assert_eq!(openssl_words(&oout, L), expect, "openssl modexp at {bits}");
+    assert_eq!(
+        aws.run(&abase, &ae, &am).words(L),
+        expect,
+        "aws-lc modexp at {bits}"
+    );
 
     g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
         b.iter(|| nc_pow(black_box(&nbase), black_box(&ne)))
@@ -353,6 +367,11 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
         b.iter(|| {
             oout.mod_exp(black_box(&obase), black_box(&oe), black_box(&om), &mut octx)
                 .expect("openssl mod_exp")
+        })
+    });
+    g.bench_function(format!("{bits}/aws-lc_BN_mod_exp_mont_consttime"), |b| {
+        b.iter(|| {
+            aws.run(black_box(&abase), black_box(&ae), black_box(&am));
         })
     });
     g.bench_function(format!("{bits}/num-bigint_modpow_vartime"), |b| {

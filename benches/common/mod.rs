@@ -6,6 +6,8 @@
 //! conversions.
 #![allow(dead_code)]
 
+pub mod aws_lc;
+
 use criterion::Criterion;
 use criterion::measurement::{Measurement, WallTime};
 use num_bigint::BigUint;
