@@ -194,12 +194,7 @@ pub trait Kernels: Copy {
     /// Schoolbook product `r = a * b`, `r.len() == a.len() + b.len()`, both
     /// non-empty (the lengths may differ).
     fn mul_basecase(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
-        assert!(!a.is_empty() && !b.is_empty() && r.len() == a.len() + b.len());
-        let n = a.len();
-        r[n] = self.mul_1(&mut r[..n], a, b[0]);
-        for (j, &bj) in b.iter().enumerate().skip(1) {
-            r[n + j] = self.addmul_1(&mut r[j..j + n], a, bj);
-        }
+        mul_basecase_rows(self, r, a, b);
     }
 
     /// Dedicated squaring `r = a * a`, `r.len() == 2 * a.len()`, `a`
@@ -207,19 +202,7 @@ pub trait Kernels: Copy {
     /// sum doubled by a one-bit shift, then the squares on the diagonal
     /// added: about half the limb products of [`mul`](Kernels::mul).
     fn sqr(self, r: &mut [Limb], a: &[Limb]) {
-        let n = a.len();
-        assert!(n > 0 && r.len() == 2 * n);
-        if n < SQR_MIN_LIMBS {
-            return self.mul_basecase(r, a, a);
-        }
-        // Off-diagonal triangle: row i adds a[i] * a[i+1..] at position 2i+1.
-        r[0] = 0;
-        r[2 * n - 1] = 0;
-        r[n] = self.mul_1(&mut r[1..n], &a[1..], a[0]);
-        for i in 1..n - 1 {
-            r[i + n] = self.addmul_1(&mut r[2 * i + 1..i + n], &a[i + 1..], a[i]);
-        }
-        self.double_add_squares(r, a);
+        sqr_rows(self, r, a);
     }
 
     /// The last pass of [`sqr`](Kernels::sqr): `r = 2 r + Σ a[i]² 2^(128 i)`,
@@ -422,6 +405,36 @@ pub(crate) fn run_unrolled<const N: usize>(
         }
         _ => false,
     }
+}
+
+/// [`Kernels::mul_basecase`] as one `mul_1` and then `addmul_1` rows: the
+/// default, and the fallback of backends that specialise some sizes.
+pub(crate) fn mul_basecase_rows<K: Kernels>(k: K, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
+    assert!(!a.is_empty() && !b.is_empty() && r.len() == a.len() + b.len());
+    let n = a.len();
+    r[n] = k.mul_1(&mut r[..n], a, b[0]);
+    for (j, &bj) in b.iter().enumerate().skip(1) {
+        r[n + j] = k.addmul_1(&mut r[j..j + n], a, bj);
+    }
+}
+
+/// [`Kernels::sqr`] as `addmul_1` rows for the off-diagonal triangle, then
+/// [`Kernels::double_add_squares`]: the default, and the fallback of
+/// backends that specialise some sizes.
+pub(crate) fn sqr_rows<K: Kernels>(k: K, r: &mut [Limb], a: &[Limb]) {
+    let n = a.len();
+    assert!(n > 0 && r.len() == 2 * n);
+    if n < SQR_MIN_LIMBS {
+        return k.mul_basecase(r, a, a);
+    }
+    // Off-diagonal triangle: row i adds a[i] * a[i+1..] at position 2i+1.
+    r[0] = 0;
+    r[2 * n - 1] = 0;
+    r[n] = k.mul_1(&mut r[1..n], &a[1..], a[0]);
+    for i in 1..n - 1 {
+        r[i + n] = k.addmul_1(&mut r[2 * i + 1..i + n], &a[i + 1..], a[i]);
+    }
+    k.double_add_squares(r, a);
 }
 
 /// [`Kernels::mont_redc`] as `n` calls of the backend's `addmul_1`: the

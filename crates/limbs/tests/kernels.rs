@@ -229,6 +229,19 @@ proptest! {
     ) {
         for_each_backend(|k| check_montgomery(k, &a, &b, &m))?;
     }
+
+    /// The lengths with unrolled row kernels and split squares (16, 24, 32,
+    /// 48 and 64 limbs), hit hard: products, squares and Montgomery.
+    #[test]
+    fn row_kernel_sizes(
+        (a, b, m) in prop::sample::select(vec![16usize, 24, 32, 48, 64])
+            .prop_flat_map(|n| (limbs_strategy(n), limbs_strategy(n), limbs_strategy(n)))
+    ) {
+        for_each_backend(|k| {
+            check_mul_sqr(k, &a, &b)?;
+            check_montgomery(k, &a, &b, &m)
+        })?;
+    }
 }
 
 /// The carry extremes of Montgomery multiplication at 1 to 10 limbs, on every
@@ -238,7 +251,7 @@ proptest! {
 #[test]
 fn montgomery_extremes() {
     // Small sizes, and those of the reduction assembly and Karatsuba.
-    for n in (1..=10).chain([16, 32, 34, 64]) {
+    for n in (1..=10).chain([16, 24, 32, 34, 48, 64]) {
         let ones = vec![u64::MAX; n];
         let mut half = vec![0; n];
         half[0] = 1;
