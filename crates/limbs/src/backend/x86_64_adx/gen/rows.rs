@@ -8,10 +8,14 @@ use core::arch::asm;
 
 use crate::Limb;
 
+/// `(r, a, b, k)`, as [`addmul_rows_16`].
+pub(crate) type AddmulRows = unsafe fn(*mut Limb, *const Limb, *const Limb, usize);
+
+/// `(r, t, m, q0, m_inv)`, as [`redc_16`].
+pub(crate) type Redc = unsafe fn(*mut Limb, *mut Limb, *const Limb, Limb, Limb);
+
 /// [`addmul_rows_16`] and its siblings: the kernel for rows of `n` limbs.
-pub(crate) fn addmul_rows(
-    n: usize,
-) -> Option<unsafe fn(*mut Limb, *const Limb, *const Limb, usize)> {
+pub(crate) fn addmul_rows(n: usize) -> Option<AddmulRows> {
     match n {
         16 => Some(addmul_rows_16),
         24 => Some(addmul_rows_24),
@@ -23,7 +27,7 @@ pub(crate) fn addmul_rows(
 }
 
 /// [`redc_16`] and its siblings: the kernel for an `n`-limb modulus.
-pub(crate) fn redc(n: usize) -> Option<unsafe fn(*mut Limb, *mut Limb, *const Limb, Limb, Limb)> {
+pub(crate) fn redc(n: usize) -> Option<Redc> {
     match n {
         16 => Some(redc_16),
         24 => Some(redc_24),
