@@ -44,9 +44,10 @@ fn final_rounds() -> usize {
     }
 }
 
-/// On one thread, the final rounds run in chunks of this many, with a
-/// progress report and a chance to stop between chunks.
-pub(crate) const FINAL_CHUNK: usize = 8;
+/// On one thread, the final rounds run in chunks of this many units (a
+/// pair of rounds each), with a progress report and a chance to stop
+/// between chunks.
+pub(crate) const FINAL_CHUNK: usize = 4;
 
 /// Candidates below this many bits are searched with exact 64-bit
 /// arithmetic instead of the sieve.
@@ -288,9 +289,9 @@ pub(crate) trait Control {
     /// already holds the outcome, or the search was cancelled).
     fn abandon(&self, item: u64) -> bool;
 
-    /// Runs `round(i)` for `i` in `0..rounds` (Miller–Rabin rounds on a
-    /// final candidate of `item`; each adds `per_round` tests to `counts`)
-    /// and returns whether all passed, or `Stop`. On one thread: in chunks
+    /// Runs `round(i)` for `i` in `0..rounds` (units of Miller–Rabin rounds
+    /// on a final candidate of `item`, a pair each; each adds `per_round`
+    /// tests to `counts`) and returns whether all passed, or `Stop`. On one thread: in chunks
     /// of [`FINAL_CHUNK`] with a report and a check between chunks; the
     /// parallel search spreads the rounds over all its threads.
     fn final_rounds(
@@ -548,18 +549,26 @@ pub(crate) fn final_test<U: PrimeInt>(
     counts: &mut Progress,
     ctl: &mut dyn Control,
 ) -> Flow<()> {
-    // Round i takes the i-th bases of each stream, whichever thread runs
-    // it: the same bases as running the rounds in order.
+    // Unit i is rounds 2i and 2i + 1 (run as an interleaved pair), with
+    // the bases of those rounds in each stream whichever thread runs it:
+    // the same bases as running the rounds in order.
+    let units = rounds.div_ceil(2);
     let round = |i: usize| {
         let mut all = Choice::from(1);
         for (mr, bases) in tests {
             let mut b = (*bases).clone();
-            b.skip_limbs(i * mr.limbs_per_base());
-            all &= mr.rounds_ct(&mut b, 1);
+            b.skip_limbs(2 * i * mr.limbs_per_base());
+            all &= mr.rounds_ct(&mut b, (rounds - 2 * i).min(2));
         }
         all
     };
-    match ctl.final_rounds(item, rounds, tests.len() as u64, counts, &round) {
+    let per_unit = 2 * tests.len() as u64;
+    let flow = ctl.final_rounds(item, units, per_unit, counts, &round);
+    if rounds % 2 == 1 && matches!(flow, Flow::Done(_)) {
+        // The last unit held one round per test, not two.
+        counts.tests -= tests.len() as u64;
+    }
+    match flow {
         Flow::Done(all) if bool::from(all) => Flow::Done(()),
         Flow::Done(_) | Flow::Next => Flow::Next,
         Flow::Stop => Flow::Stop,
