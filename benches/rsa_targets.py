@@ -34,7 +34,6 @@ for setting in ("", "_noifma"):
         for peer, name in (("aws-lc", "AWS-LC"), ("openssl", "OpenSSL")):
             TARGETS.append((f"sign {bits} ÷ {name}{off}", "rsa", f"rsa_sign{setting}_cycles", bits,
                             "numcrypt", peer, 0.9, setting))
-    limb_kernels = "numcrypt-limb-kernels_U{bits}"
     for bits in (1024, 2048, 4096):
         ours = f"numcrypt_U{bits}"
         TARGETS.append((f"modexp {bits} ÷ OpenSSL{off}", "limbs", f"modexp_ct{setting}_cycles", bits,
@@ -53,10 +52,10 @@ def median(group, bits, peer):
 def run_round():
     """One round: every group the targets read, in both settings."""
     plans = [
-        ("rsa", "", r"^rsa_(sign|verify|keygen)_cycles/\d+/(numcrypt|aws-lc|openssl)$"),
-        ("rsa", "_noifma", r"^rsa_sign_noifma_cycles/\d+/(numcrypt|aws-lc|openssl)$"),
-        ("limbs", "", r"^modexp_ct_cycles/(1024|2048|4096)/(numcrypt_U\d+|openssl_.*)$"),
-        ("limbs", "_noifma", r"^modexp_ct_noifma_cycles/(1024|2048|4096)/(numcrypt_U\d+|openssl_.*)$"),
+        ("rsa", "", r"^rsa_(sign|verify|keygen)_cycles/[0-9]+/(numcrypt|aws-lc|openssl)$"),
+        ("rsa", "_noifma", r"^rsa_sign_noifma_cycles/[0-9]+/(numcrypt|aws-lc|openssl)$"),
+        ("limbs", "", r"^modexp_ct_cycles/(1024|2048|4096)/(numcrypt_U[0-9]+|openssl_.*)$"),
+        ("limbs", "_noifma", r"^modexp_ct_noifma_cycles/(1024|2048|4096)/(numcrypt_U[0-9]+|openssl_.*)$"),
     ]
     for bench, setting, pattern in plans:
         env = dict(os.environ)
@@ -85,7 +84,7 @@ def main():
         print(f"round {r + 1} of {rounds} done", file=sys.stderr)
     print(f"{cpu}\n")
     print(f"Issue 15's targets over {rounds} rounds (numcrypt ÷ peer, rdtsc cycles; "
-          "`python3 benches/rsa_targets.py {rounds}`)\n")
+          f"`python3 benches/rsa_targets.py {rounds}`)\n")
     print("| target | bound | median ratio | range | fastest rounds: kcycles, ratio | met |")
     print("|---|---|---|---|---|---|")
     for label, _, _, _, _, _, bound, _ in TARGETS:

@@ -205,6 +205,13 @@ pub trait Kernels: Copy {
         sqr_rows(self, r, a);
     }
 
+    /// Constant-time `out = table[index]` over entries of `out.len()` limbs:
+    /// every entry is read and masked (see `ct::lookup`), whatever `index`
+    /// is. The exponentiations' window lookup.
+    fn lookup(self, out: &mut [Limb], table: &[Limb], index: Limb) {
+        crate::ct::lookup(out, table, index);
+    }
+
     /// The last pass of [`sqr`](Kernels::sqr): `r = 2 r + Σ a[i]² 2^(128 i)`,
     /// `r.len() == 2 * a.len()`, where the result is known to fit (`r` holds
     /// the off-diagonal triangle of `a`'s square).

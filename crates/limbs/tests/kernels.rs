@@ -84,6 +84,7 @@ trait Backend {
     fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]);
     fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]);
     fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: &[u64], m_inv: u64);
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64);
 }
 
 impl<K: Kernels> Backend for K {
@@ -110,6 +111,9 @@ impl<K: Kernels> Backend for K {
     }
     fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: &[u64], m_inv: u64) {
         Kernels::mont_redc(*self, r, t, m, m_inv)
+    }
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
+        Kernels::lookup(*self, out, table, index)
     }
 }
 
@@ -228,6 +232,34 @@ proptest! {
             .prop_flat_map(|n| (limbs_strategy(n), limbs_strategy(n), limbs_strategy(n)))
     ) {
         for_each_backend(|k| check_montgomery(k, &a, &b, &m))?;
+    }
+
+    /// The window lookup picks exactly the entry asked for, at every entry
+    /// length (the vector code works in chunks of up to 32 limbs and a
+    /// scalar tail) and table size the exponentiations use.
+    #[test]
+    fn lookup_picks_the_entry(
+        n in 1usize..=70,
+        entries in prop::sample::select(vec![1usize, 2, 4, 8, 16, 32, 64]),
+        seed in any::<u64>(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let mut x = seed | 1;
+        let table: Vec<u64> = (0..n * entries)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect();
+        let index = pick.index(entries);
+        for_each_backend(|k| {
+            let mut out = vec![u64::MAX; n];
+            k.lookup(&mut out, &table, index as u64);
+            prop_assert_eq!(&out[..], &table[index * n..][..n], "{} lookup", k.name());
+            Ok(())
+        })?;
     }
 
     /// The lengths with unrolled row kernels and split squares (16, 24, 32,

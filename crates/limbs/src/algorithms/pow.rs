@@ -91,6 +91,9 @@ impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
     fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
         self.k.mont_mul(out, a, b, self.m, self.m_inv, self.wide);
     }
+    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
+        self.k.lookup(out, table, index);
+    }
     fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
         self.k.mont_sqr(out, a, self.m, self.m_inv, self.wide);
     }
