@@ -411,6 +411,41 @@ impl<U: Unsigned> MontyParams<U> {
         MontyForm(out)
     }
 
+    /// `self`'s `base^exp` and `other`'s `other_base^exp` for one public
+    /// exponent, as [`pow_vartime`](Self::pow_vartime) computes each; on the
+    /// IFMA backend, with moduli of one limb count, in one interleaved pass
+    /// (checking an RSA result modulo `p` and `q` is the use).
+    pub fn pow_vartime_pair(
+        &self,
+        base: &MontyForm<U>,
+        other: &Self,
+        other_base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+    ) -> (MontyForm<U>, MontyForm<U>) {
+        let n = self.modulus.nlimbs();
+        #[cfg(target_arch = "x86_64")]
+        if other.modulus.nlimbs() == n {
+            let backend = selection().exponentiation(n, 2);
+            if backend != Exponentiation::LimbKernels {
+                let mut out = self.modulus.zero_like();
+                let mut other_out = other.modulus.zero_like();
+                pow::pow_vartime_pair(
+                    backend,
+                    [out.as_mut(), other_out.as_mut()],
+                    [base.0.as_ref(), other_base.0.as_ref()],
+                    exp.as_ref(),
+                    [&self.ctx(), &other.ctx()],
+                );
+                return (MontyForm(out), MontyForm(other_out));
+            }
+        }
+        let _ = n;
+        (
+            self.pow_vartime(base, exp),
+            other.pow_vartime(other_base, exp),
+        )
+    }
+
     /// `base^exp` by sliding windows, variable time in `exp`: for public
     /// exponents only (RSA's `e`, Miller–Rabin's `d`).
     pub fn pow_vartime(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {

@@ -353,7 +353,9 @@ impl RsaPrivateKey {
     /// 5. The check: `m^e mod n = x`, or [`Error::FaultDetected`] and no
     ///    output. A fault in one half (Boneh–DeMillo–Lipton) would give an
     ///    `m` with `gcd(m^e − x, n)` a prime factor; the check stops it from
-    ///    leaving this function.
+    ///    leaving this function. It is made modulo `p` and modulo `q`
+    ///    (equivalent by the CRT, `p` and `q` being coprime), on the final
+    ///    `m`, as one interleaved pair of half-size exponentiations.
     pub(crate) fn private_op<R: CryptoRng + ?Sized>(
         &self,
         rng: Option<&mut R>,
@@ -395,11 +397,24 @@ impl RsaPrivateKey {
             Some(pair) => self.mul_by_form(&m, &pair.ai),
             None => m,
         };
-        if bool::from(self.public.public_op(&m).ct_eq_value(x)) {
+        if bool::from(self.check(&m, x)) {
             Ok(m)
         } else {
             Err(Error::FaultDetected)
         }
+    }
+
+    /// Whether `m^e ≡ x` modulo `p` and modulo `q` (so modulo `n`), for `m`
+    /// and `x` below `n`.
+    fn check(&self, m: &SecretUint, x: &SecretUint) -> Choice {
+        let (p, q) = (&self.p, &self.q);
+        let (mp, mq) = p.params.pow_vartime_pair(
+            &p.reduce(m, self.redc_fits),
+            &q.params,
+            &q.reduce(m, self.redc_fits),
+            self.public.e(),
+        );
+        mp.ct_eq(&p.reduce(x, self.redc_fits)) & mq.ct_eq(&q.reduce(x, self.redc_fits))
     }
 
     /// `x·y mod n` for a plain `x < n` (at `n`'s width) and a Montgomery

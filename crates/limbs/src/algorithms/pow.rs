@@ -226,6 +226,27 @@ pub(crate) fn pow_ct_pair(
     );
 }
 
+/// Two variable-time exponentiations to the same public exponent, in
+/// lockstep on `backend` (an IFMA variant that takes the pair):
+/// `outs[k] = bases[k]^exp` modulo `ctxs[k].m`. The exponent alone steers
+/// the sliding window, so one pass serves both.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn pow_vartime_pair(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; 2],
+    bases: [&[Limb]; 2],
+    exp: &[Limb],
+    ctxs: [&MontyCtx<'_>; 2],
+) {
+    crate::backend::x86_64_ifma::run(
+        backend,
+        outs,
+        bases,
+        ctxs,
+        &mut |arith, out, base, one, scratch| pow_vartime_with(arith, out, base, exp, one, scratch),
+    );
+}
+
 /// Variable-time sliding-window exponentiation for public exponents, on
 /// `backend` (as for [`pow_ct`]): `out = base^exp` in Montgomery form. Only
 /// odd powers are tabulated.
