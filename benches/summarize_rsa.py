@@ -2,15 +2,21 @@
 """Prints the README's RSA table (criterion medians, rdtsc cycles when
 measured, ratios numcrypt / peer) from criterion's output in
 target/criterion, after `cargo bench --bench rsa`; then what blinding
-costs.
+costs. With `--noifma`, the groups of the run with IFMA off on both sides
+(`NUMCRYPT_DISABLE=ifma OPENSSL_ia32cap=":~0x200000" cargo bench --bench
+rsa`).
 
-Usage: python3 benches/summarize_rsa.py [target/criterion]
+Usage: python3 benches/summarize_rsa.py [--noifma] [target/criterion]
 """
 import json
 import os
 import sys
 
-ROOT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "target", "criterion")
+ARGS = [a for a in sys.argv[1:] if a != "--noifma"]
+SUFFIX = "_noifma" if "--noifma" in sys.argv[1:] else ""
+ROOT = ARGS[0] if ARGS else os.path.join(os.path.dirname(__file__), "..", "target", "criterion")
+PEERS = [("aws-lc", "AWS-LC"), ("openssl", "OpenSSL 3.0"), ("ring", "ring"), ("graviola", "graviola"),
+         ("rustcrypto", "RustCrypto `rsa`")]
 ROWS = [
     ("PKCS#1 v1.5 sign (SHA-256, blinded, checked)", "rsa_sign", [2048, 3072, 4096], "numcrypt"),
     ("PKCS#1 v1.5 verify (e = 65537)", "rsa_verify", [2048, 3072, 4096], "numcrypt"),
@@ -42,25 +48,28 @@ def ratio(ours, peer):
 
 
 def main():
-    print("| operation | bits | numcrypt | cycles | OpenSSL 3.0 | ÷ OpenSSL | RustCrypto `rsa` 0.9 | ÷ RustCrypto |")
-    print("|---|---|---|---|---|---|---|---|")
+    head = " | ".join(f"{label} | ÷ it" for _, label in PEERS)
+    print(f"| operation | bits | numcrypt | cycles | {head} |")
+    print("|---|---|---|---" + "|---|---" * len(PEERS) + "|")
     for name, group, sizes, ours in ROWS:
+        group = group + SUFFIX
         for bits in sizes:
             t = median(group, bits, ours)
             if t is None:
                 continue
             c = median(group + "_cycles", bits, ours)
             cycles = f"{c:,.0f}" if c else "–"
-            o = median(group, bits, "openssl")
-            r = median(group, bits, "rustcrypto")
-            print(f"| {name} | {bits} | {fmt_time(t)} | {cycles} | {fmt_time(o)} | {ratio(t, o)} "
-                  f"| {fmt_time(r)} | {ratio(t, r)} |")
+            cells = []
+            for peer, _ in PEERS:
+                p = median(group, bits, peer)
+                cells.append(f"{fmt_time(p)} | {ratio(t, p)}")
+            print(f"| {name} | {bits} | {fmt_time(t)} | {cycles} | " + " | ".join(cells) + " |")
     print()
     rows = []
     for bits in [2048, 3072, 4096]:
-        blinded = median("rsa_blinding", bits, "numcrypt_blinded")
-        plain = median("rsa_blinding", bits, "numcrypt_unblinded")
-        refresh = median("rsa_blinding", bits, "numcrypt_refresh")
+        blinded = median("rsa_blinding" + SUFFIX, bits, "numcrypt_blinded")
+        plain = median("rsa_blinding" + SUFFIX, bits, "numcrypt_unblinded")
+        refresh = median("rsa_blinding" + SUFFIX, bits, "numcrypt_refresh")
         if blinded and plain:
             rows.append(f"| {bits} | {fmt_time(plain)} | {fmt_time(blinded)} | "
                         f"{100 * (blinded / plain - 1):.1f} % | {fmt_time(refresh)} |")
