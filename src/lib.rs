@@ -33,6 +33,29 @@ pub use numcrypt_elgamal as elgamal;
 #[cfg(feature = "shared-rsa")]
 pub use numcrypt_shared_rsa as shared_rsa;
 
+/// The RustCrypto crates whose traits numcrypt's keys and signatures
+/// implement (`signature`'s signers and verifiers; `pkcs8`, `spki` and
+/// `pkcs1`'s key codecs), at the versions they implement.
+#[cfg(feature = "rsa")]
+pub use numcrypt_rsa::{der, pkcs1, pkcs8, signature, spki};
+
+/// Random number generators.
+///
+/// Make keys, signatures and ciphertexts with [`OsRng`], the operating
+/// system's generator; seeded generators (such as `rand_chacha`'s) belong
+/// in tests, where the same seed must give the same key.
+#[cfg(feature = "getrandom")]
+pub mod rand {
+    pub use getrandom::SysRng;
+    pub use rand_core::{CryptoRng, UnwrapErr};
+
+    /// The operating system's generator (getrandom's [`SysRng`]) as the
+    /// infallible [`CryptoRng`] that numcrypt's functions take: it panics
+    /// if the operating system cannot supply randomness, which no key or
+    /// signature can do without. `OsRng::default()` makes one.
+    pub type OsRng = UnwrapErr<SysRng>;
+}
+
 // The README's examples are compiled and run as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

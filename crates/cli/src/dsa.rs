@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
-use numcrypt_dsa::sha2::{Sha224, Sha256, Sha384, Sha512};
 use numcrypt_dsa::{
     DomainParameters, GenerationOptions, GeneratorMethod, HashAlgorithm, ParameterSizes, Signature,
     SigningKey, VerifyingKey,
@@ -224,21 +223,10 @@ fn sign(
     let hash = hash(&args.hash)?;
     let key = KEYS.load_private(key)?;
     let digest = hash.digest(&[&read(input)?]);
-    let mut rng = rng()?;
-    macro_rules! sign_with {
-        ($h:ty) => {
-            if randomized {
-                key.sign_prehash_with_rng::<$h, _>(&digest, &mut rng)
-            } else {
-                key.sign_prehash::<$h>(&digest)
-            }
-        };
-    }
-    let sig = match hash {
-        HashAlgorithm::Sha224 => sign_with!(Sha224),
-        HashAlgorithm::Sha256 => sign_with!(Sha256),
-        HashAlgorithm::Sha384 => sign_with!(Sha384),
-        HashAlgorithm::Sha512 => sign_with!(Sha512),
+    let sig = if randomized {
+        key.sign_prehash_named_hedged(&mut rng()?, hash, &digest)
+    } else {
+        key.sign_prehash_named(hash, &digest)
     }
     .map_err(|e| e.to_string())?;
     let bytes = match args.format {

@@ -62,6 +62,8 @@ pub enum Error {
     UnsupportedHash,
     /// The progress callback asked to stop.
     Cancelled,
+    /// The random number generator failed.
+    Rng,
     /// An error from the limb arithmetic.
     Limbs(numcrypt_limbs::Error),
 }
@@ -100,6 +102,7 @@ impl fmt::Display for Error {
                 f.write_str("unsupported hash (use SHA-224, SHA-256, SHA-384 or SHA-512)")
             }
             Error::Cancelled => f.write_str("cancelled by the progress callback"),
+            Error::Rng => f.write_str("the random number generator failed"),
             Error::Limbs(e) => write!(f, "{e}"),
         }
     }

@@ -6,12 +6,13 @@ use digest::Digest;
 use hmac::EagerHash;
 use numcrypt_limbs::{BoxedUint, MontyForm, Unsigned};
 use rand_core::CryptoRng;
+use sha2::{Sha224, Sha256, Sha384, Sha512};
 use subtle::ConstantTimeLess;
 use zeroize::Zeroize;
 
 use crate::arith::at_width;
 use crate::rfc6979::{NonceGenerator, bits2int};
-use crate::{DomainParameters, Error, Signature};
+use crate::{DomainParameters, Error, HashAlgorithm, Signature};
 
 /// A DSA public key: the parameters and `y = g^x mod p`.
 ///
@@ -38,6 +39,8 @@ impl Drop for SigningKey {
         self.x.zeroize();
     }
 }
+
+impl zeroize::ZeroizeOnDrop for SigningKey {}
 
 impl fmt::Debug for SigningKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -207,12 +210,12 @@ impl SigningKey {
     /// additional data (section 3.6): signatures differ each time (which
     /// some protocols want, and which blunts fault attacks on repeated
     /// signatures), and stay safe even if `rng` is broken.
-    pub fn sign_with_rng<D: EagerHash, R: CryptoRng + ?Sized>(
+    pub fn sign_hedged<D: EagerHash, R: CryptoRng + ?Sized>(
         &self,
-        message: &[u8],
         rng: &mut R,
+        message: &[u8],
     ) -> Result<Signature, Error> {
-        self.sign_prehash_with_rng::<D, R>(&D::digest(message), rng)
+        self.sign_prehash_hedged::<D, R>(rng, &D::digest(message))
     }
 
     /// Signs a message hash computed elsewhere; `D` is the hash RFC 6979's
@@ -222,17 +225,48 @@ impl SigningKey {
     }
 
     /// [`sign_prehash`](Self::sign_prehash) with fresh randomness mixed
-    /// into `k`, as [`sign_with_rng`](Self::sign_with_rng).
-    pub fn sign_prehash_with_rng<D: EagerHash, R: CryptoRng + ?Sized>(
+    /// into `k`, as [`sign_hedged`](Self::sign_hedged).
+    pub fn sign_prehash_hedged<D: EagerHash, R: CryptoRng + ?Sized>(
         &self,
-        prehash: &[u8],
         rng: &mut R,
+        prehash: &[u8],
     ) -> Result<Signature, Error> {
-        let mut extra = [0u8; 32];
-        rng.fill_bytes(&mut extra);
-        let sig = self.sign_core::<D>(prehash, &extra);
-        extra.zeroize();
-        sig
+        with_extra_randomness(rng, |extra| self.sign_core::<D>(prehash, extra))
+    }
+
+    /// [`sign_prehash`](Self::sign_prehash) with the hash named at run
+    /// time (for the command line, and for hashes read from a file).
+    pub fn sign_prehash_named(
+        &self,
+        hash: HashAlgorithm,
+        prehash: &[u8],
+    ) -> Result<Signature, Error> {
+        self.sign_core_named(hash, prehash, &[])
+    }
+
+    /// [`sign_prehash_hedged`](Self::sign_prehash_hedged) with the hash
+    /// named at run time.
+    pub fn sign_prehash_named_hedged<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        hash: HashAlgorithm,
+        prehash: &[u8],
+    ) -> Result<Signature, Error> {
+        with_extra_randomness(rng, |extra| self.sign_core_named(hash, prehash, extra))
+    }
+
+    pub(crate) fn sign_core_named(
+        &self,
+        hash: HashAlgorithm,
+        prehash: &[u8],
+        additional: &[u8],
+    ) -> Result<Signature, Error> {
+        match hash {
+            HashAlgorithm::Sha224 => self.sign_core::<Sha224>(prehash, additional),
+            HashAlgorithm::Sha256 => self.sign_core::<Sha256>(prehash, additional),
+            HashAlgorithm::Sha384 => self.sign_core::<Sha384>(prehash, additional),
+            HashAlgorithm::Sha512 => self.sign_core::<Sha512>(prehash, additional),
+        }
     }
 
     /// FIPS 186-4 section 4.6 with `k` from the HMAC-DRBG: `r = (g^k mod
@@ -243,7 +277,7 @@ impl SigningKey {
     /// exponentiation over `N` bits, `k⁻¹` the constant-time inverse, the
     /// reduction of `g^k mod p` modulo `q` and the arithmetic modulo `q`
     /// Montgomery multiplications.
-    fn sign_core<D: EagerHash>(
+    pub(crate) fn sign_core<D: EagerHash>(
         &self,
         prehash: &[u8],
         additional: &[u8],
@@ -280,4 +314,17 @@ impl SigningKey {
             }
         }
     }
+}
+
+/// Runs `sign` with 32 fresh bytes from `rng` as RFC 6979's additional
+/// data (section 3.6), wiped afterwards.
+fn with_extra_randomness<R: CryptoRng + ?Sized>(
+    rng: &mut R,
+    sign: impl FnOnce(&[u8]) -> Result<Signature, Error>,
+) -> Result<Signature, Error> {
+    let mut extra = [0u8; 32];
+    rng.fill_bytes(&mut extra);
+    let sig = sign(&extra);
+    extra.zeroize();
+    sig
 }

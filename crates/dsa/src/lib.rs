@@ -60,6 +60,19 @@
 //!     index    INTEGER OPTIONAL }  -- A.2.3's index, when g is verifiable
 //! ```
 //!
+//! # The RustCrypto traits
+//! [`SigningKey`] implements `signature`'s `Signer`, `RandomizedSigner`
+//! (RFC 6979 with fresh randomness mixed in), `DigestSigner` and
+//! `RandomizedDigestSigner` for any hash, `Keypair`, and `pkcs8`'s
+//! `DecodePrivateKey`/`EncodePrivateKey`; [`VerifyingKey`] implements
+//! `Verifier`, `DigestVerifier` and `spki`'s `DecodePublicKey`/
+//! `EncodePublicKey`; [`Signature`] is a `SignatureEncoding` (DER). The
+//! plain `Signer` and `Verifier` hash with the SHA-2 FIPS 186-4 pairs with
+//! `N` (SHA-224 or SHA-256, OpenSSL's default too). Where an inherent
+//! method has the trait method's name (`sign::<D>`, `verify::<D>`, which
+//! take the hash as a type), call the trait's by its full name
+//! (`Verifier::verify(&key, msg, &sig)`) or use `try_sign`.
+//!
 //! # Constant time
 //! Everything that touches `x` or `k` is constant time: key generation
 //! (`g^x` by the fixed-window exponentiation over `N` bits), RFC 6979's
@@ -80,6 +93,7 @@ mod keys;
 mod params;
 pub mod rfc6979;
 mod signature;
+mod traits;
 
 pub use encoding::ID_DSA;
 pub use error::Error;

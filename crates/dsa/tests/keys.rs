@@ -76,7 +76,7 @@ fn sign_and_verify_at_every_size_and_hash() {
                     Err(Error::InvalidSignature)
                 );
                 // Hedged: random additional data, a different valid signature.
-                let hedged = key.sign_with_rng::<$h, _>(msg, &mut rng).unwrap();
+                let hedged = key.sign_hedged::<$h, _>(&mut rng, msg).unwrap();
                 assert_ne!(hedged, sig);
                 assert!(reference_verify(public, &digest, &hedged));
                 public.verify::<$h>(msg, &hedged).unwrap();

@@ -208,3 +208,109 @@ fn openssl_dsaparam_default_parameters() {
         Error::UnsupportedAlgorithm
     );
 }
+
+/// The RustCrypto traits on OpenSSL's keys and signatures: `pkcs8` and
+/// `spki` read and write what `openssl` does, the plain `Signer` and
+/// `Verifier` use the hash OpenSSL uses by default for `N`, and the digest
+/// traits any other.
+#[test]
+fn rustcrypto_traits_interoperate_with_openssl() {
+    use pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
+    use sha2::Digest;
+    use signature::{DigestSigner, DigestVerifier, Keypair, RandomizedSigner, Signer, Verifier};
+    use spki::{DecodePublicKey, EncodePublicKey};
+
+    fn zeroized_on_drop<T: zeroize::ZeroizeOnDrop>() {}
+    zeroized_on_drop::<SigningKey>();
+
+    let dir = scratch("traits");
+    let msg = dir.join("msg");
+    let m = b"signed through the signature traits\n";
+    std::fs::write(&msg, m).unwrap();
+    for (qbits, default_hash) in [(224, "-sha224"), (256, "-sha256")] {
+        let key_pem = dir.join(format!("key-{qbits}.pem"));
+        ok(&[
+            "genpkey",
+            "-paramfile",
+            path(&{
+                let params = dir.join(format!("params-{qbits}.pem"));
+                ok(&[
+                    "genpkey",
+                    "-genparam",
+                    "-algorithm",
+                    "DSA",
+                    "-pkeyopt",
+                    "dsa_paramgen_bits:2048",
+                    "-pkeyopt",
+                    &format!("dsa_paramgen_q_bits:{qbits}"),
+                    "-out",
+                    path(&params),
+                ]);
+                params
+            }),
+            "-out",
+            path(&key_pem),
+        ]);
+        let pub_pem = dir.join(format!("pub-{qbits}.pem"));
+        pubout(&key_pem, &pub_pem);
+        let key = SigningKey::from_pkcs8_pem(&read(&key_pem)).expect("DecodePrivateKey");
+        let public = <VerifyingKey as DecodePublicKey>::from_public_key_pem(&read(&pub_pem))
+            .expect("DecodePublicKey");
+        assert_eq!(key.verifying_key(), &public);
+        assert_eq!(Keypair::verifying_key(&key), public);
+        // Written back, byte for byte what openssl wrote.
+        assert_eq!(
+            EncodePrivateKey::to_pkcs8_pem(&key, LineEnding::LF)
+                .unwrap()
+                .as_str(),
+            read(&key_pem)
+        );
+        assert_eq!(
+            EncodePublicKey::to_public_key_pem(&public, LineEnding::LF).unwrap(),
+            read(&pub_pem)
+        );
+
+        // Signer: deterministic, verified by openssl with its default hash.
+        let sig_path = dir.join(format!("sig-{qbits}"));
+        let sig: Signature = Signer::sign(&key, m);
+        assert_eq!(Signer::sign(&key, m), sig);
+        std::fs::write(&sig_path, sig.to_der()).unwrap();
+        ok(&verify_args(default_hash, &pub_pem, &sig_path, &msg));
+        // RandomizedSigner: a different signature, still valid there.
+        let mut rng = ChaCha20Rng::seed_from_u64(qbits as u64);
+        let randomized: Signature = RandomizedSigner::sign_with_rng(&key, &mut rng, m);
+        assert_ne!(randomized, sig);
+        std::fs::write(&sig_path, randomized.to_der()).unwrap();
+        ok(&verify_args(default_hash, &pub_pem, &sig_path, &msg));
+        // DigestSigner with SHA-512, verified there with -sha512.
+        let digest_sig: Signature = key.sign_digest(|d: &mut Sha512| Digest::update(d, m));
+        std::fs::write(&sig_path, digest_sig.to_der()).unwrap();
+        ok(&verify_args("-sha512", &pub_pem, &sig_path, &msg));
+
+        // Theirs verify here: the default hash by Verifier, SHA-384 by
+        // DigestVerifier; a different message does not.
+        ok(&sign_args(default_hash, &key_pem, &sig_path, &msg));
+        let theirs = Signature::try_from(std::fs::read(&sig_path).unwrap().as_slice()).unwrap();
+        Verifier::verify(&public, m, &theirs).expect("their signature");
+        assert!(Verifier::verify(&public, b"other", &theirs).is_err());
+        ok(&sign_args("-sha384", &key_pem, &sig_path, &msg));
+        let theirs = Signature::try_from(std::fs::read(&sig_path).unwrap().as_slice()).unwrap();
+        public
+            .verify_digest(
+                |d: &mut Sha384| {
+                    Digest::update(d, m);
+                    Ok(())
+                },
+                &theirs,
+            )
+            .expect("their SHA-384 signature");
+        assert!(Verifier::verify(&public, m, &theirs).is_err());
+    }
+    // Not a DSA key: the pkcs8 error names the algorithm's OID.
+    let rsa = dir.join("rsa.pem");
+    genpkey("RSA", "rsa_keygen_bits:1024", &rsa);
+    assert!(matches!(
+        SigningKey::from_pkcs8_pem(&read(&rsa)),
+        Err(pkcs8::Error::PublicKey(spki::Error::OidUnknown { .. }))
+    ));
+}

@@ -187,7 +187,11 @@ impl PublicKey {
 
     /// From SubjectPublicKeyInfo DER.
     pub fn from_public_key_der(der: &[u8]) -> Result<Self, Error> {
-        let spki = SubjectPublicKeyInfoRef::from_der(der)?;
+        Self::from_public_key_info(&SubjectPublicKeyInfoRef::from_der(der)?)
+    }
+
+    /// From a decoded SubjectPublicKeyInfo.
+    pub(crate) fn from_public_key_info(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, Error> {
         let group = Group::from_algorithm(&spki.algorithm)?;
         let bits = spki.subject_public_key.as_bytes().ok_or(Error::Encoding)?;
         let y = UintRef::from_der(bits)?;
@@ -223,7 +227,11 @@ impl SecretKey {
 
     /// From PKCS#8 DER (X9.42 or PKCS#3 Diffie–Hellman).
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
-        let info = PrivateKeyInfoRef::from_der(der)?;
+        Self::from_private_key_info(&PrivateKeyInfoRef::from_der(der)?)
+    }
+
+    /// From a decoded PKCS#8 PrivateKeyInfo.
+    pub(crate) fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, Error> {
         let group = Group::from_algorithm(&info.algorithm)?;
         let x = UintRef::from_der(info.private_key.as_bytes())?;
         let mut x = uint(&x);

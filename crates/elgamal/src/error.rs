@@ -51,6 +51,8 @@ pub enum Error {
     Encoding,
     /// The key is not an ElGamal (X9.42 or PKCS#3 Diffie–Hellman) key.
     UnsupportedAlgorithm,
+    /// The random number generator failed.
+    Rng,
     /// Safe-prime generation failed or was cancelled.
     Prime(numcrypt_prime::Error),
     /// An error from the limb arithmetic.
@@ -85,6 +87,7 @@ impl fmt::Display for Error {
             Error::MalformedSignature => f.write_str("malformed signature encoding"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::Encoding => f.write_str("malformed ElGamal key encoding"),
+            Error::Rng => f.write_str("the random number generator failed"),
             Error::UnsupportedAlgorithm => f.write_str("not an ElGamal (Diffie-Hellman) key"),
             Error::Prime(e) => write!(f, "{e}"),
             Error::Limbs(e) => write!(f, "{e}"),

@@ -42,6 +42,8 @@ impl Drop for SecretKey {
     }
 }
 
+impl zeroize::ZeroizeOnDrop for SecretKey {}
+
 impl fmt::Debug for SecretKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SecretKey")
@@ -90,6 +92,8 @@ impl Drop for SharedSecret {
         self.0.zeroize();
     }
 }
+
+impl zeroize::ZeroizeOnDrop for SharedSecret {}
 
 impl SharedSecret {
     /// The key bytes.

@@ -80,6 +80,14 @@
 //! with `q = (p − 1)/2`. Either way the group must be a safe-prime group
 //! with `g` a square; a standard group is recognised by its `p` and `g`.
 //!
+//! # The RustCrypto traits
+//! [`SecretKey`] implements `signature`'s `Signer`, `RandomizedSigner`,
+//! `DigestSigner`, `RandomizedDigestSigner` and `Keypair`, and `pkcs8`'s
+//! `DecodePrivateKey`/`EncodePrivateKey`; [`PublicKey`] implements
+//! `Verifier`, `DigestVerifier` and `spki`'s `DecodePublicKey`/
+//! `EncodePublicKey`; [`Signature`] is a `SignatureEncoding` (DER). The
+//! plain `Signer` and `Verifier` hash with SHA-256.
+//!
 //! # Constant time
 //! Key generation, encryption, decryption, decapsulation, message encoding
 //! and decoding, and signing are constant time in the secrets (`x`, `r`,
@@ -99,6 +107,7 @@ mod group;
 mod keys;
 mod primes;
 mod signature;
+mod traits;
 
 pub use encoding::{DH_KEY_AGREEMENT, DH_PUBLIC_NUMBER};
 pub use error::Error;

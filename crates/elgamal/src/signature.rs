@@ -90,10 +90,10 @@ impl SecretKey {
 
     /// Signs with fresh randomness mixed into `k` (RFC 6979 section 3.6):
     /// `k` stays unpredictable even if `rng` is weak.
-    pub fn sign_with_rng<D: EagerHash, R: CryptoRng + ?Sized>(
+    pub fn sign_hedged<D: EagerHash, R: CryptoRng + ?Sized>(
         &self,
-        message: &[u8],
         rng: &mut R,
+        message: &[u8],
     ) -> Result<Signature, Error> {
         let mut extra = [0u8; 32];
         rng.fill_bytes(&mut extra);
@@ -107,7 +107,7 @@ impl SecretKey {
     /// assembled by the Chinese remainder theorem from `s mod q`
     /// (Montgomery arithmetic) and `s mod 2` (bit operations), since the
     /// constant-time inverse needs an odd modulus and `p − 1` is even.
-    fn sign_core<D: EagerHash>(
+    pub(crate) fn sign_core<D: EagerHash>(
         &self,
         digest: &[u8],
         additional: &[u8],

@@ -159,3 +159,36 @@ fn explicit_groups_and_foreign_keys() {
         Error::Encoding
     );
 }
+
+/// `pkcs8` and `spki`'s traits read OpenSSL's X9.42 keys and write them
+/// back byte for byte.
+#[test]
+fn pkcs8_and_spki_traits_on_openssl_keys() {
+    use pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
+    use spki::{DecodePublicKey, EncodePublicKey};
+
+    let dir = scratch("traits");
+    let key_pem = dir.join("dhx.pem");
+    genpkey("DHX", "dh_param:ffdhe2048", &key_pem);
+    let pub_pem = dir.join("dhx-pub.pem");
+    pubout(&key_pem, &pub_pem);
+    let key = <SecretKey as DecodePrivateKey>::from_pkcs8_pem(&read(&key_pem)).unwrap();
+    let public = <PublicKey as DecodePublicKey>::from_public_key_pem(&read(&pub_pem)).unwrap();
+    assert_eq!(&public, key.public_key());
+    assert_eq!(
+        EncodePrivateKey::to_pkcs8_pem(&key, LineEnding::LF)
+            .unwrap()
+            .as_str(),
+        read(&key_pem)
+    );
+    assert_eq!(
+        EncodePublicKey::to_public_key_pem(&public, LineEnding::LF).unwrap(),
+        read(&pub_pem)
+    );
+    let rsa = dir.join("rsa.pem");
+    genpkey("RSA", "rsa_keygen_bits:1024", &rsa);
+    assert!(matches!(
+        <SecretKey as DecodePrivateKey>::from_pkcs8_pem(&read(&rsa)),
+        Err(pkcs8::Error::PublicKey(spki::Error::OidUnknown { .. }))
+    ));
+}

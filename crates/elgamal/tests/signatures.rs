@@ -42,7 +42,7 @@ fn signatures_verify_here_and_by_the_equation() {
                 assert!(equation_holds(&key, &h, &r, &s), "{group}");
                 public.verify::<$h>(msg, &sig).unwrap();
                 assert_eq!(key.sign::<$h>(msg).unwrap(), sig, "deterministic");
-                let hedged = key.sign_with_rng::<$h, _>(msg, &mut rng).unwrap();
+                let hedged = key.sign_hedged::<$h, _>(&mut rng, msg).unwrap();
                 assert_ne!(hedged, sig);
                 public.verify::<$h>(msg, &hedged).unwrap();
                 assert_eq!(
@@ -151,4 +151,56 @@ fn malformed_signatures_are_typed_errors() {
         key.public_key().verify_der::<Sha256>(b"m", &trailing),
         Err(Error::MalformedSignature)
     );
+}
+
+/// The `signature` crate's traits: SHA-256 for the plain ones, any hash
+/// for the digest ones; every signature satisfies the equation.
+#[test]
+fn signature_traits() {
+    use signature::{
+        DigestSigner, DigestVerifier, Keypair, RandomizedDigestSigner, RandomizedSigner, Signer,
+        Verifier,
+    };
+    fn zeroized_on_drop<T: zeroize::ZeroizeOnDrop>() {}
+    zeroized_on_drop::<SecretKey>();
+
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    let key = key(NamedGroup::Ffdhe2048, 4);
+    let public = Keypair::verifying_key(&key);
+    assert_eq!(&public, key.public_key());
+    let msg = b"through the traits";
+    let hash = |digest: &[u8]| BigUint::from_bytes_be(digest);
+    let holds =
+        |sig: &Signature, h: &BigUint| equation_holds(&key, h, &big(sig.r()), &big(sig.s()));
+
+    let sig: Signature = Signer::sign(&key, msg);
+    assert!(holds(&sig, &hash(&Sha256::digest(msg))));
+    assert_eq!(sig, key.sign::<Sha256>(msg).unwrap());
+    Verifier::verify(&public, msg, &sig).unwrap();
+    assert!(Verifier::verify(&public, b"other", &sig).is_err());
+
+    let hedged: Signature = RandomizedSigner::sign_with_rng(&key, &mut rng, msg);
+    assert_ne!(hedged, sig);
+    assert!(holds(&hedged, &hash(&Sha256::digest(msg))));
+
+    let write = |d: &mut Sha512| Digest::update(d, msg);
+    let sig512: Signature = key.sign_digest(write);
+    assert!(holds(&sig512, &hash(&Sha512::digest(msg))));
+    let hedged512: Signature = key.sign_digest_with_rng(&mut rng, write);
+    assert!(holds(&hedged512, &hash(&Sha512::digest(msg))));
+    for s in [&sig512, &hedged512] {
+        public
+            .verify_digest(
+                |d: &mut Sha512| {
+                    Digest::update(d, msg);
+                    Ok(())
+                },
+                s,
+            )
+            .unwrap();
+        assert!(Verifier::verify(&public, msg, s).is_err(), "not SHA-256");
+    }
+    // The DER encoding travels through SignatureEncoding.
+    let bytes: Box<[u8]> = sig.clone().into();
+    assert_eq!(Signature::try_from(&bytes[..]).unwrap(), sig);
 }

@@ -76,9 +76,10 @@
 //!
 //! # Features
 //! - `std` (default): multi-threaded key generation
-//!   ([`KeyGen::threads`]) and the `signature` crate's `Signer` (whose
+//!   ([`KeyGen::threads`]). Without it the crate is `no_std` with `alloc`.
+//! - `getrandom` (default): the `signature` crate's `Signer`, whose
 //!   blinding and salts come from the operating system, since `Signer`
-//!   takes no generator). Without it the crate is `no_std` with `alloc`.
+//!   takes no generator.
 #![no_std]
 #![forbid(unsafe_code)]
 

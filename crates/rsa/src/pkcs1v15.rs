@@ -244,8 +244,8 @@ impl RsaPublicKey {
 }
 
 /// A private key with the hash to sign with, for the `signature` crate's
-/// [`Signer`](signature::Signer) (with the `std` feature: blinding draws
-/// from the operating system) and [`RandomizedSigner`](signature::RandomizedSigner).
+/// [`Signer`](signature::Signer) (with the `getrandom` feature: blinding
+/// draws from the operating system) and [`RandomizedSigner`](signature::RandomizedSigner).
 ///
 /// ```
 /// use numcrypt_rsa::{HashAlg, KeyGen, pkcs1v15};
@@ -295,6 +295,9 @@ impl VerifyingKey {
     }
 }
 
+// The private key zeroizes itself when dropped.
+impl zeroize::ZeroizeOnDrop for SigningKey {}
+
 impl signature::Keypair for SigningKey {
     type VerifyingKey = VerifyingKey;
 
@@ -313,7 +316,7 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
     }
 }
 
-#[cfg(feature = "std")]
+#[cfg(feature = "getrandom")]
 impl signature::Signer<Signature> for SigningKey {
     fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
         crate::signer::sign_with_os_rng(|rng| self.key.sign_pkcs1v15(rng, self.hash, msg))

@@ -47,6 +47,10 @@ pub struct RsaPrivateKey {
     blinding: Blinding,
 }
 
+// Every secret field zeroizes itself when dropped (`SecretUint`,
+// `PrimeModulus`, `Zeroizing`, the blinding pair's `SecretUint`s).
+impl zeroize::ZeroizeOnDrop for RsaPrivateKey {}
+
 /// How the private operation is run: blinded (always, outside benches),
 /// and, in tests, with a fault injected into one CRT half.
 #[derive(Clone, Copy, Debug, Default)]

@@ -217,7 +217,7 @@ impl RsaPublicKey {
 
 /// A private key with the hash and salt length to sign with, for the
 /// `signature` crate's [`RandomizedSigner`](signature::RandomizedSigner)
-/// and (with `std`, salt and blinding from the operating system)
+/// and (with `getrandom`, salt and blinding from the operating system)
 /// [`Signer`](signature::Signer).
 #[derive(Clone, Debug)]
 pub struct SigningKey {
@@ -277,6 +277,9 @@ impl VerifyingKey {
     }
 }
 
+// The private key zeroizes itself when dropped.
+impl zeroize::ZeroizeOnDrop for SigningKey {}
+
 impl signature::Keypair for SigningKey {
     type VerifyingKey = VerifyingKey;
 
@@ -297,7 +300,7 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
     }
 }
 
-#[cfg(feature = "std")]
+#[cfg(feature = "getrandom")]
 impl signature::Signer<Signature> for SigningKey {
     fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
         crate::signer::sign_with_os_rng(|rng| self.key.sign_pss(rng, self.hash, msg, self.salt_len))

@@ -75,7 +75,7 @@ pub(crate) fn sign_with_rng<R: TryCryptoRng + ?Sized>(
 
 /// Signs by `sign` with a ChaCha20 generator seeded by the operating
 /// system: the schemes' [`Signer`](signature::Signer).
-#[cfg(feature = "std")]
+#[cfg(feature = "getrandom")]
 pub(crate) fn sign_with_os_rng(
     sign: impl FnOnce(&mut ChaCha20Rng) -> Result<Vec<u8>, Error>,
 ) -> Result<Signature, signature::Error> {
@@ -99,7 +99,7 @@ fn seeded<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<ChaCha20Rng, signatur
 }
 
 /// A ChaCha20 generator seeded by the operating system.
-#[cfg(feature = "std")]
+#[cfg(feature = "getrandom")]
 fn os_seeded() -> Result<ChaCha20Rng, signature::Error> {
     let mut seed = [0u8; 32];
     let drawn = getrandom::fill(&mut seed);

@@ -336,6 +336,9 @@ pub struct SharedKeyShare {
     share: Zeroizing<BoxedUint>,
 }
 
+// `share` is zeroized by its `Zeroizing` wrapper; the rest is public.
+impl zeroize::ZeroizeOnDrop for SharedKeyShare {}
+
 impl SharedKeyShare {
     /// Assembles a share for party `index` (0-based); `share < 2^bits(N)`.
     pub(crate) fn new(

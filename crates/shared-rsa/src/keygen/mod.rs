@@ -181,6 +181,8 @@ impl Drop for FactorShares {
     }
 }
 
+impl zeroize::ZeroizeOnDrop for FactorShares {}
+
 /// The result of [`generate_key`].
 pub struct KeyGenOutput {
     /// This party's key share.

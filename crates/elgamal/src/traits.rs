@@ -1,0 +1,179 @@
+//! The RustCrypto traits, for code written against them: `signature`'s
+//! signers and verifiers, and the `pkcs8` and `spki` key codecs.
+//!
+//! [`Signer`](signature::Signer) and [`Verifier`](signature::Verifier)
+//! hash with SHA-256 (the command line's default too); the digest traits
+//! take any hash the RFC 6979 HMAC can run on. Signatures travel as DER.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use digest::{Digest, Update};
+use hmac::EagerHash;
+use pkcs8::{PrivateKeyInfoRef, SecretDocument};
+use rand_core::TryCryptoRng;
+use sha2::Sha256;
+use spki::{Document, SubjectPublicKeyInfoRef};
+use zeroize::Zeroizing;
+
+use crate::{Error, PublicKey, SecretKey, Signature};
+
+fn signature_error(e: Error) -> signature::Error {
+    signature::Error::from_source(e)
+}
+
+/// Runs `sign` with 32 fresh bytes from `rng` as RFC 6979's additional
+/// data, wiped afterwards; a failing `rng` is an error, not a panic.
+fn with_extra_from<R: TryCryptoRng + ?Sized>(
+    rng: &mut R,
+    sign: impl FnOnce(&[u8]) -> Result<Signature, Error>,
+) -> Result<Signature, signature::Error> {
+    let mut extra = Zeroizing::new([0u8; 32]);
+    rng.try_fill_bytes(&mut *extra)
+        .map_err(|_| signature_error(Error::Rng))?;
+    sign(&*extra).map_err(signature_error)
+}
+
+/// The digest `f` writes into `D`.
+fn digest_of<D: Digest + Update>(
+    f: impl Fn(&mut D) -> Result<(), signature::Error>,
+) -> Result<Vec<u8>, signature::Error> {
+    let mut digest = D::new();
+    f(&mut digest)?;
+    Ok(digest.finalize().to_vec())
+}
+
+impl signature::Keypair for SecretKey {
+    type VerifyingKey = PublicKey;
+
+    fn verifying_key(&self) -> PublicKey {
+        self.public_key().clone()
+    }
+}
+
+impl signature::Signer<Signature> for SecretKey {
+    /// SHA-256, RFC 6979: deterministic, no generator needed.
+    fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
+        self.sign::<Sha256>(msg).map_err(signature_error)
+    }
+}
+
+impl signature::RandomizedSigner<Signature> for SecretKey {
+    /// SHA-256, RFC 6979 with fresh randomness as additional data.
+    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        msg: &[u8],
+    ) -> Result<Signature, signature::Error> {
+        let digest = Sha256::digest(msg);
+        with_extra_from(rng, |extra| self.sign_core::<Sha256>(&digest, extra))
+    }
+}
+
+impl<D: EagerHash + Update> signature::DigestSigner<D, Signature> for SecretKey {
+    fn try_sign_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
+        &self,
+        f: F,
+    ) -> Result<Signature, signature::Error> {
+        self.sign_core::<D>(&digest_of(f)?, &[])
+            .map_err(signature_error)
+    }
+}
+
+impl<D: EagerHash + Update> signature::RandomizedDigestSigner<D, Signature> for SecretKey {
+    fn try_sign_digest_with_rng<
+        R: TryCryptoRng + ?Sized,
+        F: Fn(&mut D) -> Result<(), signature::Error>,
+    >(
+        &self,
+        rng: &mut R,
+        f: F,
+    ) -> Result<Signature, signature::Error> {
+        let digest = digest_of(f)?;
+        with_extra_from(rng, |extra| self.sign_core::<D>(&digest, extra))
+    }
+}
+
+impl signature::Verifier<Signature> for PublicKey {
+    /// SHA-256.
+    fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
+        PublicKey::verify::<Sha256>(self, msg, signature).map_err(signature_error)
+    }
+}
+
+impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for PublicKey {
+    fn verify_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
+        &self,
+        f: F,
+        signature: &Signature,
+    ) -> Result<(), signature::Error> {
+        self.verify_prehash(&digest_of(f)?, signature)
+            .map_err(signature_error)
+    }
+}
+
+impl signature::SignatureEncoding for Signature {
+    type Repr = Box<[u8]>;
+}
+
+impl TryFrom<&[u8]> for Signature {
+    type Error = signature::Error;
+
+    /// Strict DER.
+    fn try_from(der: &[u8]) -> Result<Self, signature::Error> {
+        Signature::from_der(der).map_err(signature_error)
+    }
+}
+
+impl From<Signature> for Box<[u8]> {
+    fn from(signature: Signature) -> Self {
+        signature.to_der().into_boxed_slice()
+    }
+}
+
+impl TryFrom<PrivateKeyInfoRef<'_>> for SecretKey {
+    type Error = pkcs8::Error;
+
+    fn try_from(info: PrivateKeyInfoRef<'_>) -> pkcs8::Result<Self> {
+        SecretKey::from_private_key_info(&info).map_err(|e| match e {
+            Error::UnsupportedAlgorithm => pkcs8::Error::PublicKey(spki::Error::OidUnknown {
+                oid: info.algorithm.oid,
+            }),
+            Error::InvalidGroup
+            | Error::UnknownGroup
+            | Error::UnsupportedGroupSize { .. }
+            | Error::PNotPrime
+            | Error::QNotPrime => pkcs8::Error::ParametersMalformed,
+            _ => pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid),
+        })
+    }
+}
+
+impl pkcs8::EncodePrivateKey for SecretKey {
+    fn to_pkcs8_der(&self) -> pkcs8::Result<SecretDocument> {
+        let der = SecretKey::to_pkcs8_der(self)
+            .map_err(|_| pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid))?;
+        Ok(SecretDocument::try_from(der.as_slice())?)
+    }
+}
+
+impl TryFrom<SubjectPublicKeyInfoRef<'_>> for PublicKey {
+    type Error = spki::Error;
+
+    fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> spki::Result<Self> {
+        PublicKey::from_public_key_info(&spki).map_err(|e| match e {
+            Error::UnsupportedAlgorithm => spki::Error::OidUnknown {
+                oid: spki.algorithm.oid,
+            },
+            _ => spki::Error::KeyMalformed,
+        })
+    }
+}
+
+impl spki::EncodePublicKey for PublicKey {
+    fn to_public_key_der(&self) -> spki::Result<Document> {
+        let der: Vec<u8> =
+            PublicKey::to_public_key_der(self).map_err(|_| spki::Error::KeyMalformed)?;
+        Ok(Document::try_from(der)?)
+    }
+}
