@@ -34,7 +34,10 @@ pub fn verdict<E: std::fmt::Display>(checked: Result<Result<(), E>, String>) -> 
             ExitCode::SUCCESS
         }
         Ok(Err(e)) => {
-            println!("Verification failure: {e}");
+            // openssl's exact line on standard output; the reason beside it
+            // on standard error.
+            println!("Verification failure");
+            eprintln!("numcrypt: {e}");
             ExitCode::from(1)
         }
         Err(message) => fail(&message),

@@ -9,6 +9,7 @@
 mod dsa;
 mod elgamal;
 mod files;
+mod numbers;
 mod rsa;
 mod shared_rsa;
 
@@ -18,7 +19,7 @@ use std::ops::ControlFlow;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use numcrypt_limbs::{BoxedUint, MontyParams};
+use numcrypt_limbs::{BoxedUint, MontyParams, Unsigned};
 use numcrypt_prime::{
     Error as PrimeError, Progress, generate_prime_parallel_with_progress,
     generate_safe_prime_parallel_with_progress, generate_strong_prime_parallel_with_progress,
@@ -43,23 +44,31 @@ enum Command {
     ///
     /// Numbers are decimal, or hexadecimal with a 0x prefix; the result is
     /// printed in the modulus' base. The modulus must be odd and greater
-    /// than 1 (Montgomery arithmetic).
+    /// than 1 (Montgomery arithmetic). A negative base is taken modulo the
+    /// modulus (-2 is modulus - 2); a negative exponent is an error.
     Modexp {
-        /// The base (any size; it is reduced modulo the modulus).
+        /// The base (any size, negative too; it is reduced modulo the modulus).
+        #[arg(allow_hyphen_values = true)]
         base: String,
         /// The exponent (any size; the time depends only on its width).
+        #[arg(allow_hyphen_values = true)]
         exp: String,
         /// The modulus: odd, greater than 1.
+        #[arg(allow_hyphen_values = true)]
         modulus: String,
     },
     /// Tests numbers for primality (MR64: error at most 2^-128 for any input).
     ///
-    /// Numbers are decimal, or hexadecimal with a 0x prefix; negative numbers
-    /// are composite. With no arguments, reads one number per line from
-    /// standard input. Prints `<N> prime` or `<N> composite` for each. Exit
-    /// status: 0 if all are prime, 1 if any is composite, 2 on malformed
-    /// input.
+    /// Numbers are decimal, or hexadecimal with a 0x prefix (with --hex:
+    /// hexadecimal with or without it, as `openssl prime -hex` prints);
+    /// negative numbers are composite. With no arguments, reads one number
+    /// per line from standard input. Prints `<N> prime` or `<N> composite`
+    /// for each. Exit status: 0 if all are prime, 1 if any is composite, 2
+    /// on malformed input.
     IsPrime {
+        /// The numbers are hexadecimal, 0x prefix optional.
+        #[arg(long)]
+        hex: bool,
         /// The numbers to test.
         #[arg(allow_hyphen_values = true)]
         numbers: Vec<String>,
@@ -118,7 +127,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = match cli.command {
-        Command::IsPrime { numbers } => return is_prime_command(&numbers),
+        Command::IsPrime { numbers, hex } => return is_prime_command(&numbers, hex),
         Command::Prime {
             bits,
             safe,
@@ -159,17 +168,17 @@ fn run(command: Command) -> Result<String, String> {
     }
 }
 
-fn parse(name: &str, text: &str) -> Result<BoxedUint, String> {
-    text.parse::<BoxedUint>()
-        .map_err(|e| format!("{name} {text:?}: {e}"))
-}
-
 fn modexp(base: &str, exp: &str, modulus: &str) -> Result<String, String> {
-    let b = parse("base", base)?;
-    let e = parse("exponent", exp)?;
-    let m = parse("modulus", modulus)?;
+    let b = numbers::parse_signed("base", base, false)?;
+    let e = numbers::parse_unsigned("exponent", exp)?;
+    let m = numbers::parse_unsigned("modulus", modulus)?;
     let params = MontyParams::new(m).map_err(|e| format!("modulus {modulus:?}: {e}"))?;
-    let result = params.from_monty(&params.pow(&params.to_monty(&b), &e));
+    let mut power = params.pow(&params.to_monty(&b.magnitude), &e);
+    if b.negative && e.is_odd().into() {
+        // (−b)^e = −(b^e) for odd e.
+        power = params.neg(&power);
+    }
+    let result = params.from_monty(&power);
     let hex = modulus.starts_with("0x") || modulus.starts_with("0X");
     Ok(if hex {
         format!("{result:#x}")
@@ -180,18 +189,12 @@ fn modexp(base: &str, exp: &str, modulus: &str) -> Result<String, String> {
 
 /// Primality of one number as written: `Ok(true)` for a prime, `Err` with
 /// a message for malformed text. Negative numbers are composite.
-fn classify(text: &str) -> Result<bool, String> {
-    let (negative, digits) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let n = digits
-        .parse::<BoxedUint>()
-        .map_err(|e| format!("number {text:?}: {e}"))?;
-    Ok(!negative && numcrypt_prime::is_prime_vartime(&n))
+fn classify(text: &str, hex: bool) -> Result<bool, String> {
+    let n = numbers::parse_signed("number", text, hex)?;
+    Ok(!n.negative && numcrypt_prime::is_prime_vartime(&n.magnitude))
 }
 
-fn is_prime_command(numbers: &[String]) -> ExitCode {
+fn is_prime_command(numbers: &[String], hex: bool) -> ExitCode {
     let mut all_prime = true;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -213,7 +216,7 @@ fn is_prime_command(numbers: &[String]) -> ExitCode {
             if text.is_empty() {
                 continue;
             }
-            match classify(text) {
+            match classify(text, hex) {
                 Ok(prime) => {
                     all_prime &= prime;
                     report(text, prime);
@@ -228,7 +231,7 @@ fn is_prime_command(numbers: &[String]) -> ExitCode {
         // Check every argument before printing anything.
         let mut verdicts = Vec::with_capacity(numbers.len());
         for text in numbers {
-            match classify(text) {
+            match classify(text, hex) {
                 Ok(prime) => verdicts.push(prime),
                 Err(message) => {
                     eprintln!("numcrypt: error: {message}");

@@ -28,8 +28,10 @@ pub enum RsaCommand {
         /// --allow-weak).
         #[arg(long, default_value_t = 2048)]
         bits: u32,
-        /// The public exponent: odd, above 65536.
-        #[arg(long, default_value_t = numcrypt_rsa::DEFAULT_PUBLIC_EXPONENT)]
+        /// The public exponent: odd, above 65536, below 2^64 (decimal, or
+        /// hexadecimal with 0x).
+        #[arg(long, default_value_t = numcrypt_rsa::DEFAULT_PUBLIC_EXPONENT,
+              value_parser = crate::numbers::parse_u64)]
         exponent: u64,
         /// Allow sizes from 1024 bits (insecure; numcrypt only verifies
         /// with such keys).
@@ -242,7 +244,12 @@ fn keygen(
         .allow_weak_key_size(allow_weak)
         .threads(threads)
         .generate(&mut rng()?)
-        .map_err(|e| format!("--bits {bits}: {e}"))?;
+        .map_err(|e| match e {
+            numcrypt_rsa::Error::InvalidExponent => {
+                format!("--exponent {exponent}: {e} (odd, above 65536, below 2^64)")
+            }
+            _ => format!("--bits {bits}: {e}"),
+        })?;
     let pem = key.to_pkcs8_pem().map_err(|e| e.to_string())?;
     write(out, pem.as_bytes(), true)
 }

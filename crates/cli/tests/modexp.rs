@@ -76,3 +76,40 @@ fn help_lists_modexp() {
     assert!(out.status.success());
     assert!(stdout(&out).contains("modexp"));
 }
+
+#[test]
+fn negative_base_is_taken_modulo_the_modulus() {
+    // (−b)^e mod m = (m − b mod m)^e mod m, computed by num-bigint.
+    let m = BigUint::parse_bytes(b"1000000000000000000000000000057", 10).unwrap();
+    for (b, e) in [
+        ("2", "3"),
+        ("2", "2"),
+        ("123456789123456789", "65537"),
+        ("0", "5"),
+    ] {
+        let out = numcrypt(&["modexp", &format!("-{b}"), e, &m.to_string()]);
+        assert!(out.status.success(), "{b} {e}");
+        let b = BigUint::parse_bytes(b.as_bytes(), 10).unwrap() % &m;
+        let positive = (&m - b) % &m;
+        let e = BigUint::parse_bytes(e.as_bytes(), 10).unwrap();
+        assert_eq!(stdout(&out), positive.modpow(&e, &m).to_string());
+    }
+    // Negative exponents and moduli are errors naming the argument.
+    for (args, named) in [
+        (
+            ["modexp", "2", "-3", "11"],
+            "exponent \"-3\": must not be negative",
+        ),
+        (
+            ["modexp", "2", "3", "-11"],
+            "modulus \"-11\": must not be negative",
+        ),
+    ] {
+        let out = numcrypt(&args);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(named),
+            "{args:?}"
+        );
+    }
+}

@@ -124,6 +124,31 @@ fn prime_safe_strong_and_hex() {
     assert_eq!(p.bits(), 256);
 }
 
+/// `is-prime --hex` reads what `openssl prime -generate -hex` prints.
+#[test]
+fn is_prime_reads_openssl_hex() {
+    if !have_openssl() {
+        println!("is_prime_reads_openssl_hex: skipped: no openssl command");
+        return;
+    }
+    let o = openssl(&["prime", "-generate", "-bits", "128", "-hex"]);
+    let theirs = text(&o.stdout).trim().to_string();
+    assert!(theirs.bytes().all(|b| b.is_ascii_hexdigit()), "{theirs}");
+    let out = numcrypt(&["is-prime", "--hex", &theirs, &format!("0x{theirs}")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        format!("{theirs} prime\n0x{theirs} prime\n")
+    );
+    // Times three is composite; as a decimal it is malformed.
+    let p = BigUint::parse_bytes(theirs.as_bytes(), 16).unwrap();
+    let out = numcrypt(&["is-prime", "--hex", &format!("{:X}", p * 3u32)]);
+    assert_eq!(out.status.code(), Some(1));
+    if theirs.bytes().any(|b| b.is_ascii_alphabetic()) {
+        assert_eq!(numcrypt(&["is-prime", &theirs]).status.code(), Some(2));
+    }
+}
+
 #[test]
 fn prime_threads() {
     for (threads, kind) in [

@@ -39,6 +39,29 @@ fn keys(dir: &Path) -> [(String, String); 2] {
     [(nk, npub), (ok_, opub)]
 }
 
+/// `--exponent` reads decimal and 0x hexadecimal, and its errors name it.
+#[test]
+fn keygen_exponent_in_either_base() {
+    for (flag, e) in [("65539", 65539u32), ("0x10001", 65537)] {
+        let out = numcrypt(&["rsa", "keygen", "--bits", "2048", "--exponent", flag]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let dir = scratch(&format!("exponent-{e}"));
+        let key = p(&dir, "key.pem");
+        std::fs::write(&key, &out.stdout).unwrap();
+        let t = openssl(&["pkey", "-in", &key, "-noout", "-text"]);
+        assert!(
+            text(&t.stdout).contains(&format!("publicExponent: {e} ")),
+            "{e}"
+        );
+    }
+    let out = numcrypt(&["rsa", "keygen", "--exponent", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("numcrypt: error: --exponent 3: "));
+    let out = numcrypt(&["rsa", "keygen", "--exponent", "0x1g"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--exponent"));
+}
+
 #[test]
 fn keys_interoperate() {
     if !openssl_or_skip("keys_interoperate") {
@@ -305,7 +328,8 @@ fn errors_and_exit_codes() {
         "rsa", "verify", "--pub", &public, "--in", &msg, "--sig", &sig,
     ]);
     assert_eq!(v.status.code(), Some(1));
-    assert_eq!(text(&v.stdout), "Verification failure: invalid signature\n");
+    assert_eq!(text(&v.stdout), "Verification failure\n");
+    assert_eq!(text(&v.stderr), "numcrypt: invalid signature\n");
     // A truncated signature: exit 1 too (it is a bad signature), saying why.
     let mut s = std::fs::read(&sig).unwrap();
     s.pop();
@@ -314,7 +338,8 @@ fn errors_and_exit_codes() {
         "rsa", "verify", "--pub", &public, "--in", &msg, "--sig", &sig,
     ]);
     assert_eq!(v.status.code(), Some(1));
-    assert!(text(&v.stdout).contains("expected 256 bytes"));
+    assert_eq!(text(&v.stdout), "Verification failure\n");
+    assert!(text(&v.stderr).contains("expected 256 bytes"));
     // Usage and input errors: exit 2, one line on standard error, nothing
     // on standard output.
     let missing = p(&dir, "missing");

@@ -1,0 +1,54 @@
+//! How every subcommand reads a number: decimal, or hexadecimal with a
+//! `0x` prefix (`--hex` where a command offers it: bare hexadecimal, as
+//! `openssl prime -hex` prints), with an optional leading `-`.
+
+use numcrypt_limbs::{BoxedUint, Unsigned};
+
+/// A number as written: its sign and magnitude.
+pub struct Signed {
+    pub negative: bool,
+    pub magnitude: BoxedUint,
+}
+
+/// Parses `text` for the argument `name` (named in the error).
+pub fn parse_signed(name: &str, text: &str, bare_hex: bool) -> Result<Signed, String> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let prefixed;
+    let digits = if bare_hex && !digits.starts_with("0x") && !digits.starts_with("0X") {
+        prefixed = format!("0x{digits}");
+        &prefixed
+    } else {
+        digits
+    };
+    let magnitude = digits
+        .parse::<BoxedUint>()
+        .map_err(|e| format!("{name} {text:?}: {e}"))?;
+    Ok(Signed {
+        negative,
+        magnitude,
+    })
+}
+
+/// A non-negative number for the argument `name`.
+pub fn parse_unsigned(name: &str, text: &str) -> Result<BoxedUint, String> {
+    let n = parse_signed(name, text, false)?;
+    if n.negative && !bool::from(n.magnitude.is_zero()) {
+        return Err(format!("{name} {text:?}: must not be negative"));
+    }
+    Ok(n.magnitude)
+}
+
+/// A `u64` option (`--exponent 65537`, `--exponent 0x10001`), for clap.
+pub fn parse_u64(text: &str) -> Result<u64, String> {
+    let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
+    match hex {
+        Some(digits) => u64::from_str_radix(digits, 16),
+        None => text.parse::<u64>(),
+    }
+    .map_err(|e| {
+        format!("{text:?} is not a number below 2^64 (decimal, or hexadecimal with 0x): {e}")
+    })
+}
