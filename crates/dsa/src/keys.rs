@@ -110,7 +110,7 @@ impl VerifyingKey {
     /// sliding-window exponentiations rather than one simultaneous
     /// (Straus–Shamir) exponentiation, because the exponentiations run on
     /// the AVX-512 IFMA backend where it is available and single
-    /// multiplications do not; the README has the measurement.
+    /// multiplications do not; `benches/RESULTS.md` has the measurement.
     pub fn verify_prehash(&self, prehash: &[u8], signature: &Signature) -> Result<(), Error> {
         let params = &self.params;
         let q = params.q();

@@ -248,7 +248,7 @@ impl DomainParameters {
     /// and a verifiable generator (A.2.3, index 1).
     ///
     /// Takes about 0.1 s at (2048, 256) here, with wide variation (the
-    /// search length is geometric); see the README for the figures.
+    /// search length is geometric); see `benches/RESULTS.md` for the figures.
     pub fn generate<R: CryptoRng + ?Sized>(
         sizes: ParameterSizes,
         rng: &mut R,

@@ -47,7 +47,7 @@ pub enum NamedGroup {
     Ffdhe8192,
     /// `p = 2^2048 − 1942289`, the safe prime `2^2048 − c` with the smallest
     /// `c ≡ 1 (mod 8)`: the group where a pseudo-Mersenne reduction could
-    /// replace Montgomery's (the README measures both on the same job).
+    /// replace Montgomery's (`benches/RESULTS.md` measures both on the same job).
     PseudoMersenne2048,
 }
 

@@ -1,5 +1,5 @@
 //! The fields this crate provides, each with the representation that
-//! measured fastest here (see the crate docs and the README for the
+//! measured fastest here (see the crate docs and `benches/RESULTS.md` for the
 //! numbers).
 //!
 //! The random primes were generated once with `openssl prime -generate

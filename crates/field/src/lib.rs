@@ -74,7 +74,7 @@
 //! # Representations, by measurement
 //! On the reference machine (AMD EPYC, x86_64 with BMI2/ADX), saturated
 //! limbs with the `mulx`/`adcx`/`adox` kernels beat the unsaturated ones at
-//! every size (the README has the table and the commands); the unsaturated
+//! every size (`benches/RESULTS.md` has the table and the commands); the unsaturated
 //! backend remains the portable alternative, and its aliases
 //! ([`Fp25519Unsat`], [`Fp521Unsat`], …) are tested like the others.
 #![no_std]

@@ -85,7 +85,7 @@ pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> ControlFlow<()>;
 /// product of two has exactly `2 bits` bits).
 ///
 /// The search: a random odd start, then its successors `start + 2i` in
-/// order. A sieve of thousands of small primes (see the README for how
+/// order. A sieve of thousands of small primes (see `benches/RESULTS.md` for how
 /// many at each size), updated by addition, rejects most composites in
 /// windows of 128 candidates; each survivor gets one Miller–Rabin round to
 /// base 2, and the first that passes gets the full MR64 (64 rounds, bases

@@ -76,7 +76,7 @@ pub fn set_sieve_primes_for_tuning(k: usize) {
 }
 
 /// Number of table primes the sieve uses for candidates of `bits` bits,
-/// chosen by measurement (`examples/tune_sieve.rs`; the README has the
+/// chosen by measurement (`examples/tune_sieve.rs`; `benches/RESULTS.md` has the
 /// figures). More primes mean fewer survivors but a longer set-up (the
 /// residues of the start) and more work per window. A safe-prime search
 /// sieves a few hundred times more candidates per result than a prime

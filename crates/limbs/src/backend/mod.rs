@@ -20,7 +20,7 @@
 //!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
 //! 3. a rule for the IFMA variant, where the faster one depends on the
-//!    microarchitecture ([`ifma_rule`]).
+//!    microarchitecture (`ifma_rule`).
 //!
 //! Everything else asks [`selection`]: the slice and field kernels'
 //! `dispatch!`, the exponentiations, and the benches, which print it.

@@ -73,7 +73,7 @@ pub struct KeyGenConfig {
     pub public_exponent: u32,
     /// Distributed sieving removes prime factors up to this bound from `p`
     /// and `q`; `None` picks the largest that leaves 24 bits of each party's
-    /// random multiple of `M` (the best, by measurement: see the README).
+    /// random multiple of `M` (the best, by measurement: see `benches/RESULTS.md`).
     pub sieve_bound: Option<u32>,
     /// Trial division of `N` by primes up to this bound (beyond the sieve);
     /// `None` picks a size-dependent default tuned by measurement.
@@ -226,7 +226,7 @@ pub(crate) struct Setup {
     pub(crate) td_bound: u32,
 }
 
-/// The default trial-division bound for a key size (see the README's
+/// The default trial-division bound for a key size (see `benches/RESULTS.md`'s
 /// tuning table).
 fn default_trial_division_bound(bits: u32) -> u32 {
     match bits {
