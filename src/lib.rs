@@ -41,8 +41,9 @@ pub use numcrypt_rsa::{der, pkcs1, pkcs8, signature, spki};
 
 /// Random number generators.
 ///
-/// Make keys, signatures and ciphertexts with [`OsRng`], the operating
-/// system's generator; seeded generators (such as `rand_chacha`'s) belong
+/// Make keys, signatures and ciphertexts with [`OsRng`](crate::rand::OsRng),
+/// the operating system's generator; seeded generators (such as
+/// `rand_chacha`'s) belong
 /// in tests, where the same seed must give the same key.
 #[cfg(feature = "getrandom")]
 pub mod rand {

@@ -245,7 +245,7 @@ impl Adx {
 }
 
 impl Kernels for Adx {
-    /// Unrolled rows ([`rows`]) where the row length has them.
+    /// Unrolled rows (`rows`) where the row length has them.
     fn mul_basecase(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
         match rows::addmul_rows(a.len()) {
             Some(rows_kernel) if !b.is_empty() && r.len() == a.len() + b.len() => {
@@ -296,7 +296,7 @@ impl Kernels for Adx {
         }
     }
 
-    /// [`Adx::sqr_split`] where it applies, else the generic triangle.
+    /// `Adx::sqr_split` where it applies, else the generic triangle.
     fn sqr(self, r: &mut [Limb], a: &[Limb]) {
         assert_eq!(r.len(), 2 * a.len());
         if !self.sqr_split(r, a) {
