@@ -11,7 +11,7 @@ use subtle::ConstantTimeLess;
 use zeroize::Zeroize;
 
 use crate::arith::at_width;
-use crate::rfc6979::{NonceGenerator, bits2int};
+use crate::rfc6979::{NonceGenerator, bits2int, with_additional_data};
 use crate::{DomainParameters, Error, HashAlgorithm, Signature};
 
 /// A DSA public key: the parameters and `y = g^x mod p`.
@@ -231,7 +231,8 @@ impl SigningKey {
         rng: &mut R,
         prehash: &[u8],
     ) -> Result<Signature, Error> {
-        with_extra_randomness(rng, |extra| self.sign_core::<D>(prehash, extra))
+        let Ok(sig) = with_additional_data(rng, |extra| self.sign_core::<D>(prehash, extra));
+        sig
     }
 
     /// [`sign_prehash`](Self::sign_prehash) with the hash named at run
@@ -252,7 +253,8 @@ impl SigningKey {
         hash: HashAlgorithm,
         prehash: &[u8],
     ) -> Result<Signature, Error> {
-        with_extra_randomness(rng, |extra| self.sign_core_named(hash, prehash, extra))
+        let Ok(sig) = with_additional_data(rng, |extra| self.sign_core_named(hash, prehash, extra));
+        sig
     }
 
     pub(crate) fn sign_core_named(
@@ -314,17 +316,4 @@ impl SigningKey {
             }
         }
     }
-}
-
-/// Runs `sign` with 32 fresh bytes from `rng` as RFC 6979's additional
-/// data (section 3.6), wiped afterwards.
-fn with_extra_randomness<R: CryptoRng + ?Sized>(
-    rng: &mut R,
-    sign: impl FnOnce(&[u8]) -> Result<Signature, Error>,
-) -> Result<Signature, Error> {
-    let mut extra = [0u8; 32];
-    rng.fill_bytes(&mut extra);
-    let sig = sign(&extra);
-    extra.zeroize();
-    sig
 }

@@ -11,7 +11,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use hmac::{EagerHash, Hmac, KeyInit, Mac};
 use numcrypt_limbs::{BoxedUint, Unsigned};
-use zeroize::Zeroize;
+use rand_core::TryCryptoRng;
+use zeroize::{Zeroize, Zeroizing};
 
 /// The HMAC-DRBG of RFC 6979 section 3.2, seeded with a private key, a
 /// message hash and optional additional data; each call to
@@ -154,4 +155,16 @@ pub fn generate_k<D: EagerHash>(
         }
         k.zeroize();
     }
+}
+
+/// Runs `sign` with 32 fresh bytes from `rng` as the additional data of
+/// section 3.6 (hedged signatures), wiped afterwards; `rng`'s error if it
+/// fails (never, for an infallible `CryptoRng`).
+pub fn with_additional_data<R: TryCryptoRng + ?Sized, T>(
+    rng: &mut R,
+    sign: impl FnOnce(&[u8]) -> T,
+) -> Result<T, R::Error> {
+    let mut extra = Zeroizing::new([0u8; 32]);
+    rng.try_fill_bytes(&mut *extra)?;
+    Ok(sign(&*extra))
 }

@@ -15,8 +15,8 @@ use hmac::EagerHash;
 use pkcs8::{PrivateKeyInfoRef, SecretDocument};
 use rand_core::TryCryptoRng;
 use spki::{Document, SubjectPublicKeyInfoRef};
-use zeroize::Zeroizing;
 
+use crate::rfc6979::with_additional_data;
 use crate::{Error, HashAlgorithm, Signature, SigningKey, VerifyingKey};
 
 fn signature_error(e: Error) -> signature::Error {
@@ -54,7 +54,7 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
     ) -> Result<Signature, signature::Error> {
         let hash = default_hash(SigningKey::verifying_key(self))?;
         let prehash = hash.digest(&[msg]);
-        with_extra_from(rng, |extra| self.sign_core_named(hash, &prehash, extra))
+        hedged(rng, |extra| self.sign_core_named(hash, &prehash, extra))
     }
 }
 
@@ -82,7 +82,7 @@ impl<D: EagerHash + Update> signature::RandomizedDigestSigner<D, Signature> for 
         let mut digest = D::new();
         f(&mut digest)?;
         let prehash = digest.finalize();
-        with_extra_from(rng, |extra| self.sign_core::<D>(&prehash, extra))
+        hedged(rng, |extra| self.sign_core::<D>(&prehash, extra))
     }
 }
 
@@ -107,16 +107,15 @@ impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for VerifyingKe
     }
 }
 
-/// Runs `sign` with 32 fresh bytes from `rng` as RFC 6979's additional
-/// data, wiped afterwards; a failing `rng` is an error, not a panic.
-fn with_extra_from<R: TryCryptoRng + ?Sized>(
+/// Signs by `sign` with fresh additional data from `rng`; a failing
+/// `rng` is an error, not a panic.
+fn hedged<R: TryCryptoRng + ?Sized>(
     rng: &mut R,
     sign: impl FnOnce(&[u8]) -> Result<Signature, Error>,
 ) -> Result<Signature, signature::Error> {
-    let mut extra = Zeroizing::new([0u8; 32]);
-    rng.try_fill_bytes(&mut *extra)
-        .map_err(|_| signature_error(Error::Rng))?;
-    sign(&*extra).map_err(signature_error)
+    with_additional_data(rng, sign)
+        .map_err(|_| signature_error(Error::Rng))?
+        .map_err(signature_error)
 }
 
 impl signature::SignatureEncoding for Signature {

@@ -7,7 +7,7 @@ use core::fmt;
 
 use digest::Digest;
 use hmac::EagerHash;
-use numcrypt_dsa::rfc6979::NonceGenerator;
+use numcrypt_dsa::rfc6979::{NonceGenerator, with_additional_data};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeLess};
@@ -95,10 +95,8 @@ impl SecretKey {
         rng: &mut R,
         message: &[u8],
     ) -> Result<Signature, Error> {
-        let mut extra = [0u8; 32];
-        rng.fill_bytes(&mut extra);
-        let sig = self.sign_core::<D>(&D::digest(message), &extra);
-        extra.zeroize();
+        let digest = D::digest(message);
+        let Ok(sig) = with_additional_data(rng, |extra| self.sign_core::<D>(&digest, extra));
         sig
     }
 

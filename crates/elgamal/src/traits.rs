@@ -10,11 +10,11 @@ use alloc::vec::Vec;
 
 use digest::{Digest, Update};
 use hmac::EagerHash;
+use numcrypt_dsa::rfc6979::with_additional_data;
 use pkcs8::{PrivateKeyInfoRef, SecretDocument};
 use rand_core::TryCryptoRng;
 use sha2::Sha256;
 use spki::{Document, SubjectPublicKeyInfoRef};
-use zeroize::Zeroizing;
 
 use crate::{Error, PublicKey, SecretKey, Signature};
 
@@ -22,16 +22,15 @@ fn signature_error(e: Error) -> signature::Error {
     signature::Error::from_source(e)
 }
 
-/// Runs `sign` with 32 fresh bytes from `rng` as RFC 6979's additional
-/// data, wiped afterwards; a failing `rng` is an error, not a panic.
-fn with_extra_from<R: TryCryptoRng + ?Sized>(
+/// Signs by `sign` with fresh additional data from `rng`; a failing
+/// `rng` is an error, not a panic.
+fn hedged<R: TryCryptoRng + ?Sized>(
     rng: &mut R,
     sign: impl FnOnce(&[u8]) -> Result<Signature, Error>,
 ) -> Result<Signature, signature::Error> {
-    let mut extra = Zeroizing::new([0u8; 32]);
-    rng.try_fill_bytes(&mut *extra)
-        .map_err(|_| signature_error(Error::Rng))?;
-    sign(&*extra).map_err(signature_error)
+    with_additional_data(rng, sign)
+        .map_err(|_| signature_error(Error::Rng))?
+        .map_err(signature_error)
 }
 
 /// The digest `f` writes into `D`.
@@ -66,7 +65,7 @@ impl signature::RandomizedSigner<Signature> for SecretKey {
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
         let digest = Sha256::digest(msg);
-        with_extra_from(rng, |extra| self.sign_core::<Sha256>(&digest, extra))
+        hedged(rng, |extra| self.sign_core::<Sha256>(&digest, extra))
     }
 }
 
@@ -90,7 +89,7 @@ impl<D: EagerHash + Update> signature::RandomizedDigestSigner<D, Signature> for 
         f: F,
     ) -> Result<Signature, signature::Error> {
         let digest = digest_of(f)?;
-        with_extra_from(rng, |extra| self.sign_core::<D>(&digest, extra))
+        hedged(rng, |extra| self.sign_core::<D>(&digest, extra))
     }
 }
 
