@@ -43,8 +43,8 @@ pub use numcrypt_rsa::{der, pkcs1, pkcs8, signature, spki};
 ///
 /// Make keys, signatures and ciphertexts with [`OsRng`](crate::rand::OsRng),
 /// the operating system's generator; seeded generators (such as
-/// `rand_chacha`'s) belong
-/// in tests, where the same seed must give the same key.
+/// `rand_chacha`'s) belong in tests, where the same seed must give the
+/// same key.
 #[cfg(feature = "getrandom")]
 pub mod rand {
     pub use getrandom::SysRng;
