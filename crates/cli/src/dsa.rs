@@ -14,7 +14,10 @@ use numcrypt_dsa::{
     SigningKey, VerifyingKey,
 };
 
-use crate::files::{KeyFiles, Status, exit, read, read_text, rng, verdict, write};
+use crate::files::{
+    KeyFiles, PassIn, PassOut, Status, exit, read, read_text, rng, verdict, write,
+    write_private_key,
+};
 
 #[derive(Subcommand)]
 pub enum DsaCommand {
@@ -22,12 +25,15 @@ pub enum DsaCommand {
     /// PARAMETERS` PEM block, as `openssl dsaparam` writes, followed by the
     /// seed and counter that make them verifiable).
     Params {
-        /// Bit length of p: 2048 or 3072.
-        #[arg(long = "L", default_value_t = 2048)]
-        l: u32,
-        /// Bit length of q: 224 or 256 (with L = 2048), 256 (with L = 3072).
-        #[arg(long = "N", default_value_t = 256)]
-        n: u32,
+        /// Bit length of p (FIPS 186-4's L; openssl's dsa_paramgen_bits):
+        /// 2048 or 3072.
+        #[arg(long, default_value_t = 2048)]
+        bits: u32,
+        /// Bit length of q (FIPS 186-4's N; openssl's
+        /// dsa_paramgen_q_bits): 224 or 256 with --bits 2048, 256 with
+        /// --bits 3072.
+        #[arg(long, default_value_t = 256)]
+        qbits: u32,
         /// The hash for the seed expansion (at least N bits; default: the
         /// shortest SHA-2 that has them).
         #[arg(long)]
@@ -48,6 +54,8 @@ pub enum DsaCommand {
         /// dsaparam`).
         #[arg(long)]
         params: PathBuf,
+        #[command(flatten)]
+        passout: PassOut,
         /// Write the key here (mode 0600 on Unix) instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -58,6 +66,8 @@ pub enum DsaCommand {
         /// The private key (PKCS#8 PEM or DER, or OpenSSL's traditional PEM).
         #[arg(long = "in")]
         input: PathBuf,
+        #[command(flatten)]
+        passin: PassIn,
         /// Write the public key here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -68,6 +78,8 @@ pub enum DsaCommand {
         /// The private key (PKCS#8 PEM or DER, or OpenSSL's traditional PEM).
         #[arg(long)]
         key: PathBuf,
+        #[command(flatten)]
+        passin: PassIn,
         #[command(flatten)]
         args: SignatureArgs,
         /// Mix fresh randomness into k (RFC 6979 section 3.6): signatures
@@ -121,21 +133,26 @@ pub struct SignatureArgs {
 pub fn run(command: DsaCommand) -> ExitCode {
     exit(match command {
         DsaCommand::Params {
-            l,
-            n,
+            bits,
+            qbits,
             hash,
             unverifiable_g,
             out,
-        } => params(l, n, hash.as_deref(), unverifiable_g, out.as_deref()),
-        DsaCommand::Keygen { params, out } => keygen(&params, out.as_deref()),
-        DsaCommand::Pubkey { input, out } => pubkey(&input, out.as_deref()),
+        } => params(bits, qbits, hash.as_deref(), unverifiable_g, out.as_deref()),
+        DsaCommand::Keygen {
+            params,
+            passout,
+            out,
+        } => keygen(&params, &passout, out.as_deref()),
+        DsaCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
         DsaCommand::Sign {
             key,
+            passin,
             args,
             randomized,
             input,
             out,
-        } => sign(&key, &args, randomized, &input, out.as_deref()),
+        } => sign(&key, &passin, &args, randomized, &input, out.as_deref()),
         DsaCommand::Verify {
             public,
             args,
@@ -163,19 +180,28 @@ const KEYS: KeyFiles<SigningKey, VerifyingKey, numcrypt_dsa::Error> = KeyFiles {
     public_der: VerifyingKey::from_public_key_der,
     public_half: |key| key.verifying_key().clone(),
     not_text: "not a PEM file",
+    algorithms: &["DSA"],
+    expected: "a DSA key",
 };
 
 fn params(
-    l: u32,
-    n: u32,
+    bits: u32,
+    qbits: u32,
     hash_name: Option<&str>,
     unverifiable_g: bool,
     out: Option<&Path>,
 ) -> Result<(), String> {
-    let sizes = ParameterSizes::new(l, n).map_err(|e| format!("--L {l} --N {n}: {e}"))?;
+    let sizes = ParameterSizes::new(bits, qbits)
+        .map_err(|e| format!("--bits {bits} --qbits {qbits}: {e}"))?;
     let mut options = GenerationOptions::new(sizes);
     if let Some(name) = hash_name {
         options.hash = hash(name)?;
+        if options.hash.output_bits() < qbits {
+            return Err(format!(
+                "--hash {name}: its {} bits are fewer than --qbits {qbits} (FIPS 186-4 needs at least N)",
+                options.hash.output_bits()
+            ));
+        }
     }
     if unverifiable_g {
         options.generator = GeneratorMethod::Unverifiable;
@@ -189,24 +215,24 @@ fn params(
         ControlFlow::Continue(())
     });
     status.clear();
-    let params = params.map_err(|e| format!("--L {l} --N {n}: {e}"))?;
+    let params = params.map_err(|e| format!("--bits {bits} --qbits {qbits}: {e}"))?;
     write(out, params.to_pem().as_bytes(), false)
 }
 
-fn keygen(params_path: &Path, out: Option<&Path>) -> Result<(), String> {
+fn keygen(params_path: &Path, passout: &PassOut, out: Option<&Path>) -> Result<(), String> {
     let params = load_params(params_path)?;
     params
         .validate()
         .map_err(|e| format!("{}: {e}", params_path.display()))?;
     let key = SigningKey::generate(&params, &mut rng()?)
         .map_err(|e| format!("{}: {e}", params_path.display()))?;
-    let pem = key.to_pkcs8_pem().map_err(|e| e.to_string())?;
-    write(out, pem.as_bytes(), true)
+    let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
+    write_private_key(out, &der, passout)
 }
 
-fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
+fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), String> {
     let pem = KEYS
-        .load_private(input)?
+        .load_private(input, passin)?
         .verifying_key()
         .to_public_key_pem()
         .map_err(|e| e.to_string())?;
@@ -215,13 +241,14 @@ fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
 
 fn sign(
     key: &Path,
+    passin: &PassIn,
     args: &SignatureArgs,
     randomized: bool,
     input: &Path,
     out: Option<&Path>,
 ) -> Result<(), String> {
     let hash = hash(&args.hash)?;
-    let key = KEYS.load_private(key)?;
+    let key = KEYS.load_private(key, passin)?;
     let digest = hash.digest(&[&read(input)?]);
     let sig = if randomized {
         key.sign_prehash_named_hedged(&mut rng()?, hash, &digest)

@@ -15,7 +15,9 @@ use numcrypt_elgamal::sha2::{Sha224, Sha256, Sha384, Sha512};
 use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
 
 use crate::dsa::hash;
-use crate::files::{KeyFiles, Status, exit, read, rng, verdict, write};
+use crate::files::{
+    KeyFiles, PassIn, PassOut, Status, exit, read, rng, verdict, write, write_private_key,
+};
 
 #[derive(Subcommand)]
 pub enum ElgamalCommand {
@@ -29,6 +31,8 @@ pub enum ElgamalCommand {
         /// Make a new group with a safe prime of this many bits instead.
         #[arg(long)]
         bits: Option<u32>,
+        #[command(flatten)]
+        passout: PassOut,
         /// Write the key here (mode 0600 on Unix) instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -38,6 +42,8 @@ pub enum ElgamalCommand {
         /// The private key (PKCS#8 PEM or DER).
         #[arg(long = "in")]
         input: PathBuf,
+        #[command(flatten)]
+        passin: PassIn,
         /// Write the public key here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -64,6 +70,8 @@ pub enum ElgamalCommand {
         /// The private key (PKCS#8 PEM or DER).
         #[arg(long)]
         key: PathBuf,
+        #[command(flatten)]
+        passin: PassIn,
         /// The associated data given to `encrypt`.
         #[arg(long, default_value = "")]
         aad: String,
@@ -81,6 +89,8 @@ pub enum ElgamalCommand {
         /// The private key (PKCS#8 PEM or DER).
         #[arg(long)]
         key: PathBuf,
+        #[command(flatten)]
+        passin: PassIn,
         /// The message hash: sha224, sha256, sha384 or sha512.
         #[arg(long, default_value = "sha256")]
         hash: String,
@@ -113,8 +123,13 @@ pub enum ElgamalCommand {
 /// Runs an `elgamal` subcommand.
 pub fn run(command: ElgamalCommand) -> ExitCode {
     exit(match command {
-        ElgamalCommand::Keygen { group, bits, out } => keygen(&group, bits, out.as_deref()),
-        ElgamalCommand::Pubkey { input, out } => pubkey(&input, out.as_deref()),
+        ElgamalCommand::Keygen {
+            group,
+            bits,
+            passout,
+            out,
+        } => keygen(&group, bits, &passout, out.as_deref()),
+        ElgamalCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
         ElgamalCommand::Encrypt {
             public,
             aad,
@@ -123,16 +138,18 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
         } => encrypt(&public, &aad, &input, out.as_deref()),
         ElgamalCommand::Decrypt {
             key,
+            passin,
             aad,
             input,
             out,
-        } => decrypt(&key, &aad, &input, out.as_deref()),
+        } => decrypt(&key, &passin, &aad, &input, out.as_deref()),
         ElgamalCommand::Sign {
             key,
+            passin,
             hash,
             input,
             out,
-        } => sign(&key, &hash, &input, out.as_deref()),
+        } => sign(&key, &passin, &hash, &input, out.as_deref()),
         ElgamalCommand::Verify {
             public,
             hash,
@@ -150,9 +167,16 @@ const KEYS: KeyFiles<SecretKey, PublicKey, numcrypt_elgamal::Error> = KeyFiles {
     public_der: PublicKey::from_public_key_der,
     public_half: |key| key.public_key().clone(),
     not_text: "not a PEM file",
+    algorithms: &["DH"],
+    expected: "an ElGamal (DH group) key",
 };
 
-fn keygen(group_name: &str, bits: Option<u32>, out: Option<&Path>) -> Result<(), String> {
+fn keygen(
+    group_name: &str,
+    bits: Option<u32>,
+    passout: &PassOut,
+    out: Option<&Path>,
+) -> Result<(), String> {
     let mut rng = rng()?;
     let group = match bits {
         Some(bits) => {
@@ -172,13 +196,13 @@ fn keygen(group_name: &str, bits: Option<u32>, out: Option<&Path>) -> Result<(),
             .group(),
     };
     let key = SecretKey::generate(&group, &mut rng).map_err(|e| e.to_string())?;
-    let pem = key.to_pkcs8_pem().map_err(|e| e.to_string())?;
-    write(out, pem.as_bytes(), true)
+    let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
+    write_private_key(out, &der, passout)
 }
 
-fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
+fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), String> {
     let pem = KEYS
-        .load_private(input)?
+        .load_private(input, passin)?
         .public_key()
         .to_public_key_pem()
         .map_err(|e| e.to_string())?;
@@ -193,17 +217,29 @@ fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result
     write(out, &sealed, false)
 }
 
-fn decrypt(key: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let key = KEYS.load_private(key)?;
+fn decrypt(
+    key: &Path,
+    passin: &PassIn,
+    aad: &str,
+    input: &Path,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let key = KEYS.load_private(key, passin)?;
     let plain = key
         .open(&read(input)?, aad.as_bytes())
         .map_err(|e| format!("{}: {e}", input.display()))?;
     write(out, &plain, true)
 }
 
-fn sign(key: &Path, hash_name: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
+fn sign(
+    key: &Path,
+    passin: &PassIn,
+    hash_name: &str,
+    input: &Path,
+    out: Option<&Path>,
+) -> Result<(), String> {
     let hash = hash(hash_name)?;
-    let key = KEYS.load_private(key)?;
+    let key = KEYS.load_private(key, passin)?;
     let msg = read(input)?;
     let sig = match hash {
         HashAlgorithm::Sha224 => key.sign::<Sha224>(&msg),

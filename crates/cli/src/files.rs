@@ -1,14 +1,19 @@
 //! Input, output and randomness for the key subcommands (`rsa`, `dsa`,
-//! `elgamal`): files or standard streams, key files in PEM or DER, secrets
-//! written with mode 0600, errors as one line for standard error.
+//! `elgamal`): files or standard streams, key files in PEM or DER (password
+//! protected or not), secrets written with mode 0600, errors as one line for
+//! standard error that say what a refused key file is.
 
 use std::fs;
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
+use pkcs8::der::pem::{LineEnding, PemLabel};
+use pkcs8::der::{Decode, asn1::ObjectIdentifier};
+use pkcs8::{EncryptedPrivateKeyInfoRef, PrivateKeyInfoRef};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+use spki::SubjectPublicKeyInfoRef;
 use zeroize::Zeroizing;
 
 /// Prints `message` as the one error line and returns exit status 2.
@@ -101,6 +106,74 @@ pub fn is_pem(data: &[u8]) -> bool {
     data.trim_ascii_start().starts_with(b"-----BEGIN")
 }
 
+/// The `--passin` flag of the commands that read a private key.
+#[derive(clap::Args)]
+pub struct PassIn {
+    /// The password of an encrypted key (PKCS#8 `ENCRYPTED PRIVATE KEY`,
+    /// as `openssl genpkey -aes256` writes): pass:TEXT, env:VAR, file:PATH
+    /// (its first line) or stdin.
+    #[arg(long, value_name = "SOURCE")]
+    pub passin: Option<String>,
+}
+
+/// The `--passout` flag of the commands that write a private key.
+#[derive(clap::Args)]
+pub struct PassOut {
+    /// Encrypt the key written with this password (PBES2: scrypt and
+    /// AES-256-CBC, which `openssl pkey -passin` reads): pass:TEXT,
+    /// env:VAR, file:PATH (its first line) or stdin.
+    #[arg(long, value_name = "SOURCE")]
+    pub passout: Option<String>,
+}
+
+/// The password named by `source` (openssl's pass phrase arguments).
+fn password(flag: &str, source: &str) -> Result<Zeroizing<String>, String> {
+    let first_line = |text: &str| Zeroizing::new(text.lines().next().unwrap_or("").to_owned());
+    if let Some(text) = source.strip_prefix("pass:") {
+        Ok(Zeroizing::new(text.to_owned()))
+    } else if let Some(var) = source.strip_prefix("env:") {
+        let value = std::env::var(var)
+            .map_err(|_| format!("{flag} env:{var}: no such environment variable"))?;
+        Ok(Zeroizing::new(value))
+    } else if let Some(path) = source.strip_prefix("file:") {
+        Ok(first_line(&read_text(Path::new(path))?))
+    } else if source == "stdin" {
+        let mut line = Zeroizing::new(String::new());
+        std::io::stdin()
+            .read_line(&mut line)
+            .map_err(|e| format!("{flag} stdin: {e}"))?;
+        Ok(first_line(&line))
+    } else {
+        Err(format!(
+            "{flag} {source:?}: expected pass:TEXT, env:VAR, file:PATH or stdin"
+        ))
+    }
+}
+
+/// Writes a private key given as PKCS#8 DER: as PEM (`PRIVATE KEY`), or
+/// encrypted with the `--passout` password (`ENCRYPTED PRIVATE KEY`).
+pub fn write_private_key(
+    out: Option<&Path>,
+    pkcs8_der: &[u8],
+    passout: &PassOut,
+) -> Result<(), String> {
+    let info = PrivateKeyInfoRef::from_der(pkcs8_der).map_err(|e| e.to_string())?;
+    let pem = match &passout.passout {
+        None => pkcs8::der::SecretDocument::try_from(info)
+            .and_then(|doc| Ok(doc.to_pem(PrivateKeyInfoRef::PEM_LABEL, LineEnding::LF)?))
+            .map_err(|e| e.to_string())?,
+        Some(source) => {
+            let password = password("--passout", source)?;
+            info.encrypt_with_rng(&mut rng()?, password.as_bytes())
+                .and_then(|doc| {
+                    Ok(doc.to_pem(EncryptedPrivateKeyInfoRef::PEM_LABEL, LineEnding::LF)?)
+                })
+                .map_err(|e| format!("--passout: {e}"))?
+        }
+    };
+    write(out, pem.as_bytes(), true)
+}
+
 /// How a scheme's key files are read: PEM (by the file's first bytes) or
 /// DER, private or public keys.
 pub struct KeyFiles<S, P, E> {
@@ -113,14 +186,41 @@ pub struct KeyFiles<S, P, E> {
     /// The error for a file that looks like PEM but is not UTF-8 (after
     /// the file's name).
     pub not_text: &'static str,
+    /// The key algorithms (as [`identify`] names them) the scheme reads,
+    /// and how to name them in an error.
+    pub algorithms: &'static [&'static str],
+    pub expected: &'static str,
 }
 
 impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
-    /// The private key in the file at `path`.
-    pub fn load_private(&self, path: &Path) -> Result<S, String> {
+    /// The private key in the file at `path`, decrypted with the `--passin`
+    /// password if it is encrypted.
+    pub fn load_private(&self, path: &Path, passin: &PassIn) -> Result<S, String> {
         let data = read(path)?;
+        if let Some(encrypted) = encrypted_key(&data) {
+            let Some(source) = &passin.passin else {
+                return Err(format!(
+                    "{}: an encrypted private key: give its password with --passin \
+                     (pass:TEXT, env:VAR, file:PATH or stdin)",
+                    path.display()
+                ));
+            };
+            let password = password("--passin", source)?;
+            let der = EncryptedPrivateKeyInfoRef::from_der(&encrypted)
+                .map_err(pkcs8::Error::from)
+                .and_then(|info| info.decrypt(password.as_bytes()))
+                .map_err(|_| {
+                    format!(
+                        "{}: cannot decrypt the key: wrong password, or an encryption \
+                         numcrypt does not read (it reads PBES2 with scrypt or PBKDF2)",
+                        path.display()
+                    )
+                })?;
+            return (self.private_der)(der.as_bytes())
+                .map_err(|e| self.explain(path, &data, e, true));
+        }
         self.parse(path, &data, self.private_pem, self.private_der)?
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| self.explain(path, &data, e, true))
     }
 
     /// The public key in the file at `path`; a private key file gives its
@@ -135,7 +235,27 @@ impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
             },
             public => public,
         };
-        key.map_err(|e| format!("{}: {e}", path.display()))
+        key.map_err(|e| self.explain(path, &data, e, false))
+    }
+
+    /// The error line for a key file that did not parse: what the file is
+    /// when it is not this scheme's (private, if `private`) key, the
+    /// parser's error otherwise.
+    fn explain(&self, path: &Path, data: &[u8], error: E, private: bool) -> String {
+        let path = path.display();
+        match identify(data) {
+            Some(kind) if private && kind.public => {
+                format!("{path}: {}, not a private key", kind.what)
+            }
+            Some(kind) if kind.encrypted => format!(
+                "{path}: an encrypted private key: numcrypt reads it with --passin \
+                 where a private key is expected; for a public key, give its public key file"
+            ),
+            Some(kind) if !kind.algorithm.is_some_and(|a| self.algorithms.contains(&a)) => {
+                format!("{path}: {}, not {}", kind.what, self.expected)
+            }
+            _ => format!("{path}: {error}"),
+        }
     }
 
     /// `data`, read from `path`, parsed by `pem` if it looks like PEM and
@@ -154,6 +274,120 @@ impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
         } else {
             Ok(der(data))
         }
+    }
+}
+
+/// The DER of an `EncryptedPrivateKeyInfo`, if `data` is one (PEM or DER).
+fn encrypted_key(data: &[u8]) -> Option<Zeroizing<Vec<u8>>> {
+    if is_pem(data) {
+        let text = std::str::from_utf8(data).ok()?;
+        let (label, doc) = pkcs8::der::SecretDocument::from_pem(text).ok()?;
+        (label == EncryptedPrivateKeyInfoRef::PEM_LABEL).then(|| doc.to_bytes())
+    } else {
+        EncryptedPrivateKeyInfoRef::from_der(data).ok()?;
+        Some(Zeroizing::new(data.to_vec()))
+    }
+}
+
+/// What a key file holds, as far as its PEM label or algorithm identifier
+/// tells.
+struct FileKind {
+    /// The key algorithm (`"RSA"`, `"EC"`, …), if it is a key.
+    algorithm: Option<&'static str>,
+    encrypted: bool,
+    public: bool,
+    /// "an EC private key", "a certificate", …
+    what: String,
+}
+
+/// Names a key file's contents, for an error that says what it is.
+fn identify(data: &[u8]) -> Option<FileKind> {
+    let kind = |algorithm: Option<&'static str>, what: String| FileKind {
+        algorithm,
+        encrypted: false,
+        public: what.contains("public key"),
+        what,
+    };
+    let key = |algorithm: &'static str, role: &str| {
+        let article = if algorithm.starts_with(['E', 'M', 'R', 'X']) {
+            "an"
+        } else {
+            "a"
+        };
+        match algorithm {
+            "" => kind(
+                Some(algorithm),
+                format!("a {role} key of an algorithm numcrypt does not know"),
+            ),
+            _ => kind(Some(algorithm), format!("{article} {algorithm} {role} key")),
+        }
+    };
+    let encrypted = || FileKind {
+        algorithm: None,
+        encrypted: true,
+        public: false,
+        what: "an encrypted private key".into(),
+    };
+    let der;
+    let bytes = if is_pem(data) {
+        let text = std::str::from_utf8(data).ok()?;
+        let (label, doc) = pkcs8::der::Document::from_pem(text).ok()?;
+        match label {
+            "PRIVATE KEY" | "PUBLIC KEY" => {}
+            "ENCRYPTED PRIVATE KEY" => {
+                return Some(encrypted());
+            }
+            "RSA PRIVATE KEY" => return Some(key("RSA", "private")),
+            "RSA PUBLIC KEY" => return Some(key("RSA", "public")),
+            "EC PRIVATE KEY" => return Some(key("EC", "private")),
+            "DSA PRIVATE KEY" => return Some(key("DSA", "private")),
+            "CERTIFICATE" => return Some(kind(None, "a certificate, not a key".into())),
+            "OPENSSH PRIVATE KEY" => {
+                return Some(kind(
+                    None,
+                    "an OpenSSH private key (convert it with ssh-keygen -p -m PKCS8)".into(),
+                ));
+            }
+            l if l.ends_with("PARAMETERS") => {
+                return Some(kind(None, format!("{} (parameters), not a key", l)));
+            }
+            other => return Some(kind(None, format!("a PEM {other:?} block, not a key"))),
+        }
+        der = doc.as_bytes().to_vec();
+        &der[..]
+    } else {
+        data
+    };
+    if let Ok(info) = PrivateKeyInfoRef::from_der(bytes) {
+        return Some(key(algorithm_name(&info.algorithm.oid), "private"));
+    }
+    if let Ok(spki) = SubjectPublicKeyInfoRef::from_der(bytes) {
+        return Some(key(algorithm_name(&spki.algorithm.oid), "public"));
+    }
+    if EncryptedPrivateKeyInfoRef::from_der(bytes).is_ok() {
+        return Some(encrypted());
+    }
+    None
+}
+
+/// The usual name of a key algorithm's object identifier (empty when
+/// unknown).
+fn algorithm_name(oid: &ObjectIdentifier) -> &'static str {
+    match oid.to_string().as_str() {
+        "1.2.840.113549.1.1.1" => "RSA",
+        "1.2.840.113549.1.1.10" => "RSA-PSS",
+        "1.2.840.10045.2.1" => "EC",
+        "1.3.101.110" => "X25519",
+        "1.3.101.111" => "X448",
+        "1.3.101.112" => "Ed25519",
+        "1.3.101.113" => "Ed448",
+        "1.2.840.10040.4.1" => "DSA",
+        "1.2.840.10046.2.1" | "1.2.840.113549.1.3.1" => "DH",
+        "2.16.840.1.101.3.4.3.17" | "2.16.840.1.101.3.4.3.18" | "2.16.840.1.101.3.4.3.19" => {
+            "ML-DSA"
+        }
+        "2.16.840.1.101.3.4.4.1" | "2.16.840.1.101.3.4.4.2" | "2.16.840.1.101.3.4.4.3" => "ML-KEM",
+        _ => "",
     }
 }
 

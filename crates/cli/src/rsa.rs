@@ -1,5 +1,5 @@
-//! `numcrypt rsa …`: keys, signatures and OAEP, in the formats the
-//! `openssl` command line reads and writes.
+//! `numcrypt rsa …`: keys, signatures and encryption, in the formats and
+//! with the defaults of the `openssl` command line.
 //!
 //! Exit status: 0 on success, 1 when `verify` finds the signature invalid,
 //! 2 on a usage or input error (one line on standard error).
@@ -12,10 +12,12 @@ use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
 use numcrypt_rsa::pss::SaltLength;
-use numcrypt_rsa::{HashAlg, KeyGen, RsaPrivateKey, RsaPublicKey};
+use numcrypt_rsa::signature::hazmat::RandomizedPrehashSigner;
+use numcrypt_rsa::{HashAlg, KeyAlgorithm, KeyGen, RsaPrivateKey, RsaPublicKey};
+use numcrypt_rsa::{oaep, pkcs1v15, pss};
 use zeroize::Zeroizing;
 
-use crate::files::{KeyFiles, exit, read, rng, verdict, write};
+use crate::files::{KeyFiles, PassIn, PassOut, exit, read, rng, verdict, write, write_private_key};
 
 #[derive(Subcommand)]
 pub enum RsaCommand {
@@ -40,6 +42,8 @@ pub enum RsaCommand {
         /// Threads for the prime search (default: every available core).
         #[arg(long)]
         threads: Option<NonZeroUsize>,
+        #[command(flatten)]
+        passout: PassOut,
         /// Write the key here (mode 0600 on Unix) instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -50,6 +54,8 @@ pub enum RsaCommand {
         /// The private key (PKCS#8 or PKCS#1, PEM or DER).
         #[arg(long = "in")]
         input: PathBuf,
+        #[command(flatten)]
+        passin: PassIn,
         /// Write the public key here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -60,7 +66,13 @@ pub enum RsaCommand {
         #[arg(long)]
         key: PathBuf,
         #[command(flatten)]
+        passin: PassIn,
+        #[command(flatten)]
         scheme: SchemeArgs,
+        /// Allow --hash sha1 (refused otherwise: SHA-1 collisions are
+        /// practical; verifying SHA-1 signatures needs no flag).
+        #[arg(long)]
+        allow_sha1: bool,
         /// The file to sign (- for standard input).
         #[arg(long = "in")]
         input: PathBuf,
@@ -84,28 +96,37 @@ pub enum RsaCommand {
         #[arg(long)]
         sig: PathBuf,
     },
-    /// Encrypts a file with RSAES-OAEP.
+    /// Encrypts a file with RSAES-OAEP (or, for old peers, PKCS#1 v1.5).
     Encrypt {
         /// The public key (SubjectPublicKeyInfo or PKCS#1, PEM or DER).
         #[arg(long = "pub")]
         public: PathBuf,
         #[command(flatten)]
-        oaep: OaepArgs,
+        padding: PaddingArgs,
         /// The file to encrypt (- for standard input); at most the key size
-        /// minus 2·hash size + 2 bytes.
+        /// minus 2·hash size + 2 bytes (OAEP) or minus 11 bytes (pkcs1).
         #[arg(long = "in")]
         input: PathBuf,
         /// Write the ciphertext here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Decrypts an RSAES-OAEP ciphertext.
+    /// Decrypts an RSAES-OAEP or PKCS#1 v1.5 ciphertext (what `openssl
+    /// pkeyutl -encrypt` writes, with or without -pkeyopt
+    /// rsa_padding_mode:oaep).
+    ///
+    /// With --padding pkcs1 the decryption uses implicit rejection: a wrong
+    /// key or a damaged ciphertext gives pseudorandom bytes, not an error
+    /// (an error would be the oracle of Bleichenbacher's attack), so check
+    /// the message's integrity by other means.
     Decrypt {
         /// The private key (PKCS#8 or PKCS#1, PEM or DER).
         #[arg(long)]
         key: PathBuf,
         #[command(flatten)]
-        oaep: OaepArgs,
+        passin: PassIn,
+        #[command(flatten)]
+        padding: PaddingArgs,
         /// The ciphertext (- for standard input).
         #[arg(long = "in")]
         input: PathBuf,
@@ -115,37 +136,62 @@ pub enum RsaCommand {
     },
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Scheme {
-    /// RSASSA-PKCS1-v1_5 (openssl's default).
+    /// RSASSA-PKCS1-v1_5 (openssl's default for RSA keys).
     Pkcs1v15,
-    /// RSASSA-PSS with MGF1 over the same hash.
+    /// RSASSA-PSS (the only scheme of RSA-PSS keys).
     Pss,
 }
 
 #[derive(clap::Args)]
 pub struct SchemeArgs {
-    /// The signature scheme.
-    #[arg(long, value_enum, default_value = "pkcs1v15")]
-    scheme: Scheme,
-    /// The hash: sha224, sha256, sha384 or sha512.
-    #[arg(long, default_value = "sha256")]
-    hash: String,
-    /// PSS salt length: digest, max, a number of bytes, or (verify only)
-    /// auto, which accepts any.
-    #[arg(long, default_value = "digest")]
-    salt_len: String,
+    /// The signature scheme [default: pkcs1v15; pss for an RSA-PSS key].
+    #[arg(long, value_enum)]
+    scheme: Option<Scheme>,
+    /// The message hash: sha1 (verify only, unless --allow-sha1), sha224,
+    /// sha256, sha384 or sha512 [default: sha256, or an RSA-PSS key's].
+    #[arg(long)]
+    hash: Option<String>,
+    /// PSS: the hash MGF1 runs on [default: --hash, or an RSA-PSS key's].
+    #[arg(long)]
+    mgf1_hash: Option<String>,
+    /// PSS: the salt length: digest, max, a number of bytes, or (verify
+    /// only) auto, which reads it from the signature [default: digest when
+    /// signing (an RSA-PSS key's minimum if it has one), auto when
+    /// verifying, as openssl].
+    #[arg(long)]
+    salt_len: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Padding {
+    /// RSAES-OAEP.
+    Oaep,
+    /// RSAES-PKCS1-v1_5 (openssl pkeyutl's default; decrypted here with
+    /// implicit rejection).
+    Pkcs1,
 }
 
 #[derive(clap::Args)]
-pub struct OaepArgs {
-    /// The hash for OAEP and MGF1: sha224, sha256, sha384 or sha512.
-    #[arg(long, default_value = "sha256")]
-    hash: String,
-    /// The OAEP label, as text (openssl takes it in hex:
-    /// -pkeyopt rsa_oaep_label:HEX).
-    #[arg(long, default_value = "")]
-    label: String,
+pub struct PaddingArgs {
+    /// The padding.
+    #[arg(long, value_enum, default_value = "oaep")]
+    padding: Padding,
+    /// OAEP: the label hash: sha1, sha224, sha256, sha384 or sha512
+    /// [default: sha1, as openssl pkeyutl].
+    #[arg(long)]
+    hash: Option<String>,
+    /// OAEP: the hash MGF1 runs on [default: --hash].
+    #[arg(long)]
+    mgf1_hash: Option<String>,
+    /// OAEP: the label, as text.
+    #[arg(long, conflicts_with = "label_hex")]
+    label: Option<String>,
+    /// OAEP: the label in hexadecimal (openssl's -pkeyopt
+    /// rsa_oaep_label:HEX).
+    #[arg(long)]
+    label_hex: Option<String>,
 }
 
 /// Runs an `rsa` subcommand.
@@ -156,15 +202,25 @@ pub fn run(command: RsaCommand) -> ExitCode {
             exponent,
             allow_weak,
             threads,
+            passout,
             out,
-        } => keygen(bits, exponent, allow_weak, threads, out.as_deref()),
-        RsaCommand::Pubkey { input, out } => pubkey(&input, out.as_deref()),
+        } => keygen(
+            bits,
+            exponent,
+            allow_weak,
+            threads,
+            &passout,
+            out.as_deref(),
+        ),
+        RsaCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
         RsaCommand::Sign {
             key,
+            passin,
             scheme,
+            allow_sha1,
             input,
             out,
-        } => sign(&key, &scheme, &input, out.as_deref()),
+        } => sign(&key, &passin, &scheme, allow_sha1, &input, out.as_deref()),
         RsaCommand::Verify {
             public,
             scheme,
@@ -173,16 +229,17 @@ pub fn run(command: RsaCommand) -> ExitCode {
         } => return verify(&public, &scheme, &input, &sig),
         RsaCommand::Encrypt {
             public,
-            oaep,
+            padding,
             input,
             out,
-        } => encrypt(&public, &oaep, &input, out.as_deref()),
+        } => encrypt(&public, &padding, &input, out.as_deref()),
         RsaCommand::Decrypt {
             key,
-            oaep,
+            passin,
+            padding,
             input,
             out,
-        } => decrypt(&key, &oaep, &input, out.as_deref()),
+        } => decrypt(&key, &passin, &padding, &input, out.as_deref()),
     };
     exit(result)
 }
@@ -196,6 +253,8 @@ const KEYS: KeyFiles<RsaPrivateKey, RsaPublicKey, numcrypt_rsa::Error> = KeyFile
     public_der: RsaPublicKey::from_der,
     public_half: |key| key.public_key().clone(),
     not_text: "not UTF-8 PEM",
+    algorithms: &["RSA", "RSA-PSS"],
+    expected: "an RSA key",
 };
 
 /// The digest of a file (or standard input), read in pieces.
@@ -217,8 +276,13 @@ fn digest(hash: HashAlg, path: &Path) -> Result<Vec<u8>, String> {
     }
 }
 
-fn hash(name: &str) -> Result<HashAlg, String> {
-    name.parse().map_err(|e| format!("--hash {name:?}: {e}"))
+/// The hash named by `name` for `flag`.
+fn hash(flag: &str, name: &str) -> Result<HashAlg, String> {
+    name.parse().map_err(|e| format!("{flag} {name:?}: {e}"))
+}
+
+fn optional_hash(flag: &str, name: Option<&String>) -> Result<Option<HashAlg>, String> {
+    name.map(|n| hash(flag, n)).transpose()
 }
 
 fn salt_len(text: &str) -> Result<SaltLength, String> {
@@ -227,11 +291,110 @@ fn salt_len(text: &str) -> Result<SaltLength, String> {
     })
 }
 
+/// What a signature command does: the scheme and, for PSS, its parameters,
+/// from the flags and the key's restrictions (an RSA-PSS key's parameters
+/// are the defaults, as in openssl).
+enum Signing {
+    Pkcs1v15(HashAlg),
+    Pss(pss::Params),
+}
+
+impl SchemeArgs {
+    fn resolve(&self, key: &RsaPublicKey, verifying: bool) -> Result<Signing, String> {
+        let restriction = match key.algorithm() {
+            KeyAlgorithm::Rsa => None,
+            KeyAlgorithm::RsaPss(r) => Some(r),
+        };
+        let scheme = match (self.scheme, restriction) {
+            (Some(Scheme::Pkcs1v15), Some(_)) => {
+                return Err(
+                    "--scheme pkcs1v15: the key is an RSA-PSS key, which signs with PSS only"
+                        .into(),
+                );
+            }
+            (Some(scheme), _) => scheme,
+            (None, Some(_)) => Scheme::Pss,
+            (None, None) => Scheme::Pkcs1v15,
+        };
+        let restricted = restriction.flatten();
+        let hash = optional_hash("--hash", self.hash.as_ref())?
+            .or(restricted.map(|r| r.hash))
+            .unwrap_or(HashAlg::Sha256);
+        if scheme == Scheme::Pkcs1v15 {
+            if self.mgf1_hash.is_some() || self.salt_len.is_some() {
+                return Err("--mgf1-hash and --salt-len apply to --scheme pss only".into());
+            }
+            return Ok(Signing::Pkcs1v15(hash));
+        }
+        let mgf1_hash = optional_hash("--mgf1-hash", self.mgf1_hash.as_ref())?
+            .or(restricted.map(|r| r.mgf1_hash))
+            .unwrap_or(hash);
+        let salt = match (&self.salt_len, restricted) {
+            (Some(text), _) => salt_len(text)?,
+            (None, _) if verifying => SaltLength::Auto,
+            (None, Some(r)) => SaltLength::Bytes(r.min_salt_len),
+            (None, None) => SaltLength::Digest,
+        };
+        if salt == SaltLength::Auto && !verifying {
+            return Err(
+                "--salt-len auto: for verifying only (sign with digest, max or a number)".into(),
+            );
+        }
+        Ok(Signing::Pss(
+            pss::Params::new(hash).mgf1_hash(mgf1_hash).salt_len(salt),
+        ))
+    }
+}
+
+impl Signing {
+    fn hash(&self) -> HashAlg {
+        match self {
+            Signing::Pkcs1v15(hash) => *hash,
+            Signing::Pss(params) => params.hash,
+        }
+    }
+}
+
+/// The OAEP parameters of the flags, the label borrowed from `label`.
+fn oaep_params<'a>(args: &PaddingArgs, label: &'a [u8]) -> Result<oaep::Params<'a>, String> {
+    let hash = optional_hash("--hash", args.hash.as_ref())?.unwrap_or(HashAlg::Sha1);
+    let mgf1_hash = optional_hash("--mgf1-hash", args.mgf1_hash.as_ref())?.unwrap_or(hash);
+    Ok(oaep::Params::new(hash).mgf1_hash(mgf1_hash).label(label))
+}
+
+impl PaddingArgs {
+    /// The label's bytes (`--label` or `--label-hex`).
+    fn label(&self) -> Result<Vec<u8>, String> {
+        match (&self.label, &self.label_hex) {
+            (Some(text), _) => Ok(text.as_bytes().to_vec()),
+            (None, Some(hex_text)) => {
+                hex::decode(hex_text).map_err(|e| format!("--label-hex {hex_text:?}: {e}"))
+            }
+            (None, None) => Ok(Vec::new()),
+        }
+    }
+
+    /// Refuses OAEP's flags with PKCS#1 v1.5 padding.
+    fn check_pkcs1(&self) -> Result<(), String> {
+        let oaep_only = self.hash.is_some()
+            || self.mgf1_hash.is_some()
+            || self.label.is_some()
+            || self.label_hex.is_some();
+        if oaep_only {
+            return Err(
+                "--hash, --mgf1-hash, --label and --label-hex apply to --padding oaep only".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
 fn keygen(
     bits: u32,
     exponent: u64,
     allow_weak: bool,
     threads: Option<NonZeroUsize>,
+    passout: &PassOut,
     out: Option<&Path>,
 ) -> Result<(), String> {
     if allow_weak && bits < numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS {
@@ -250,12 +413,12 @@ fn keygen(
             }
             _ => format!("--bits {bits}: {e}"),
         })?;
-    let pem = key.to_pkcs8_pem().map_err(|e| e.to_string())?;
-    write(out, pem.as_bytes(), true)
+    let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
+    write_private_key(out, &der, passout)
 }
 
-fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let key = KEYS.load_private(input)?;
+fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), String> {
+    let key = KEYS.load_private(input, passin)?;
     let pem = key
         .public_key()
         .to_public_key_pem()
@@ -263,48 +426,104 @@ fn pubkey(input: &Path, out: Option<&Path>) -> Result<(), String> {
     write(out, pem.as_bytes(), false)
 }
 
-fn sign(key: &Path, args: &SchemeArgs, input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let hash = hash(&args.hash)?;
-    let salt = salt_len(&args.salt_len)?;
-    let key = KEYS.load_private(key)?;
-    let digest = digest(hash, input)?;
-    let mut rng = rng()?;
-    let sig = match args.scheme {
-        Scheme::Pkcs1v15 => key.sign_pkcs1v15_prehashed(&mut rng, hash, &digest),
-        Scheme::Pss => key.sign_pss_prehashed(&mut rng, hash, &digest, salt),
+fn sign(
+    key: &Path,
+    passin: &PassIn,
+    args: &SchemeArgs,
+    allow_sha1: bool,
+    input: &Path,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let key = KEYS.load_private(key, passin)?;
+    let signing = args.resolve(key.public_key(), false)?;
+    if signing.hash() == HashAlg::Sha1 && !allow_sha1 {
+        return Err(format!(
+            "--hash sha1: {}; add --allow-sha1 to sign with it anyway",
+            numcrypt_rsa::Error::WeakHash
+        ));
     }
-    .map_err(|e| e.to_string())?;
-    write(out, &sig, false)
+    let digest = digest(signing.hash(), input)?;
+    let mut rng = rng()?;
+    let sig = match signing {
+        Signing::Pkcs1v15(hash) => {
+            let signer = pkcs1v15::SigningKey::new(key, hash);
+            let signer = if allow_sha1 {
+                signer.allow_sha1()
+            } else {
+                signer
+            };
+            signer.sign_prehash_with_rng(&mut rng, &digest)
+        }
+        Signing::Pss(params) => {
+            let signer = pss::SigningKey::with_params(key, params);
+            let signer = if allow_sha1 {
+                signer.allow_sha1()
+            } else {
+                signer
+            };
+            signer.sign_prehash_with_rng(&mut rng, &digest)
+        }
+    }
+    .map_err(|e| std::error::Error::source(&e).map_or_else(|| e.to_string(), |c| c.to_string()))?;
+    write(out, sig.as_bytes(), false)
 }
 
 fn verify(public: &Path, args: &SchemeArgs, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
-        let hash = hash(&args.hash)?;
-        let salt = salt_len(&args.salt_len)?;
         let key = KEYS.load_public(public)?;
-        let digest = digest(hash, input)?;
+        let signing = args.resolve(&key, true)?;
+        let digest = digest(signing.hash(), input)?;
         let sig = read(sig)?;
-        Ok::<_, String>(match args.scheme {
-            Scheme::Pkcs1v15 => key.verify_pkcs1v15_prehashed(hash, &digest, &sig),
-            Scheme::Pss => key.verify_pss_prehashed(hash, &digest, &sig, salt),
+        Ok::<_, String>(match signing {
+            Signing::Pkcs1v15(hash) => key.verify_pkcs1v15_prehashed(hash, &digest, &sig),
+            Signing::Pss(params) => key.verify_pss_prehashed_with(&params, &digest, &sig),
         })
     })())
 }
 
-fn encrypt(public: &Path, args: &OaepArgs, input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let hash = hash(&args.hash)?;
+fn encrypt(
+    public: &Path,
+    args: &PaddingArgs,
+    input: &Path,
+    out: Option<&Path>,
+) -> Result<(), String> {
     let key = KEYS.load_public(public)?;
-    let ct = key
-        .encrypt_oaep(&mut rng()?, hash, args.label.as_bytes(), &read(input)?)
-        .map_err(|e| e.to_string())?;
+    let msg = read(input)?;
+    let mut rng = rng()?;
+    let ct = match args.padding {
+        Padding::Oaep => {
+            let label = args.label()?;
+            key.encrypt_oaep_with(&mut rng, &oaep_params(args, &label)?, &msg)
+        }
+        Padding::Pkcs1 => {
+            args.check_pkcs1()?;
+            key.encrypt_pkcs1v15(&mut rng, &msg)
+        }
+    }
+    .map_err(|e| e.to_string())?;
     write(out, &ct, false)
 }
 
-fn decrypt(key: &Path, args: &OaepArgs, input: &Path, out: Option<&Path>) -> Result<(), String> {
-    let hash = hash(&args.hash)?;
-    let key = KEYS.load_private(key)?;
-    let msg = key
-        .decrypt_oaep(&mut rng()?, hash, args.label.as_bytes(), &read(input)?)
-        .map_err(|e| e.to_string())?;
+fn decrypt(
+    key: &Path,
+    passin: &PassIn,
+    args: &PaddingArgs,
+    input: &Path,
+    out: Option<&Path>,
+) -> Result<(), String> {
+    let key = KEYS.load_private(key, passin)?;
+    let ct = read(input)?;
+    let mut rng = rng()?;
+    let msg = match args.padding {
+        Padding::Oaep => {
+            let label = args.label()?;
+            key.decrypt_oaep_with(&mut rng, &oaep_params(args, &label)?, &ct)
+        }
+        Padding::Pkcs1 => {
+            args.check_pkcs1()?;
+            key.decrypt_pkcs1v15(&mut rng, &ct)
+        }
+    }
+    .map_err(|e| e.to_string())?;
     write(out, &msg, true)
 }

@@ -156,14 +156,7 @@ impl MessageArgs {
 }
 
 fn parse_hex(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim();
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
-        .collect()
+    hex::decode(text.trim()).ok()
 }
 
 pub fn run(command: SharedRsaCommand) -> ExitCode {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch};
+use common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch, text};
 
 #[test]
 fn numcrypt_keys_and_signatures_work_in_openssl() {
@@ -18,7 +18,7 @@ fn numcrypt_keys_and_signatures_work_in_openssl() {
     std::fs::write(&msg, b"a message for DSA\n").unwrap();
     ok(
         numcrypt(&[
-            "dsa", "params", "--L", "2048", "--N", "256", "--out", &params,
+            "dsa", "params", "--bits", "2048", "--qbits", "256", "--out", &params,
         ]),
         "params",
     );
@@ -217,8 +217,8 @@ fn exit_statuses() {
         vec![
             "dsa", "verify", "--pub", &public, "--in", &msg, "--sig", &sig, "--hash", "md5",
         ],
-        vec!["dsa", "params", "--L", "1024", "--N", "160"],
-        vec!["dsa", "params", "--L", "2048", "--N", "160"],
+        vec!["dsa", "params", "--bits", "1024", "--qbits", "160"],
+        vec!["dsa", "params", "--bits", "2048", "--qbits", "160"],
         vec!["dsa", "keygen", "--params", &msg],
         vec!["dsa", "sign", "--key", &public, "--in", &msg],
         vec!["dsa", "sign", "--key", &key],
@@ -227,4 +227,12 @@ fn exit_statuses() {
         assert_eq!(code(&out), 2, "{args:?}");
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
+    // A hash shorter than q is blamed on --hash, not on the sizes.
+    let out = numcrypt(&["dsa", "params", "--hash", "sha224"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        text(&out.stderr).starts_with("numcrypt: error: --hash sha224:"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -231,9 +231,30 @@ fn signatures_interoperate() {
                     "numcrypt verify max salt",
                 );
             }
+            // Without --salt-len the salt length is read from the
+            // signature, as openssl does; a fixed one must match it.
+            ok(
+                numcrypt(&[
+                    "rsa", "verify", "--pub", &public, "--scheme", "pss", "--hash", hash, "--in",
+                    &msg, "--sig", &os,
+                ]),
+                "numcrypt verify auto salt",
+            );
             let v = numcrypt(&[
-                "rsa", "verify", "--pub", &public, "--scheme", "pss", "--hash", hash, "--in", &msg,
-                "--sig", &os,
+                "rsa",
+                "verify",
+                "--pub",
+                &public,
+                "--scheme",
+                "pss",
+                "--salt-len",
+                "digest",
+                "--hash",
+                hash,
+                "--in",
+                &msg,
+                "--sig",
+                &os,
             ]);
             assert_eq!(v.status.code(), Some(1));
         }

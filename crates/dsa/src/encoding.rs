@@ -144,7 +144,10 @@ impl<'a> der::FixedTag for TraditionalKey<'a> {
     const TAG: der::Tag = der::Tag::Sequence;
 }
 
-/// The PEM blocks of `text`, in order, as (label, DER) pairs.
+/// The PEM blocks of `text`, in order, as (label, DER) pairs: a parameters
+/// file holds several (`openssl dsaparam` output, then the seed block), and
+/// `der::pem` (`pem-rfc7468`) decodes exactly one, refusing anything after
+/// it, so this finds each block's bounds and lets `der::pem` decode it.
 pub(crate) fn pem_blocks(text: &str) -> Result<Vec<(String, Vec<u8>)>, Error> {
     const BEGIN: &str = "-----BEGIN ";
     const END: &str = "-----END ";

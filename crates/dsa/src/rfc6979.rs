@@ -4,7 +4,11 @@
 //! fresh randomness in without losing that protection.
 //!
 //! The generator is written for any modulus: DSA uses `q`, ElGamal
-//! signatures use `p − 1` (with their own acceptance rule).
+//! signatures use `p − 1` (with their own acceptance rule). That is why it
+//! is not the `rfc6979` crate's: its `generate_k` takes moduli of a size
+//! fixed at compile time (elliptic-curve orders), and ElGamal's `p − 1`
+//! has 2048 bits or more, chosen at run time. The known answers of RFC 6979
+//! appendix A.2 (DSA) check it.
 
 use alloc::vec;
 

@@ -9,33 +9,92 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use der::asn1::{AnyRef, BitStringRef, OctetStringRef, UintRef};
+use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef, UintRef};
 use der::pem::{LineEnding, PemLabel};
-use der::{Decode, Document, SecretDocument};
+use der::{Decode, Document, Encode, SecretDocument};
 use numcrypt_limbs::BoxedUint;
 use pkcs1::{RsaPrivateKeyRef, RsaPublicKeyRef};
 use pkcs8::PrivateKeyInfoRef;
 use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 use zeroize::Zeroizing;
 
-use crate::{Error, RsaPrivateKey, RsaPublicKey};
+use crate::pss::PssRestriction;
+use crate::{Error, HashAlg, KeyAlgorithm, RsaPrivateKey, RsaPublicKey};
 
-/// `rsaEncryption` with its NULL parameters.
-const RSA_ALGORITHM: AlgorithmIdentifierRef<'static> = pkcs1::ALGORITHM_ID;
+/// `id-RSASSA-PSS` (RFC 4055 §3.1, RFC 8017 A.2.3).
+const RSASSA_PSS_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.10");
+/// `id-mgf1`.
+const MGF1_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.8");
 
 /// PEM labels.
 const PKCS8_LABEL: &str = "PRIVATE KEY";
 const SPKI_LABEL: &str = "PUBLIC KEY";
 
-fn check_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<(), Error> {
-    // RFC 8017 A.1: rsaEncryption with NULL parameters (absent ones are
-    // tolerated, as OpenSSL does). RSASSA-PSS-only keys are not read.
-    let params_ok = alg.parameters.is_none_or(|p| p == AnyRef::NULL);
-    if alg.oid == pkcs1::ALGORITHM_OID && params_ok {
-        Ok(())
-    } else {
-        Err(Error::UnsupportedKeyFormat)
+/// The key algorithm an encoding names: `rsaEncryption` with NULL
+/// parameters (absent ones are tolerated, as OpenSSL does), or
+/// `id-RSASSA-PSS` with or without `RSASSA-PSS-params`.
+fn read_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<KeyAlgorithm, Error> {
+    if alg.oid == pkcs1::ALGORITHM_OID && alg.parameters.is_none_or(|p| p == AnyRef::NULL) {
+        return Ok(KeyAlgorithm::Rsa);
     }
+    if alg.oid != RSASSA_PSS_OID {
+        return Err(Error::UnsupportedKeyFormat);
+    }
+    let Some(params) = alg.parameters else {
+        return Ok(KeyAlgorithm::RsaPss(None));
+    };
+    let der = params.to_der()?;
+    let params = pkcs1::RsaPssParamsOwned::try_from(der.as_slice())?;
+    let hash = |oid: &ObjectIdentifier| HashAlg::from_oid(oid).ok_or(Error::UnsupportedHash);
+    let mgf1_hash = match params.mask_gen.parameters {
+        Some(ref h) if params.mask_gen.oid == MGF1_OID => hash(&h.oid)?,
+        _ => return Err(Error::UnsupportedKeyFormat),
+    };
+    Ok(KeyAlgorithm::RsaPss(Some(PssRestriction {
+        hash: hash(&params.hash.oid)?,
+        mgf1_hash,
+        min_salt_len: params.salt_len.into(),
+    })))
+}
+
+/// The DER of a key algorithm's parameters: NULL for `rsaEncryption`,
+/// none for an unrestricted RSA-PSS key, `RSASSA-PSS-params` otherwise.
+fn algorithm_parameters(algorithm: KeyAlgorithm) -> Result<Option<Vec<u8>>, Error> {
+    let r = match algorithm {
+        KeyAlgorithm::Rsa => return Ok(Some(AnyRef::NULL.to_der()?)),
+        KeyAlgorithm::RsaPss(None) => return Ok(None),
+        KeyAlgorithm::RsaPss(Some(r)) => r,
+    };
+    let hash = |h: HashAlg| AlgorithmIdentifierRef {
+        oid: h.oid(),
+        parameters: Some(AnyRef::NULL),
+    };
+    let params = pkcs1::RsaPssParamsRef {
+        hash: hash(r.hash),
+        mask_gen: spki::AlgorithmIdentifier {
+            oid: MGF1_OID,
+            parameters: Some(hash(r.mgf1_hash)),
+        },
+        // pkcs1's RSASSA-PSS-params holds the salt length in a byte.
+        salt_len: u8::try_from(r.min_salt_len).map_err(|_| Error::InvalidSaltLength)?,
+        trailer_field: pkcs1::TrailerField::BC,
+    };
+    Ok(Some(params.to_der()?))
+}
+
+/// The algorithm identifier for `algorithm` with its encoded `parameters`.
+fn algorithm_identifier<'a>(
+    algorithm: KeyAlgorithm,
+    parameters: Option<&'a [u8]>,
+) -> Result<AlgorithmIdentifierRef<'a>, Error> {
+    let oid = match algorithm {
+        KeyAlgorithm::Rsa => pkcs1::ALGORITHM_OID,
+        KeyAlgorithm::RsaPss(_) => RSASSA_PSS_OID,
+    };
+    Ok(AlgorithmIdentifierRef {
+        oid,
+        parameters: parameters.map(AnyRef::from_der).transpose()?,
+    })
 }
 
 /// A wrong PEM label (a PKCS#8 key given where PKCS#1 is expected, …).
@@ -73,11 +132,12 @@ impl RsaPrivateKey {
         )
     }
 
-    /// Reads a PKCS#8 `PrivateKeyInfo` (DER) holding an `rsaEncryption` key.
+    /// Reads a PKCS#8 `PrivateKeyInfo` (DER) holding an `rsaEncryption` or
+    /// `id-RSASSA-PSS` key.
     pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
         let info = PrivateKeyInfoRef::from_der(der)?;
-        check_algorithm(&info.algorithm)?;
-        Self::from_pkcs1_der(info.private_key.as_bytes())
+        let algorithm = read_algorithm(&info.algorithm)?;
+        Ok(Self::from_pkcs1_der(info.private_key.as_bytes())?.with_algorithm(algorithm))
     }
 
     /// Reads PKCS#8 (`PRIVATE KEY`) or PKCS#1 (`RSA PRIVATE KEY`) DER.
@@ -155,7 +215,12 @@ impl RsaPrivateKey {
 
     fn pkcs8_document(&self) -> Result<SecretDocument, Error> {
         let pkcs1 = self.pkcs1_document()?;
-        let info = PrivateKeyInfoRef::new(RSA_ALGORITHM, OctetStringRef::new(pkcs1.as_bytes())?);
+        let algorithm = self.public_key().algorithm();
+        let parameters = algorithm_parameters(algorithm)?;
+        let info = PrivateKeyInfoRef::new(
+            algorithm_identifier(algorithm, parameters.as_deref())?,
+            OctetStringRef::new(pkcs1.as_bytes())?,
+        );
         Ok(SecretDocument::encode_msg(&info)?)
     }
 }
@@ -167,15 +232,16 @@ impl RsaPublicKey {
         Self::from_be_bytes(k.modulus.as_bytes(), k.public_exponent.as_bytes())
     }
 
-    /// Reads a `SubjectPublicKeyInfo` (DER) holding an `rsaEncryption` key.
+    /// Reads a `SubjectPublicKeyInfo` (DER) holding an `rsaEncryption` or
+    /// `id-RSASSA-PSS` key.
     pub fn from_public_key_der(der: &[u8]) -> Result<Self, Error> {
         let spki = SubjectPublicKeyInfoRef::from_der(der)?;
-        check_algorithm(&spki.algorithm)?;
+        let algorithm = read_algorithm(&spki.algorithm)?;
         let bits = spki
             .subject_public_key
             .as_bytes()
             .ok_or(Error::UnsupportedKeyFormat)?;
-        Self::from_pkcs1_der(bits)
+        Ok(Self::from_pkcs1_der(bits)?.with_algorithm(algorithm))
     }
 
     /// Reads SubjectPublicKeyInfo or PKCS#1 DER.
@@ -243,8 +309,9 @@ impl RsaPublicKey {
 
     fn spki_document(&self) -> Result<Document, Error> {
         let pkcs1 = self.pkcs1_document()?;
+        let parameters = algorithm_parameters(self.algorithm())?;
         let spki = SubjectPublicKeyInfoRef {
-            algorithm: RSA_ALGORITHM,
+            algorithm: algorithm_identifier(self.algorithm(), parameters.as_deref())?,
             subject_public_key: BitStringRef::from_bytes(pkcs1.as_bytes())?,
         };
         Ok(Document::encode_msg(&spki)?)
@@ -257,12 +324,14 @@ impl TryFrom<PrivateKeyInfoRef<'_>> for RsaPrivateKey {
     type Error = pkcs8::Error;
 
     fn try_from(info: PrivateKeyInfoRef<'_>) -> pkcs8::Result<Self> {
-        check_algorithm(&info.algorithm)
+        let algorithm = read_algorithm(&info.algorithm)
             .map_err(|_| pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid))?;
-        Self::from_pkcs1_der(info.private_key.as_bytes()).map_err(|e| match e {
-            Error::Encoding(e) => pkcs8::Error::Asn1(e),
-            _ => pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid),
-        })
+        Self::from_pkcs1_der(info.private_key.as_bytes())
+            .map(|key| key.with_algorithm(algorithm))
+            .map_err(|e| match e {
+                Error::Encoding(e) => pkcs8::Error::Asn1(e),
+                _ => pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid),
+            })
     }
 }
 
@@ -293,17 +362,19 @@ impl TryFrom<SubjectPublicKeyInfoRef<'_>> for RsaPublicKey {
     type Error = spki::Error;
 
     fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> spki::Result<Self> {
-        check_algorithm(&spki.algorithm).map_err(|_| spki::Error::OidUnknown {
+        let algorithm = read_algorithm(&spki.algorithm).map_err(|_| spki::Error::OidUnknown {
             oid: spki.algorithm.oid,
         })?;
         let bits = spki
             .subject_public_key
             .as_bytes()
             .ok_or(spki::Error::KeyMalformed)?;
-        Self::from_pkcs1_der(bits).map_err(|e| match e {
-            Error::Encoding(e) => spki::Error::Asn1(e),
-            _ => spki::Error::KeyMalformed,
-        })
+        Self::from_pkcs1_der(bits)
+            .map(|key| key.with_algorithm(algorithm))
+            .map_err(|e| match e {
+                Error::Encoding(e) => spki::Error::Asn1(e),
+                _ => spki::Error::KeyMalformed,
+            })
     }
 }
 

@@ -59,16 +59,26 @@ pub enum Error {
         /// The longest message the padding and key allow, in bytes.
         max: usize,
     },
-    /// A hash function this crate does not offer (SHA-224, SHA-256,
-    /// SHA-384 and SHA-512 are offered).
+    /// A hash name or object identifier this crate does not know (SHA-1,
+    /// SHA-224, SHA-256, SHA-384 and SHA-512 are named; others come from
+    /// [`HashAlg::of`](crate::HashAlg::of)).
     UnsupportedHash,
     /// A PSS salt length that does not fit the key and hash.
     InvalidSaltLength,
+    /// SHA-1 for a new signature: its collisions are practical, so it is
+    /// refused unless asked for (`SigningKey::allow_sha1`). Verifying
+    /// SHA-1 signatures, OAEP and MGF1 with SHA-1 are allowed.
+    WeakHash,
+    /// The key is an RSA-PSS key (`id-RSASSA-PSS`): it allows only PSS
+    /// signatures, and, when its parameters restrict them, only with their
+    /// hash, MGF1 hash and at least their salt length.
+    KeyRestricted,
     /// A key encoding could not be read: malformed DER or PEM, a wrong PEM
     /// label, or trailing data.
     Encoding(der::Error),
     /// A well-formed key encoding of a kind this crate does not read: a
-    /// multi-prime key, or an algorithm other than `rsaEncryption`.
+    /// multi-prime key, or an algorithm other than `rsaEncryption` and
+    /// `id-RSASSA-PSS`.
     UnsupportedKeyFormat,
     /// The private operation's result failed the check against the public
     /// key (a fault in the computation); nothing was returned.
@@ -116,14 +126,22 @@ impl fmt::Display for Error {
                 )
             }
             Error::UnsupportedHash => {
-                f.write_str("unsupported hash (use SHA-224, SHA-256, SHA-384 or SHA-512)")
+                f.write_str("unsupported hash (use SHA-1, SHA-224, SHA-256, SHA-384 or SHA-512)")
             }
             Error::InvalidSaltLength => {
                 f.write_str("PSS salt length does not fit the key and hash")
             }
+            Error::WeakHash => f.write_str(
+                "SHA-1 is not allowed for new signatures (collisions are practical); \
+                 it is accepted for verification and OAEP",
+            ),
+            Error::KeyRestricted => f.write_str(
+                "the key is an RSA-PSS key: only PSS signatures, with the hash, MGF1 hash \
+                 and minimum salt length its parameters name",
+            ),
             Error::Encoding(e) => write!(f, "malformed key encoding: {e}"),
             Error::UnsupportedKeyFormat => {
-                f.write_str("unsupported key format (multi-prime, or not rsaEncryption)")
+                f.write_str("unsupported key format (a multi-prime key, or not an RSA key)")
             }
             Error::FaultDetected => {
                 f.write_str("fault detected in the RSA private operation; no output")

@@ -64,8 +64,25 @@
 //! draft-irtf-cfrg-rsa-guidance (and OpenSSL 3.2), a ciphertext with bad
 //! padding decrypts to a pseudorandom message derived from the ciphertext
 //! with HMAC-SHA256 under a key derived from `d`, chosen in constant time,
-//! so a Bleichenbacher or Marvin attacker has no oracle to time. There is
-//! no PKCS#1 v1.5 encryption.
+//! so a Bleichenbacher or Marvin attacker has no oracle to time.
+//! [`RsaPublicKey::encrypt_pkcs1v15`] exists for peers that read nothing
+//! else; new designs should use OAEP.
+//!
+//! # Hashes
+//! [`HashAlg`] names SHA-1, SHA-224, SHA-256, SHA-384 and SHA-512, and
+//! [`HashAlg::of`] takes any other `Digest` with an object identifier
+//! (`sha3::Sha3_256`, …); the `signature` traits' `DigestSigner` and
+//! `DigestVerifier` take any such digest. SHA-1 verifies and serves OAEP
+//! and MGF1, but signs only when asked for
+//! ([`pkcs1v15::SigningKey::allow_sha1`]). PSS and OAEP take their MGF1
+//! hash separately ([`pss::Params`], [`oaep::Params`]).
+//!
+//! # RSA-PSS keys
+//! Keys whose algorithm is `id-RSASSA-PSS` (`openssl genpkey -algorithm
+//! RSA-PSS`) are read and written with their parameters
+//! ([`KeyAlgorithm::RsaPss`]); they sign and verify PSS only, with the
+//! parameters' hashes and at least their salt length
+//! ([`Error::KeyRestricted`] otherwise).
 //!
 //! # Constant time and errors
 //! Everything that touches a secret is constant time; signature
@@ -92,7 +109,7 @@ mod encoding;
 mod error;
 mod hash;
 mod keygen;
-mod oaep;
+pub mod oaep;
 pub mod pkcs1v15;
 mod private;
 pub mod pss;
@@ -104,7 +121,7 @@ pub use error::Error;
 pub use hash::{HashAlg, Hasher};
 pub use keygen::{DEFAULT_PUBLIC_EXPONENT, KeyGen};
 pub use private::RsaPrivateKey;
-pub use public::RsaPublicKey;
+pub use public::{KeyAlgorithm, RsaPublicKey};
 pub use signer::Signature;
 
 pub use numcrypt_limbs::BoxedUint;

@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use hmac::{Hmac, KeyInit, Mac};
-use rand_core::{CryptoRng, TryCryptoRng};
+use rand_core::CryptoRng;
 use sha2::Sha256;
 use subtle::{
     Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater, ConstantTimeLess,
@@ -15,7 +15,7 @@ use zeroize::Zeroizing;
 
 use crate::private::Mode;
 use crate::uint::SecretUint;
-use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey, Signature};
+use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 
 /// EMSA-PKCS1-v1_5 (RFC 8017 §9.2): `00 01 FF…FF 00 DigestInfo`, `k`
 /// bytes, for the `digest` of a message under `hash`: the message
@@ -42,7 +42,9 @@ pub fn encode(hash: HashAlg, digest: &[u8], k: usize) -> Result<Vec<u8>, Error> 
 
 impl RsaPrivateKey {
     /// Signs `msg` with RSASSA-PKCS1-v1_5 and `hash` (the signature is
-    /// deterministic; `rng` feeds the blinding).
+    /// deterministic; `rng` feeds the blinding). SHA-1 is
+    /// [`Error::WeakHash`] (see [`SigningKey::allow_sha1`]); an RSA-PSS key
+    /// is [`Error::KeyRestricted`].
     pub fn sign_pkcs1v15<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
@@ -54,6 +56,20 @@ impl RsaPrivateKey {
 
     /// Signs a message given by its `hash` digest.
     pub fn sign_pkcs1v15_prehashed<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        hash: HashAlg,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        if hash.is_sha1() {
+            return Err(Error::WeakHash);
+        }
+        self.sign_pkcs1v15_allowing_sha1(rng, hash, digest)
+    }
+
+    /// [`sign_pkcs1v15_prehashed`](Self::sign_pkcs1v15_prehashed) with
+    /// SHA-1 allowed (only when the caller asked for it).
+    pub(crate) fn sign_pkcs1v15_allowing_sha1<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         hash: HashAlg,
@@ -87,6 +103,7 @@ impl RsaPrivateKey {
         mode: Mode,
     ) -> Result<Vec<u8>, Error> {
         self.check_private_size()?;
+        self.public_key().check_not_pss_only()?;
         let k = self.size();
         let em = encode(hash, digest, k)?;
         let nl = self.public_key().n().as_words().len();
@@ -110,14 +127,14 @@ impl RsaPrivateKey {
     /// ([`Error::InvalidLength`]) or not below `n` ([`Error::OutOfRange`]).
     ///
     /// A protocol must still treat the output as unauthenticated (a wrong
-    /// ciphertext gives a wrong message, not a failure). There is no
-    /// PKCS#1 v1.5 encryption here: use OAEP.
+    /// ciphertext, or the wrong key, gives a wrong message, not a failure).
     pub fn decrypt_pkcs1v15<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         ciphertext: &[u8],
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
         self.check_private_size()?;
+        self.public_key().check_not_pss_only()?;
         let c = self.public_key().read_input(ciphertext)?;
         let m = self.private_op(Some(rng), &c, Mode::default())?;
         let k = self.size();
@@ -180,6 +197,18 @@ fn implicit_rejection_unpad(
     Zeroizing::new(out)
 }
 
+/// Fills `out` with random non-zero bytes, redrawing the zeros.
+fn fill_nonzero<R: CryptoRng + ?Sized>(rng: &mut R, out: &mut [u8]) {
+    rng.fill_bytes(out);
+    for b in out.iter_mut() {
+        while *b == 0 {
+            let mut one = [0u8];
+            rng.fill_bytes(&mut one);
+            *b = one[0];
+        }
+    }
+}
+
 fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
     // HMAC accepts keys of any length.
     let mut mac = match <Hmac<Sha256> as KeyInit>::new_from_slice(key) {
@@ -208,6 +237,44 @@ fn prf(kdk: &[u8; 32], label: &[u8], len: usize) -> Zeroizing<Vec<u8>> {
 }
 
 impl RsaPublicKey {
+    /// The longest message [`encrypt_pkcs1v15`](Self::encrypt_pkcs1v15)
+    /// takes: `k − 11` bytes.
+    pub fn pkcs1v15_max_message_len(&self) -> usize {
+        self.size().saturating_sub(11)
+    }
+
+    /// Encrypts `msg` with RSAES-PKCS1-v1_5 (`00 02 PS 00 M`, `PS` at least
+    /// 8 random non-zero bytes from `rng`): for peers that read nothing
+    /// else, such as `openssl pkeyutl -decrypt` without options. New
+    /// designs should use OAEP: PKCS#1 v1.5 decryption is the scheme of
+    /// Bleichenbacher's and Marvin's attacks on every decryptor that is
+    /// not implicit-rejection.
+    ///
+    /// Errors: [`Error::MessageTooLong`], [`Error::KeyTooSmall`] below 2048
+    /// bits, [`Error::KeyRestricted`] for an RSA-PSS key.
+    pub fn encrypt_pkcs1v15<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        msg: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.check_encryption_size()?;
+        self.check_not_pss_only()?;
+        let k = self.size();
+        let max = self.pkcs1v15_max_message_len();
+        if msg.len() > max {
+            return Err(Error::MessageTooLong { max });
+        }
+        let mut em = Zeroizing::new(vec![0u8; k]);
+        em[1] = 2;
+        let ps_end = k - msg.len() - 1;
+        fill_nonzero(rng, &mut em[2..ps_end]);
+        em[ps_end + 1..].copy_from_slice(msg);
+        let nl = self.n().as_words().len();
+        // EM starts with a zero byte, so it is below n.
+        let m = SecretUint::from_be_bytes(&em, nl).ok_or(Error::OutOfRange)?;
+        Ok(self.public_op(&m).to_be_bytes(k).to_vec())
+    }
+
     /// Verifies an RSASSA-PKCS1-v1_5 signature on `msg` with `hash`.
     ///
     /// The expected encoding is built and compared whole (no parsing of the
@@ -231,6 +298,7 @@ impl RsaPublicKey {
         digest: &[u8],
         signature: &[u8],
     ) -> Result<(), Error> {
+        self.check_not_pss_only()?;
         let k = self.size();
         let expected = encode(hash, digest, k)?;
         let s = self.read_input(signature)?;
@@ -244,8 +312,12 @@ impl RsaPublicKey {
 }
 
 /// A private key with the hash to sign with, for the `signature` crate's
-/// [`Signer`](signature::Signer) (with the `getrandom` feature: blinding
-/// draws from the operating system) and [`RandomizedSigner`](signature::RandomizedSigner).
+/// [`RandomizedSigner`](signature::RandomizedSigner),
+/// [`RandomizedDigestSigner`](signature::RandomizedDigestSigner) (any
+/// digest with an object identifier),
+/// [`RandomizedPrehashSigner`](signature::hazmat::RandomizedPrehashSigner)
+/// and, with the `getrandom` feature (blinding from the operating system),
+/// [`Signer`](signature::Signer) and [`DigestSigner`](signature::DigestSigner).
 ///
 /// ```
 /// use numcrypt_rsa::{HashAlg, KeyGen, pkcs1v15};
@@ -261,22 +333,55 @@ impl RsaPublicKey {
 pub struct SigningKey {
     key: RsaPrivateKey,
     hash: HashAlg,
+    allow_sha1: bool,
 }
 
 impl SigningKey {
     /// `key`, signing with `hash`.
     pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Self {
-        Self { key, hash }
+        Self {
+            key,
+            hash,
+            allow_sha1: false,
+        }
+    }
+
+    /// Allows SHA-1, refused otherwise ([`Error::WeakHash`]): only for
+    /// systems that cannot verify anything else.
+    pub fn allow_sha1(self) -> Self {
+        Self {
+            allow_sha1: true,
+            ..self
+        }
     }
 
     /// The private key.
     pub fn key(&self) -> &RsaPrivateKey {
         &self.key
     }
+
+    fn hash(&self) -> HashAlg {
+        self.hash
+    }
+
+    fn sign_prehashed<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        hash: HashAlg,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        if self.allow_sha1 {
+            self.key.sign_pkcs1v15_allowing_sha1(rng, hash, digest)
+        } else {
+            self.key.sign_pkcs1v15_prehashed(rng, hash, digest)
+        }
+    }
 }
 
 /// A public key with the hash to verify with, for the `signature` crate's
-/// [`Verifier`](signature::Verifier).
+/// [`Verifier`](signature::Verifier),
+/// [`DigestVerifier`](signature::DigestVerifier) (any digest with an
+/// object identifier) and [`PrehashVerifier`](signature::hazmat::PrehashVerifier).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyingKey {
     key: RsaPublicKey,
@@ -293,6 +398,14 @@ impl VerifyingKey {
     pub fn key(&self) -> &RsaPublicKey {
         &self.key
     }
+
+    fn hash(&self) -> HashAlg {
+        self.hash
+    }
+
+    fn verify_prehashed(&self, hash: HashAlg, digest: &[u8], sig: &[u8]) -> Result<(), Error> {
+        self.key.verify_pkcs1v15_prehashed(hash, digest, sig)
+    }
 }
 
 // The private key zeroizes itself when dropped.
@@ -306,25 +419,5 @@ impl signature::Keypair for SigningKey {
     }
 }
 
-impl signature::RandomizedSigner<Signature> for SigningKey {
-    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
-        &self,
-        rng: &mut R,
-        msg: &[u8],
-    ) -> Result<Signature, signature::Error> {
-        crate::signer::sign_with_rng(rng, |rng| self.key.sign_pkcs1v15(rng, self.hash, msg))
-    }
-}
-
-#[cfg(feature = "getrandom")]
-impl signature::Signer<Signature> for SigningKey {
-    fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
-        crate::signer::sign_with_os_rng(|rng| self.key.sign_pkcs1v15(rng, self.hash, msg))
-    }
-}
-
-impl signature::Verifier<Signature> for VerifyingKey {
-    fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
-        crate::signer::verified(self.key.verify_pkcs1v15(self.hash, msg, signature.as_ref()))
-    }
-}
+crate::signer::signing_key_traits!(SigningKey);
+crate::signer::verifying_key_traits!(VerifyingKey);

@@ -284,6 +284,13 @@ impl RsaPrivateKey {
         &self.public
     }
 
+    /// The same key, restricted to `algorithm` (an RSA-PSS key, for
+    /// instance): see [`RsaPublicKey::with_algorithm`].
+    pub fn with_algorithm(mut self, algorithm: crate::KeyAlgorithm) -> Self {
+        self.public = self.public.clone().with_algorithm(algorithm);
+        self
+    }
+
     /// The modulus' length in bytes.
     pub fn size(&self) -> usize {
         self.public.size()

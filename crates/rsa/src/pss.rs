@@ -1,17 +1,18 @@
-//! RSASSA-PSS signatures (RFC 8017 §8.1) with MGF1 over the same hash, and
+//! RSASSA-PSS signatures (RFC 8017 §8.1), with the MGF1 hash free to differ
+//! from the message hash, RSA-PSS keys' restrictions, and
 //! [`SigningKey`]/[`VerifyingKey`] for the `signature` crate's traits.
 
 use alloc::vec;
 use alloc::vec::Vec;
 
-use rand_core::{CryptoRng, TryCryptoRng};
+use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::private::Mode;
+use crate::public::KeyAlgorithm;
 use crate::uint::SecretUint;
-use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey, Signature};
-
+use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 /// The PSS salt length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SaltLength {
@@ -63,6 +64,100 @@ impl core::str::FromStr for SaltLength {
     }
 }
 
+/// PSS's parameters: the message hash, the MGF1 hash (the message hash
+/// unless set) and the salt length (the digest's length unless set).
+///
+/// ```
+/// use numcrypt_rsa::{HashAlg, pss::{Params, SaltLength}};
+/// // OpenSSL's `-sigopt rsa_padding_mode:pss -sigopt rsa_mgf1_md:sha1
+/// // -sigopt rsa_pss_saltlen:max` with `-sha256`:
+/// let params = Params::new(HashAlg::Sha256)
+///     .mgf1_hash(HashAlg::Sha1)
+///     .salt_len(SaltLength::Max);
+/// # let _ = params;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// The message hash.
+    pub hash: HashAlg,
+    /// The hash MGF1 runs on.
+    pub mgf1_hash: HashAlg,
+    /// The salt length.
+    pub salt_len: SaltLength,
+}
+
+impl Params {
+    /// `hash` for the message and MGF1, a salt as long as the digest.
+    pub fn new(hash: HashAlg) -> Self {
+        Self {
+            hash,
+            mgf1_hash: hash,
+            salt_len: SaltLength::Digest,
+        }
+    }
+
+    /// MGF1 over `hash` instead of the message hash.
+    pub fn mgf1_hash(self, hash: HashAlg) -> Self {
+        Self {
+            mgf1_hash: hash,
+            ..self
+        }
+    }
+
+    /// The salt length.
+    pub fn salt_len(self, salt_len: SaltLength) -> Self {
+        Self { salt_len, ..self }
+    }
+
+    /// Checks these parameters against an RSA-PSS key's restriction: the
+    /// same hashes, and a fixed salt length no shorter than its minimum
+    /// (an `Auto` salt is checked after it is read from the signature).
+    fn check_against(&self, algorithm: KeyAlgorithm, em_len: usize) -> Result<(), Error> {
+        let KeyAlgorithm::RsaPss(Some(r)) = algorithm else {
+            return Ok(());
+        };
+        if self.hash != r.hash || self.mgf1_hash != r.mgf1_hash {
+            return Err(Error::KeyRestricted);
+        }
+        match self.salt_len {
+            SaltLength::Auto => Ok(()),
+            other if other.for_signing(self.hash, em_len)? < r.min_salt_len => {
+                Err(Error::KeyRestricted)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl From<HashAlg> for Params {
+    fn from(hash: HashAlg) -> Self {
+        Self::new(hash)
+    }
+}
+
+/// The parameters an RSA-PSS key (`id-RSASSA-PSS` with
+/// `RSASSA-PSS-params`, RFC 4055 §3.1) binds it to: signatures must use its
+/// hash and MGF1 hash, and a salt at least `min_salt_len` bytes long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PssRestriction {
+    /// The message hash.
+    pub hash: HashAlg,
+    /// The MGF1 hash.
+    pub mgf1_hash: HashAlg,
+    /// The shortest salt allowed, in bytes.
+    pub min_salt_len: usize,
+}
+
+impl PssRestriction {
+    /// The parameters a signature under this restriction uses by default:
+    /// its hashes and its minimum salt length (as OpenSSL signs).
+    pub fn params(&self) -> Params {
+        Params::new(self.hash)
+            .mgf1_hash(self.mgf1_hash)
+            .salt_len(SaltLength::Bytes(self.min_salt_len))
+    }
+}
+
 /// EMSA-PSS-ENCODE (RFC 8017 §9.1.1) of a message `digest` under `hash`
 /// (MGF1 with the same hash) with `salt`, for `em_bits = modBits − 1`:
 /// public, so that other signers (the shared-RSA parties) encode exactly as
@@ -78,68 +173,69 @@ pub fn encode_checked(
     if (em_bits.div_ceil(8) as usize) < hash.output_len() + salt.len() + 2 {
         return Err(Error::InvalidSaltLength);
     }
-    Ok(encode(hash, digest, salt, em_bits))
+    Ok(encode(&Params::new(hash), digest, salt, em_bits))
 }
 
 /// [`encode_checked`] for callers that have checked the lengths.
-fn encode(hash: HashAlg, digest: &[u8], salt: &[u8], em_bits: u32) -> Zeroizing<Vec<u8>> {
-    let h_len = hash.output_len();
+fn encode(params: &Params, digest: &[u8], salt: &[u8], em_bits: u32) -> Zeroizing<Vec<u8>> {
+    let h_len = params.hash.output_len();
     let em_len = em_bits.div_ceil(8) as usize;
-    let h = hash.digest_parts(&[&[0u8; 8], digest, salt]);
+    let h = params.hash.digest_parts(&[&[0u8; 8], digest, salt]);
     let db_len = em_len - h_len - 1;
     let mut em = Zeroizing::new(vec![0u8; em_len]);
     // DB = PS || 0x01 || salt, then masked in place.
     em[db_len - salt.len() - 1] = 1;
     em[db_len - salt.len()..db_len].copy_from_slice(salt);
-    hash.mgf1_xor(&h, &mut em[..db_len]);
+    params.mgf1_hash.mgf1_xor(&h, &mut em[..db_len]);
     em[0] &= 0xff >> (8 * em_len as u32 - em_bits);
     em[db_len..em_len - 1].copy_from_slice(&h);
     em[em_len - 1] = 0xbc;
     em
 }
 
-/// EMSA-PSS-VERIFY (RFC 8017 §9.1.2); `salt_len` `None` accepts any.
-/// Everything here is public, so it may exit early.
+/// EMSA-PSS-VERIFY (RFC 8017 §9.1.2): the salt length if the encoding is
+/// valid; `salt_len` `None` accepts any. Everything here is public, so it
+/// may exit early.
 fn verify_encoding(
-    hash: HashAlg,
+    params: &Params,
     digest: &[u8],
     em: &[u8],
     em_bits: u32,
     salt_len: Option<usize>,
-) -> bool {
-    let h_len = hash.output_len();
+) -> Option<usize> {
+    let h_len = params.hash.output_len();
     let em_len = em.len();
     if em_len < h_len + 2 || em[em_len - 1] != 0xbc {
-        return false;
+        return None;
     }
     let top_bits = 8 * em_len as u32 - em_bits;
     let db_len = em_len - h_len - 1;
     let (masked_db, rest) = em.split_at(db_len);
     let h = &rest[..h_len];
     if masked_db[0] & !(0xff >> top_bits) != 0 {
-        return false;
+        return None;
     }
     let mut db = masked_db.to_vec();
-    hash.mgf1_xor(h, &mut db);
+    params.mgf1_hash.mgf1_xor(h, &mut db);
     db[0] &= 0xff >> top_bits;
     // DB = 00…00 01 salt.
-    let Some(one) = db.iter().position(|&b| b != 0) else {
-        return false;
-    };
+    let one = db.iter().position(|&b| b != 0)?;
     if db[one] != 1 {
-        return false;
+        return None;
     }
     let salt = &db[one + 1..];
     if salt_len.is_some_and(|s| s != salt.len()) {
-        return false;
+        return None;
     }
-    let expected = hash.digest_parts(&[&[0u8; 8], digest, salt]);
-    bool::from(expected.as_slice().ct_eq(h))
+    let expected = params.hash.digest_parts(&[&[0u8; 8], digest, salt]);
+    bool::from(expected.as_slice().ct_eq(h)).then_some(salt.len())
 }
 
 impl RsaPrivateKey {
     /// Signs `msg` with RSASSA-PSS, `hash` for the message and MGF1, and a
     /// random salt of `salt_len` from `rng` (which also feeds the blinding).
+    /// SHA-1 is [`Error::WeakHash`]; an RSA-PSS key whose parameters differ
+    /// is [`Error::KeyRestricted`].
     pub fn sign_pss<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
@@ -158,13 +254,41 @@ impl RsaPrivateKey {
         digest: &[u8],
         salt_len: SaltLength,
     ) -> Result<Vec<u8>, Error> {
+        let params = Params::new(hash).salt_len(salt_len);
+        self.sign_pss_prehashed_with(rng, &params, digest)
+    }
+
+    /// Signs a message given by its digest with RSASSA-PSS and any
+    /// [`Params`] (an MGF1 hash of its own, for instance).
+    pub fn sign_pss_prehashed_with<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        params: &Params,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        if params.hash.is_sha1() {
+            return Err(Error::WeakHash);
+        }
+        self.sign_pss_allowing_sha1(rng, params, digest)
+    }
+
+    /// [`sign_pss_prehashed_with`](Self::sign_pss_prehashed_with) with
+    /// SHA-1 allowed (only when the caller asked for it).
+    fn sign_pss_allowing_sha1<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        params: &Params,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
         self.check_private_size()?;
-        hash.check_digest(digest)?;
+        params.hash.check_digest(digest)?;
         let em_bits = self.public_key().bits() - 1;
-        let s_len = salt_len.for_signing(hash, em_bits.div_ceil(8) as usize)?;
+        let em_len = em_bits.div_ceil(8) as usize;
+        params.check_against(self.public_key().algorithm(), em_len)?;
+        let s_len = params.salt_len.for_signing(params.hash, em_len)?;
         let mut salt = Zeroizing::new(vec![0u8; s_len]);
         rng.fill_bytes(&mut salt);
-        let em = encode(hash, digest, &salt, em_bits);
+        let em = encode(params, digest, &salt, em_bits);
         let nl = self.public_key().n().as_words().len();
         // EM has em_bits = modBits − 1 bits, so it is below n.
         let m = SecretUint::from_be_bytes(&em, nl).ok_or(Error::OutOfRange)?;
@@ -176,7 +300,7 @@ impl RsaPrivateKey {
 impl RsaPublicKey {
     /// Verifies an RSASSA-PSS signature on `msg` (`hash` for the message
     /// and MGF1). Errors: [`Error::InvalidLength`], [`Error::OutOfRange`],
-    /// [`Error::InvalidSignature`].
+    /// [`Error::InvalidSignature`], [`Error::KeyRestricted`].
     pub fn verify_pss(
         &self,
         hash: HashAlg,
@@ -195,49 +319,85 @@ impl RsaPublicKey {
         signature: &[u8],
         salt_len: SaltLength,
     ) -> Result<(), Error> {
-        hash.check_digest(digest)?;
+        let params = Params::new(hash).salt_len(salt_len);
+        self.verify_pss_prehashed_with(&params, digest, signature)
+    }
+
+    /// Verifies a PSS signature on a message given by its digest, with any
+    /// [`Params`]; [`SaltLength::Auto`] reads the salt length from the
+    /// signature, as OpenSSL does by default.
+    pub fn verify_pss_prehashed_with(
+        &self,
+        params: &Params,
+        digest: &[u8],
+        signature: &[u8],
+    ) -> Result<(), Error> {
+        params.hash.check_digest(digest)?;
         let s = self.read_input(signature)?;
         let em_bits = self.bits() - 1;
         let em_len = em_bits.div_ceil(8) as usize;
+        params.check_against(self.algorithm(), em_len)?;
         let m = self.public_op(&s).to_be_bytes(self.size());
         // When modBits − 1 is a multiple of 8, EM is one byte shorter than
         // the modulus and that leading byte must be 0.
         let (lead, em) = m.split_at(self.size() - em_len);
-        let salt = match salt_len {
+        let salt = match params.salt_len {
             SaltLength::Auto => None,
-            other => Some(other.for_signing(hash, em_len)?),
+            other => Some(other.for_signing(params.hash, em_len)?),
         };
-        if lead.iter().all(|&b| b == 0) && verify_encoding(hash, digest, em, em_bits, salt) {
-            Ok(())
-        } else {
-            Err(Error::InvalidSignature)
+        let min_salt = match self.algorithm() {
+            KeyAlgorithm::RsaPss(Some(r)) => r.min_salt_len,
+            _ => 0,
+        };
+        match verify_encoding(params, digest, em, em_bits, salt) {
+            Some(found) if lead.iter().all(|&b| b == 0) && found >= min_salt => Ok(()),
+            _ => Err(Error::InvalidSignature),
         }
     }
 }
 
-/// A private key with the hash and salt length to sign with, for the
-/// `signature` crate's [`RandomizedSigner`](signature::RandomizedSigner)
-/// and (with `getrandom`, salt and blinding from the operating system)
-/// [`Signer`](signature::Signer).
+/// A private key with the [`Params`] to sign with, for the `signature`
+/// crate's traits: [`RandomizedSigner`](signature::RandomizedSigner),
+/// [`RandomizedDigestSigner`](signature::RandomizedDigestSigner) (any
+/// digest with an object identifier: it replaces the parameters' hash),
+/// [`RandomizedPrehashSigner`](signature::hazmat::RandomizedPrehashSigner)
+/// and, with `getrandom` (salt and blinding from the operating system),
+/// [`Signer`](signature::Signer) and [`DigestSigner`](signature::DigestSigner).
 #[derive(Clone, Debug)]
 pub struct SigningKey {
     key: RsaPrivateKey,
-    hash: HashAlg,
-    salt_len: SaltLength,
+    params: Params,
+    allow_sha1: bool,
 }
 
 impl SigningKey {
-    /// `key`, signing with `hash` and a salt as long as the digest.
+    /// `key`, signing with `hash` (for MGF1 too) and a salt as long as the
+    /// digest.
     pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Self {
-        Self::with_salt_len(key, hash, SaltLength::Digest)
+        Self::with_params(key, Params::new(hash))
     }
 
     /// `key`, signing with `hash` and the given salt length.
     pub fn with_salt_len(key: RsaPrivateKey, hash: HashAlg, salt_len: SaltLength) -> Self {
+        Self::with_params(key, Params::new(hash).salt_len(salt_len))
+    }
+
+    /// `key`, signing with `params`.
+    pub fn with_params(key: RsaPrivateKey, params: Params) -> Self {
         Self {
             key,
-            hash,
-            salt_len,
+            params,
+            allow_sha1: false,
+        }
+    }
+
+    /// Allows SHA-1 as the message hash, refused otherwise
+    /// ([`Error::WeakHash`]): only for systems that cannot verify anything
+    /// else.
+    pub fn allow_sha1(self) -> Self {
+        Self {
+            allow_sha1: true,
+            ..self
         }
     }
 
@@ -245,35 +405,77 @@ impl SigningKey {
     pub fn key(&self) -> &RsaPrivateKey {
         &self.key
     }
+
+    /// The parameters it signs with.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    fn hash(&self) -> HashAlg {
+        self.params.hash
+    }
+
+    /// Signs `digest`, a digest under `hash`.
+    fn sign_prehashed<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        hash: HashAlg,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        let params = Params {
+            hash,
+            ..self.params
+        };
+        if self.allow_sha1 {
+            self.key.sign_pss_allowing_sha1(rng, &params, digest)
+        } else {
+            self.key.sign_pss_prehashed_with(rng, &params, digest)
+        }
+    }
 }
 
-/// A public key with the hash and salt length to verify with, for the
-/// `signature` crate's [`Verifier`](signature::Verifier).
+/// A public key with the [`Params`] to verify with, for the `signature`
+/// crate's [`Verifier`](signature::Verifier),
+/// [`DigestVerifier`](signature::DigestVerifier) and
+/// [`PrehashVerifier`](signature::hazmat::PrehashVerifier).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyingKey {
     key: RsaPublicKey,
-    hash: HashAlg,
-    salt_len: SaltLength,
+    params: Params,
 }
 
 impl VerifyingKey {
-    /// `key`, verifying with `hash` and a salt as long as the digest.
+    /// `key`, verifying with `hash` (for MGF1 too) and a salt as long as
+    /// the digest.
     pub fn new(key: RsaPublicKey, hash: HashAlg) -> Self {
-        Self::with_salt_len(key, hash, SaltLength::Digest)
+        Self::with_params(key, Params::new(hash))
     }
 
     /// `key`, verifying with `hash` and the given salt length.
     pub fn with_salt_len(key: RsaPublicKey, hash: HashAlg, salt_len: SaltLength) -> Self {
-        Self {
-            key,
-            hash,
-            salt_len,
-        }
+        Self::with_params(key, Params::new(hash).salt_len(salt_len))
+    }
+
+    /// `key`, verifying with `params`.
+    pub fn with_params(key: RsaPublicKey, params: Params) -> Self {
+        Self { key, params }
     }
 
     /// The public key.
     pub fn key(&self) -> &RsaPublicKey {
         &self.key
+    }
+
+    fn hash(&self) -> HashAlg {
+        self.params.hash
+    }
+
+    fn verify_prehashed(&self, hash: HashAlg, digest: &[u8], sig: &[u8]) -> Result<(), Error> {
+        let params = Params {
+            hash,
+            ..self.params
+        };
+        self.key.verify_pss_prehashed_with(&params, digest, sig)
     }
 }
 
@@ -284,36 +486,9 @@ impl signature::Keypair for SigningKey {
     type VerifyingKey = VerifyingKey;
 
     fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::with_salt_len(self.key.public_key().clone(), self.hash, self.salt_len)
+        VerifyingKey::with_params(self.key.public_key().clone(), self.params)
     }
 }
 
-impl signature::RandomizedSigner<Signature> for SigningKey {
-    fn try_sign_with_rng<R: TryCryptoRng + ?Sized>(
-        &self,
-        rng: &mut R,
-        msg: &[u8],
-    ) -> Result<Signature, signature::Error> {
-        crate::signer::sign_with_rng(rng, |rng| {
-            self.key.sign_pss(rng, self.hash, msg, self.salt_len)
-        })
-    }
-}
-
-#[cfg(feature = "getrandom")]
-impl signature::Signer<Signature> for SigningKey {
-    fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
-        crate::signer::sign_with_os_rng(|rng| self.key.sign_pss(rng, self.hash, msg, self.salt_len))
-    }
-}
-
-impl signature::Verifier<Signature> for VerifyingKey {
-    fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
-        crate::signer::verified(self.key.verify_pss(
-            self.hash,
-            msg,
-            signature.as_ref(),
-            self.salt_len,
-        ))
-    }
-}
+crate::signer::signing_key_traits!(SigningKey);
+crate::signer::verifying_key_traits!(VerifyingKey);

@@ -6,8 +6,22 @@ use core::fmt;
 use numcrypt_limbs::{BoxedUint, MontyParams, Unsigned};
 use subtle::ConstantTimeLess;
 
+use crate::pss::PssRestriction;
 use crate::uint::{SecretUint, limbs_for};
 use crate::{Error, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
+
+/// What a key may be used for, as its encoding's algorithm identifier says.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyAlgorithm {
+    /// `rsaEncryption`: any scheme (what `openssl genpkey -algorithm RSA`
+    /// makes).
+    #[default]
+    Rsa,
+    /// `id-RSASSA-PSS` (`openssl genpkey -algorithm RSA-PSS`): PSS
+    /// signatures only, restricted to the parameters' hash, MGF1 hash and
+    /// minimum salt length when the key carries parameters.
+    RsaPss(Option<PssRestriction>),
+}
 
 /// An RSA public key: the modulus `n` and the public exponent `e`.
 ///
@@ -19,6 +33,7 @@ pub struct RsaPublicKey {
     n: BoxedUint,
     e: BoxedUint,
     bits: u32,
+    algorithm: KeyAlgorithm,
     /// Montgomery arithmetic modulo `n`. Its forms hold plaintexts and
     /// blinded values during private operations, hence `SecretUint`.
     params: MontyParams<SecretUint>,
@@ -56,7 +71,35 @@ impl RsaPublicKey {
         }
         let params =
             MontyParams::new(SecretUint::from_boxed(n.clone())).map_err(|_| Error::EvenModulus)?;
-        Ok(Self { n, e, bits, params })
+        Ok(Self {
+            n,
+            e,
+            bits,
+            algorithm: KeyAlgorithm::Rsa,
+            params,
+        })
+    }
+
+    /// What the key may be used for: [`KeyAlgorithm::Rsa`] unless it was
+    /// read from an `id-RSASSA-PSS` encoding or restricted with
+    /// [`with_algorithm`](Self::with_algorithm).
+    pub fn algorithm(&self) -> KeyAlgorithm {
+        self.algorithm
+    }
+
+    /// The same key, with `algorithm` (written out by the encoders, and
+    /// enforced by every operation).
+    pub fn with_algorithm(mut self, algorithm: KeyAlgorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// Refuses RSA-PSS keys, for PKCS#1 v1.5 signatures and for encryption.
+    pub(crate) fn check_not_pss_only(&self) -> Result<(), Error> {
+        match self.algorithm {
+            KeyAlgorithm::Rsa => Ok(()),
+            KeyAlgorithm::RsaPss(_) => Err(Error::KeyRestricted),
+        }
     }
 
     /// The key from big-endian `n` and `e` (leading zero bytes allowed).
@@ -151,7 +194,7 @@ pub(crate) fn minimal_be(x: &BoxedUint) -> alloc::vec::Vec<u8> {
 
 impl PartialEq for RsaPublicKey {
     fn eq(&self, other: &Self) -> bool {
-        self.n == other.n && self.e == other.e
+        self.n == other.n && self.e == other.e && self.algorithm == other.algorithm
     }
 }
 
@@ -163,6 +206,7 @@ impl fmt::Debug for RsaPublicKey {
             .field("bits", &self.bits)
             .field("e", &format_args!("{:#x}", self.e))
             .field("n", &format_args!("{:#x}", self.n))
+            .field("algorithm", &self.algorithm)
             .finish()
     }
 }

@@ -4,11 +4,13 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
+use digest::const_oid::AssociatedOid;
+use digest::{Digest, FixedOutputReset, Reset};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{SeedableRng, TryCryptoRng};
 use zeroize::Zeroize;
 
-use crate::Error;
+use crate::{Error, HashAlg};
 
 /// An RSA signature (PKCS#1 v1.5 or PSS): the modulus' length in bytes,
 /// big-endian.
@@ -114,3 +116,158 @@ fn wrap(r: Result<Vec<u8>, Error>) -> Result<Signature, signature::Error> {
     r.map(Signature::from)
         .map_err(signature::Error::from_source)
 }
+
+/// A digest type's hash and the digest of what `f` feeds it: the schemes'
+/// `DigestSigner` and `DigestVerifier`.
+pub(crate) fn digest_of<D, F>(f: F) -> Result<(HashAlg, Vec<u8>), signature::Error>
+where
+    D: Digest + FixedOutputReset + Reset + Clone + AssociatedOid + 'static,
+    F: Fn(&mut D) -> Result<(), signature::Error>,
+{
+    let mut digest = D::new();
+    f(&mut digest)?;
+    Ok((HashAlg::of::<D>(), digest.finalize().to_vec()))
+}
+
+/// The `signature` traits of a scheme's signing key, from its inherent
+/// `sign_prehashed(rng, hash, digest)` and `hash()`: `Signer` (with
+/// `getrandom`), `RandomizedSigner`, `DigestSigner` and
+/// `RandomizedDigestSigner` for any digest with an object identifier,
+/// `RandomizedPrehashSigner`.
+macro_rules! signing_key_traits {
+    ($key:ty) => {
+        impl signature::RandomizedSigner<$crate::Signature> for $key {
+            fn try_sign_with_rng<R: rand_core::TryCryptoRng + ?Sized>(
+                &self,
+                rng: &mut R,
+                msg: &[u8],
+            ) -> Result<$crate::Signature, signature::Error> {
+                let hash = self.hash();
+                $crate::signer::sign_with_rng(rng, |rng| {
+                    self.sign_prehashed(rng, hash, &hash.digest(msg))
+                })
+            }
+        }
+
+        #[cfg(feature = "getrandom")]
+        impl signature::Signer<$crate::Signature> for $key {
+            fn try_sign(&self, msg: &[u8]) -> Result<$crate::Signature, signature::Error> {
+                let hash = self.hash();
+                $crate::signer::sign_with_os_rng(|rng| {
+                    self.sign_prehashed(rng, hash, &hash.digest(msg))
+                })
+            }
+        }
+
+        impl signature::hazmat::RandomizedPrehashSigner<$crate::Signature> for $key {
+            fn sign_prehash_with_rng<R: rand_core::TryCryptoRng + ?Sized>(
+                &self,
+                rng: &mut R,
+                prehash: &[u8],
+            ) -> Result<$crate::Signature, signature::Error> {
+                $crate::signer::sign_with_rng(rng, |rng| {
+                    self.sign_prehashed(rng, self.hash(), prehash)
+                })
+            }
+        }
+
+        impl<D> signature::RandomizedDigestSigner<D, $crate::Signature> for $key
+        where
+            D: digest::Digest
+                + digest::FixedOutputReset
+                + digest::Reset
+                + Clone
+                + digest::const_oid::AssociatedOid
+                + 'static,
+        {
+            fn try_sign_digest_with_rng<
+                R: rand_core::TryCryptoRng + ?Sized,
+                F: Fn(&mut D) -> Result<(), signature::Error>,
+            >(
+                &self,
+                rng: &mut R,
+                f: F,
+            ) -> Result<$crate::Signature, signature::Error> {
+                let (hash, digest) = $crate::signer::digest_of::<D, F>(f)?;
+                $crate::signer::sign_with_rng(rng, |rng| self.sign_prehashed(rng, hash, &digest))
+            }
+        }
+
+        #[cfg(feature = "getrandom")]
+        impl<D> signature::DigestSigner<D, $crate::Signature> for $key
+        where
+            D: digest::Digest
+                + digest::FixedOutputReset
+                + digest::Reset
+                + Clone
+                + digest::const_oid::AssociatedOid
+                + 'static,
+        {
+            fn try_sign_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
+                &self,
+                f: F,
+            ) -> Result<$crate::Signature, signature::Error> {
+                let (hash, digest) = $crate::signer::digest_of::<D, F>(f)?;
+                $crate::signer::sign_with_os_rng(|rng| self.sign_prehashed(rng, hash, &digest))
+            }
+        }
+    };
+}
+
+/// The `signature` traits of a scheme's verifying key, from its inherent
+/// `verify_prehashed(hash, digest, signature)` and `hash()`: `Verifier`,
+/// `DigestVerifier` for any digest with an object identifier, and
+/// `PrehashVerifier`.
+macro_rules! verifying_key_traits {
+    ($key:ty) => {
+        impl signature::Verifier<$crate::Signature> for $key {
+            fn verify(
+                &self,
+                msg: &[u8],
+                signature: &$crate::Signature,
+            ) -> Result<(), signature::Error> {
+                let hash = self.hash();
+                $crate::signer::verified(self.verify_prehashed(
+                    hash,
+                    &hash.digest(msg),
+                    signature.as_ref(),
+                ))
+            }
+        }
+
+        impl signature::hazmat::PrehashVerifier<$crate::Signature> for $key {
+            fn verify_prehash(
+                &self,
+                prehash: &[u8],
+                signature: &$crate::Signature,
+            ) -> Result<(), signature::Error> {
+                $crate::signer::verified(self.verify_prehashed(
+                    self.hash(),
+                    prehash,
+                    signature.as_ref(),
+                ))
+            }
+        }
+
+        impl<D> signature::DigestVerifier<D, $crate::Signature> for $key
+        where
+            D: digest::Digest
+                + digest::FixedOutputReset
+                + digest::Reset
+                + Clone
+                + digest::const_oid::AssociatedOid
+                + 'static,
+        {
+            fn verify_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
+                &self,
+                f: F,
+                signature: &$crate::Signature,
+            ) -> Result<(), signature::Error> {
+                let (hash, digest) = $crate::signer::digest_of::<D, F>(f)?;
+                $crate::signer::verified(self.verify_prehashed(hash, &digest, signature.as_ref()))
+            }
+        }
+    };
+}
+
+pub(crate) use {signing_key_traits, verifying_key_traits};

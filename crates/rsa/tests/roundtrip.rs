@@ -526,7 +526,17 @@ fn bad_signatures_and_ciphertexts() {
             actual: 31
         }
     );
-    assert_eq!("sha1".parse::<HashAlg>(), Err(Error::UnsupportedHash));
+    assert_eq!("md5".parse::<HashAlg>(), Err(Error::UnsupportedHash));
+    assert_eq!(
+        key.sign_pkcs1v15(&mut rng, HashAlg::Sha1, b"m")
+            .unwrap_err(),
+        Error::WeakHash
+    );
+    assert_eq!(
+        key.sign_pss(&mut rng, HashAlg::Sha1, b"m", SaltLength::Digest)
+            .unwrap_err(),
+        Error::WeakHash
+    );
     assert_eq!("md5".parse::<SaltLength>(), Err(Error::InvalidSaltLength));
 }
 

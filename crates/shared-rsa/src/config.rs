@@ -82,13 +82,8 @@ pub struct PartyConfig {
 fn parse_psk(text: &str, party: usize) -> Result<Zeroizing<[u8; 32]>, Error> {
     let text = Zeroizing::new(text.trim().to_owned());
     let bad = || Error::InvalidConfig(format!("psk of party {party}: expected 64 hex digits"));
-    if text.len() != 64 || !text.is_ascii() {
-        return Err(bad());
-    }
     let mut key = Zeroizing::new([0u8; 32]);
-    for (i, byte) in key.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| bad())?;
-    }
+    hex::decode_to_slice(text.as_bytes(), &mut *key).map_err(|_| bad())?;
     Ok(key)
 }
 
