@@ -135,7 +135,7 @@ fn bench_encrypt_decrypt<M: Measurement>(c: &mut Criterion<M>) {
         enc.bench_function(id, |b| {
             b.iter(|| {
                 key.public_key()
-                    .encrypt_message(black_box(&msg), &mut rng)
+                    .encrypt_message(&mut rng, black_box(&msg))
                     .unwrap()
             })
         });
@@ -145,7 +145,7 @@ fn bench_encrypt_decrypt<M: Measurement>(c: &mut Criterion<M>) {
     configure(&mut dec, 10, 1500);
     for key in &keys {
         let name = key.group().name().unwrap();
-        let ct = key.public_key().encrypt_message(&msg, &mut rng).unwrap();
+        let ct = key.public_key().encrypt_message(&mut rng, &msg).unwrap();
         assert_eq!(&key.decrypt_message(&ct).unwrap()[..], &msg);
         let id = format!("{}/{name}/numcrypt", name.bits());
         dec.bench_function(id, |b| {
@@ -161,11 +161,11 @@ fn bench_hybrid<M: Measurement>(c: &mut Criterion<M>) {
     let mut rng = ChaCha20Rng::seed_from_u64(2);
     let key = SecretKey::generate(&NamedGroup::Ffdhe2048.group(), &mut rng).unwrap();
     let msg = vec![0x3cu8; 1024];
-    let sealed = key.public_key().seal(&msg, b"", &mut rng).unwrap();
+    let sealed = key.public_key().seal(&mut rng, &msg, b"").unwrap();
     g.bench_function("2048/seal_1KiB/numcrypt", |b| {
         b.iter(|| {
             key.public_key()
-                .seal(black_box(&msg), b"", &mut rng)
+                .seal(&mut rng, black_box(&msg), b"")
                 .unwrap()
         })
     });
@@ -184,7 +184,7 @@ fn bench_pm2048_job<M: Measurement>(c: &mut Criterion<M>) {
     let group = key.group();
     let c1 = key
         .public_key()
-        .encrypt_message(b"job", &mut rng)
+        .encrypt_message(&mut rng, b"job")
         .unwrap()
         .c1()
         .clone();

@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .map(|n| n.as_encoded_bytes().to_vec())
         .unwrap_or_default();
 
-    let sealed = key.public_key().seal(&plain, &aad, &mut rng)?;
+    let sealed = key.public_key().seal(&mut rng, &plain, &aad)?;
     let out = std::env::temp_dir().join(format!("numcrypt-elgamal-{}.sealed", std::process::id()));
     std::fs::write(&out, &sealed)?;
     println!(

@@ -76,7 +76,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // numcrypt-elgamal: hybrid encryption in an RFC 7919 group.
     let eg = SecretKey::generate(&NamedGroup::Ffdhe2048.group(), &mut rng)?;
-    let sealed = eg.public_key().seal(b"any length at all", b"", &mut rng)?;
+    let sealed = eg.public_key().seal(&mut rng, b"any length at all", b"")?;
     assert_eq!(&eg.open(&sealed, b"")?[..], b"any length at all");
     println!(
         "elgamal: sealed and opened {} bytes in ffdhe2048",

@@ -212,7 +212,7 @@ fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), Strin
 fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
     let key = KEYS.load_public(public)?;
     let sealed = key
-        .seal(&read(input)?, aad.as_bytes(), &mut rng()?)
+        .seal(&mut rng()?, &read(input)?, aad.as_bytes())
         .map_err(|e| e.to_string())?;
     write(out, &sealed, false)
 }

@@ -168,8 +168,9 @@ pub struct SchemeArgs {
 pub enum Padding {
     /// RSAES-OAEP.
     Oaep,
-    /// RSAES-PKCS1-v1_5 (openssl pkeyutl's default; decrypted here with
-    /// implicit rejection).
+    /// RSAES-PKCS1-v1_5 (openssl pkeyutl's default and its name for it;
+    /// `pkcs1v15` also accepted); decrypted here with implicit rejection.
+    #[value(alias = "pkcs1v15")]
     Pkcs1,
 }
 

@@ -112,8 +112,10 @@ pub struct Tuning {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Scheme {
-    /// RSASSA-PKCS1-v1_5.
-    Pkcs1,
+    /// RSASSA-PKCS1-v1_5 (the name `numcrypt rsa` uses; `pkcs1` also
+    /// accepted).
+    #[value(alias = "pkcs1")]
+    Pkcs1v15,
     /// RSASSA-PSS (MGF1 with the same hash); every party needs the same --salt.
     Pss,
 }
@@ -125,7 +127,7 @@ pub struct MessageArgs {
     #[arg(long = "in")]
     input: PathBuf,
     /// The signature scheme.
-    #[arg(long, value_enum, default_value_t = Scheme::Pkcs1)]
+    #[arg(long, value_enum, default_value_t = Scheme::Pkcs1v15)]
     scheme: Scheme,
     /// The hash: sha224, sha256, sha384 or sha512.
     #[arg(long, default_value = "sha256")]
@@ -142,8 +144,10 @@ impl MessageArgs {
         let hash: HashAlg = self.hash.parse().map_err(|e| format!("--hash: {e}"))?;
         let msg = files::read(&self.input)?;
         match (self.scheme, &self.salt) {
-            (Scheme::Pkcs1, None) => encode_pkcs1v15(public, hash, &msg).map_err(|e| e.to_string()),
-            (Scheme::Pkcs1, Some(_)) => Err("--salt is for --scheme pss only".into()),
+            (Scheme::Pkcs1v15, None) => {
+                encode_pkcs1v15(public, hash, &msg).map_err(|e| e.to_string())
+            }
+            (Scheme::Pkcs1v15, Some(_)) => Err("--salt is for --scheme pss only".into()),
             (Scheme::Pss, None) => {
                 Err("--scheme pss needs --salt: the same hex salt at every party".into())
             }

@@ -138,7 +138,7 @@ fn parties_sign_and_combine_with_files() {
     std::fs::write(&msg, b"signed by three parties").unwrap();
 
     for (scheme, extra, openssl_opts) in [
-        ("pkcs1", vec![], vec![]),
+        ("pkcs1v15", vec![], vec![]),
         (
             "pss",
             vec!["--salt", "00112233445566778899aabbccddeeff"],

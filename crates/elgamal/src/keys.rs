@@ -148,8 +148,8 @@ impl PublicKey {
     /// `[1, q − 1]` (constant time).
     pub fn encrypt<R: CryptoRng + ?Sized>(
         &self,
-        m: &Element,
         rng: &mut R,
+        m: &Element,
     ) -> Result<Ciphertext, Error> {
         let group = &self.group;
         let mut r = group.random_exponent(rng)?;
@@ -169,21 +169,21 @@ impl PublicKey {
     /// Encodes `message` ([`Group::encode_message`]) and encrypts it.
     pub fn encrypt_message<R: CryptoRng + ?Sized>(
         &self,
-        message: &[u8],
         rng: &mut R,
+        message: &[u8],
     ) -> Result<Ciphertext, Error> {
-        self.encrypt(&self.group.encode_message(message)?, rng)
+        self.encrypt(rng, &self.group.encode_message(message)?)
     }
 
     /// Multiplies the plaintext inside `c` by 1: a fresh-looking encryption
     /// of the same element, unlinkable to `c` (`(c1 g^r, c2 y^r)`).
     pub fn rerandomize<R: CryptoRng + ?Sized>(
         &self,
-        c: &Ciphertext,
         rng: &mut R,
+        c: &Ciphertext,
     ) -> Result<Ciphertext, Error> {
         let one = Element(self.group.p().like_u64(1));
-        Ok(c.mul(&self.encrypt(&one, rng)?, &self.group))
+        Ok(c.mul(&self.encrypt(rng, &one)?, &self.group))
     }
 
     /// The KEM: `c = g^r` and `K = HKDF-SHA256(y^r, info = label ‖ c ‖ y)`
@@ -223,9 +223,9 @@ impl PublicKey {
     /// the encapsulation, then the AEAD ciphertext and its 16-byte tag.
     pub fn seal<R: CryptoRng + ?Sized>(
         &self,
+        rng: &mut R,
         plaintext: &[u8],
         associated_data: &[u8],
-        rng: &mut R,
     ) -> Result<Vec<u8>, Error> {
         let (mut out, key) = self.encapsulate(rng)?;
         let cipher = ChaCha20Poly1305::new(key.as_bytes().into());

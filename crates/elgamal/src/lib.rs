@@ -43,14 +43,14 @@
 //! let public: &PublicKey = key.public_key();
 //!
 //! // Hybrid: any length, authenticated.
-//! let sealed = public.seal(b"meet at noon", b"header", &mut rng)?;
+//! let sealed = public.seal(&mut rng, b"meet at noon", b"header")?;
 //! assert_eq!(&key.open(&sealed, b"header")?[..], b"meet at noon");
 //! assert!(key.open(&sealed, b"other header").is_err());
 //!
 //! // Textbook, homomorphic: E(a)·E(b) decrypts to a·b.
 //! let group = key.group();
 //! let (a, b) = (group.encode_message(b"a")?, group.encode_message(b"b")?);
-//! let product = public.encrypt(&a, &mut rng)?.mul(&public.encrypt(&b, &mut rng)?, group);
+//! let product = public.encrypt(&mut rng, &a)?.mul(&public.encrypt(&mut rng, &b)?, group);
 //! let decrypted = key.decrypt(&product)?;
 //! # let _ = decrypted;
 //!

@@ -48,7 +48,7 @@ fn message_round_trips_at_every_length() {
             }
             let element = g.encode_message(&msg).unwrap();
             assert_eq!(big(element.value()), reference_encode(g, &msg));
-            let c = key.public_key().encrypt_message(&msg, &mut rng).unwrap();
+            let c = key.public_key().encrypt_message(&mut rng, &msg).unwrap();
             assert_eq!(
                 &key.decrypt_message(&c).unwrap()[..],
                 &msg[..],
@@ -73,10 +73,10 @@ fn every_named_group_round_trips() {
         let key = key(group, 4);
         let c = key
             .public_key()
-            .encrypt_message(b"hello", &mut rng)
+            .encrypt_message(&mut rng, b"hello")
             .unwrap();
         assert_eq!(&key.decrypt_message(&c).unwrap()[..], b"hello", "{group}");
-        let sealed = key.public_key().seal(b"sealed", b"", &mut rng).unwrap();
+        let sealed = key.public_key().seal(&mut rng, b"sealed", b"").unwrap();
         assert_eq!(&key.open(&sealed, b"").unwrap()[..], b"sealed", "{group}");
     }
 }
@@ -107,7 +107,7 @@ fn known_answers_computed_with_num_bigint() {
 
     // Our ciphertexts satisfy c2 = m · c1^x.
     let mut rng = ChaCha20Rng::seed_from_u64(9);
-    let ours = key.public_key().encrypt_message(msg, &mut rng).unwrap();
+    let ours = key.public_key().encrypt_message(&mut rng, msg).unwrap();
     assert_eq!(big(ours.c2()), &m * big(ours.c1()).modpow(&x, &p) % &p);
 
     // The KEM key is HKDF-SHA256 over c^x.
@@ -133,12 +133,12 @@ fn ciphertexts_multiply_plaintexts() {
     let p = big(group.p());
     let a = group.encode_message(b"factor a").unwrap();
     let b = group.encode_message(b"factor b").unwrap();
-    let ca = public.encrypt(&a, &mut rng).unwrap();
-    let cb = public.encrypt(&b, &mut rng).unwrap();
+    let ca = public.encrypt(&mut rng, &a).unwrap();
+    let cb = public.encrypt(&mut rng, &b).unwrap();
     let product = key.decrypt(&ca.mul(&cb, group)).unwrap();
     assert_eq!(big(product.value()), big(a.value()) * big(b.value()) % &p);
     // Re-randomized: a different ciphertext of the same element.
-    let again = public.rerandomize(&ca, &mut rng).unwrap();
+    let again = public.rerandomize(&mut rng, &ca).unwrap();
     assert_ne!(again, ca);
     assert_eq!(key.decrypt(&again).unwrap(), a);
 }
@@ -151,7 +151,7 @@ fn tampered_and_out_of_range_ciphertexts_are_refused() {
     let p = big(group.p());
     let c = key
         .public_key()
-        .encrypt_message(b"secret", &mut rng)
+        .encrypt_message(&mut rng, b"secret")
         .unwrap();
     let bytes = c.to_bytes(group);
     let len = group.element_len();
@@ -199,12 +199,12 @@ fn the_hybrid_mode_authenticates_everything() {
     let key = key(NamedGroup::Ffdhe2048, 12);
     let other = key_from(&key, 13);
     let msg = vec![0x5au8; 10_000];
-    let sealed = key.public_key().seal(&msg, b"aad", &mut rng).unwrap();
+    let sealed = key.public_key().seal(&mut rng, &msg, b"aad").unwrap();
     assert_eq!(sealed.len(), 256 + msg.len() + 16);
     assert_eq!(&key.open(&sealed, b"aad").unwrap()[..], &msg[..]);
     // Each seal is fresh.
     assert_ne!(
-        key.public_key().seal(&msg, b"aad", &mut rng).unwrap(),
+        key.public_key().seal(&mut rng, &msg, b"aad").unwrap(),
         sealed
     );
     assert_eq!(
@@ -289,9 +289,9 @@ proptest! {
     fn random_messages_round_trip(msg in proptest::collection::vec(any::<u8>(), 0..=255), seed: u64) {
         let mut rng = ChaCha20Rng::seed_from_u64(seed);
         let key = key(NamedGroup::Ffdhe2048, 21);
-        let c = key.public_key().encrypt_message(&msg, &mut rng).unwrap();
+        let c = key.public_key().encrypt_message(&mut rng, &msg).unwrap();
         prop_assert_eq!(&key.decrypt_message(&c).unwrap()[..], &msg[..]);
-        let sealed = key.public_key().seal(&msg, &[], &mut rng).unwrap();
+        let sealed = key.public_key().seal(&mut rng, &msg, &[]).unwrap();
         prop_assert_eq!(&key.open(&sealed, &[]).unwrap()[..], &msg[..]);
     }
 }

@@ -102,7 +102,7 @@ fn openssl_keys_here() {
         let public = PublicKey::from_public_key_pem(&read(&pub_pem)).expect("their public key");
         assert_eq!(&public, key.public_key());
         // Their key works for everything here.
-        let sealed = public.seal(b"to an OpenSSL key", b"", &mut rng).unwrap();
+        let sealed = public.seal(&mut rng, b"to an OpenSSL key", b"").unwrap();
         assert_eq!(&key.open(&sealed, b"").unwrap()[..], b"to an OpenSSL key");
         let sig = key.sign::<Sha256>(b"signed").unwrap();
         public.verify::<Sha256>(b"signed", &sig).unwrap();
