@@ -305,7 +305,7 @@ fn identify(data: &[u8]) -> Option<FileKind> {
     let kind = |algorithm: Option<&'static str>, what: String| FileKind {
         algorithm,
         encrypted: false,
-        public: what.contains("public key"),
+        public: false,
         what,
     };
     let key = |algorithm: &'static str, role: &str| {
@@ -314,12 +314,13 @@ fn identify(data: &[u8]) -> Option<FileKind> {
         } else {
             "a"
         };
-        match algorithm {
-            "" => kind(
-                Some(algorithm),
-                format!("a {role} key of an algorithm numcrypt does not know"),
-            ),
-            _ => kind(Some(algorithm), format!("{article} {algorithm} {role} key")),
+        let what = match algorithm {
+            "" => format!("a {role} key of an algorithm numcrypt does not know"),
+            _ => format!("{article} {algorithm} {role} key"),
+        };
+        FileKind {
+            public: role == "public",
+            ..kind(Some(algorithm), what)
         }
     };
     let encrypted = || FileKind {

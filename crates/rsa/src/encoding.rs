@@ -164,11 +164,12 @@ impl RsaPrivateKey {
     }
 
     /// Reads a PEM key of either kind, by its label. Encrypted PKCS#8
-    /// (`ENCRYPTED PRIVATE KEY`) is [`Error::UnsupportedKeyFormat`].
+    /// (`ENCRYPTED PRIVATE KEY`) is [`Error::EncryptedKey`].
     pub fn from_pem(pem: &str) -> Result<Self, Error> {
         match pem_label(pem)? {
             PKCS8_LABEL => Self::from_pkcs8_pem(pem),
             l if l == RsaPrivateKeyRef::PEM_LABEL => Self::from_pkcs1_pem(pem),
+            "ENCRYPTED PRIVATE KEY" => Err(Error::EncryptedKey),
             _ => Err(Error::UnsupportedKeyFormat),
         }
     }

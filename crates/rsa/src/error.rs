@@ -80,6 +80,10 @@ pub enum Error {
     /// multi-prime key, or an algorithm other than `rsaEncryption` and
     /// `id-RSASSA-PSS`.
     UnsupportedKeyFormat,
+    /// A password-protected PKCS#8 key (`ENCRYPTED PRIVATE KEY`): decrypt
+    /// it with `pkcs8::DecodePrivateKey::from_pkcs8_encrypted_pem` (with
+    /// `pkcs8`'s `encryption` feature), which this key type supports.
+    EncryptedKey,
     /// The private operation's result failed the check against the public
     /// key (a fault in the computation); nothing was returned.
     FaultDetected,
@@ -143,6 +147,10 @@ impl fmt::Display for Error {
             Error::UnsupportedKeyFormat => {
                 f.write_str("unsupported key format (a multi-prime key, or not an RSA key)")
             }
+            Error::EncryptedKey => f.write_str(
+                "an encrypted private key: decrypt it with a password \
+                 (pkcs8's from_pkcs8_encrypted_pem, or numcrypt --passin)",
+            ),
             Error::FaultDetected => {
                 f.write_str("fault detected in the RSA private operation; no output")
             }

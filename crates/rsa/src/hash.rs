@@ -49,6 +49,13 @@ pub enum HashAlg {
     Other(OtherHash),
 }
 
+/// A `Digest` with an object identifier: what [`HashAlg::of`] and the
+/// `signature` crate's `DigestSigner`/`DigestVerifier` impls take (SHA-3,
+/// SHA-512/256, and the named ones).
+pub trait OidDigest: Digest + FixedOutputReset + Reset + Clone + AssociatedOid + 'static {}
+
+impl<D: Digest + FixedOutputReset + Reset + Clone + AssociatedOid + 'static> OidDigest for D {}
+
 /// A digest other than the named ones, from [`HashAlg::of`]: its object
 /// identifier, output length and constructor.
 #[derive(Clone, Copy)]
@@ -68,7 +75,7 @@ fn digest_parts_with<D: Digest>(parts: &[&[u8]]) -> Vec<u8> {
     h.finalize().to_vec()
 }
 
-fn boxed<D: Digest + FixedOutputReset + Reset + Clone + 'static>() -> Box<dyn DynDigest> {
+fn boxed<D: OidDigest>() -> Box<dyn DynDigest> {
     Box::new(D::new())
 }
 
@@ -85,10 +92,7 @@ impl HashAlg {
     /// The hash `D`, for any `Digest` with an object identifier: a named
     /// variant when `D` is one of them (`HashAlg::of::<sha2::Sha256>()` is
     /// `HashAlg::Sha256`), [`HashAlg::Other`] otherwise.
-    pub fn of<D>() -> Self
-    where
-        D: Digest + FixedOutputReset + Reset + Clone + AssociatedOid + 'static,
-    {
+    pub fn of<D: OidDigest>() -> Self {
         Self::from_oid(&D::OID).unwrap_or(HashAlg::Other(OtherHash {
             oid: D::OID,
             output_len: <D as Digest>::output_size(),

@@ -118,7 +118,7 @@ mod signer;
 mod uint;
 
 pub use error::Error;
-pub use hash::{HashAlg, Hasher};
+pub use hash::{HashAlg, Hasher, OidDigest, OtherHash};
 pub use keygen::{DEFAULT_PUBLIC_EXPONENT, KeyGen};
 pub use private::RsaPrivateKey;
 pub use public::{KeyAlgorithm, RsaPublicKey};

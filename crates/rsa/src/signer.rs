@@ -4,13 +4,11 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
-use digest::const_oid::AssociatedOid;
-use digest::{Digest, FixedOutputReset, Reset};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{SeedableRng, TryCryptoRng};
 use zeroize::Zeroize;
 
-use crate::{Error, HashAlg};
+use crate::{Error, HashAlg, OidDigest};
 
 /// An RSA signature (PKCS#1 v1.5 or PSS): the modulus' length in bytes,
 /// big-endian.
@@ -121,7 +119,7 @@ fn wrap(r: Result<Vec<u8>, Error>) -> Result<Signature, signature::Error> {
 /// `DigestSigner` and `DigestVerifier`.
 pub(crate) fn digest_of<D, F>(f: F) -> Result<(HashAlg, Vec<u8>), signature::Error>
 where
-    D: Digest + FixedOutputReset + Reset + Clone + AssociatedOid + 'static,
+    D: OidDigest,
     F: Fn(&mut D) -> Result<(), signature::Error>,
 {
     let mut digest = D::new();
@@ -173,12 +171,7 @@ macro_rules! signing_key_traits {
 
         impl<D> signature::RandomizedDigestSigner<D, $crate::Signature> for $key
         where
-            D: digest::Digest
-                + digest::FixedOutputReset
-                + digest::Reset
-                + Clone
-                + digest::const_oid::AssociatedOid
-                + 'static,
+            D: $crate::OidDigest,
         {
             fn try_sign_digest_with_rng<
                 R: rand_core::TryCryptoRng + ?Sized,
@@ -196,12 +189,7 @@ macro_rules! signing_key_traits {
         #[cfg(feature = "getrandom")]
         impl<D> signature::DigestSigner<D, $crate::Signature> for $key
         where
-            D: digest::Digest
-                + digest::FixedOutputReset
-                + digest::Reset
-                + Clone
-                + digest::const_oid::AssociatedOid
-                + 'static,
+            D: $crate::OidDigest,
         {
             fn try_sign_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
                 &self,
@@ -251,12 +239,7 @@ macro_rules! verifying_key_traits {
 
         impl<D> signature::DigestVerifier<D, $crate::Signature> for $key
         where
-            D: digest::Digest
-                + digest::FixedOutputReset
-                + digest::Reset
-                + Clone
-                + digest::const_oid::AssociatedOid
-                + 'static,
+            D: $crate::OidDigest,
         {
             fn verify_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
                 &self,

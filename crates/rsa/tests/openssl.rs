@@ -212,3 +212,54 @@ fn rsa_pss_keys_as_openssl_writes_them() {
         );
     }
 }
+
+/// A key openssl encrypted (PBES2, PBKDF2 and AES-256-CBC) is named as such
+/// by `from_pem`, and `pkcs8`'s trait decrypts it into the same key.
+#[test]
+fn encrypted_keys_through_the_pkcs8_traits() {
+    use numcrypt_rsa::der::Decode;
+    use numcrypt_rsa::pkcs8::{DecodePrivateKey, PrivateKeyInfoRef};
+    let Some((dir, key_file)) = setup("encrypted", "RSA", &[]) else {
+        return;
+    };
+    let locked = path(&dir, "locked.pem");
+    openssl(&[
+        "pkcs8",
+        "-topk8",
+        "-v2",
+        "aes-256-cbc",
+        "-in",
+        &key_file,
+        "-passout",
+        "pass:secret",
+        "-out",
+        &locked,
+    ])
+    .unwrap();
+    let plain = RsaPrivateKey::from_pem(&std::fs::read_to_string(&key_file).unwrap()).unwrap();
+    let pem = std::fs::read_to_string(&locked).unwrap();
+    assert_eq!(
+        RsaPrivateKey::from_pem(&pem),
+        Err(numcrypt_rsa::Error::EncryptedKey)
+    );
+    let key = RsaPrivateKey::from_pkcs8_encrypted_pem(&pem, "secret").unwrap();
+    assert_eq!(key, plain);
+    // And back: what pkcs8 encrypts (scrypt), openssl decrypts to the same
+    // key.
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let der = key.to_pkcs8_der().unwrap();
+    let ours = PrivateKeyInfoRef::from_der(&der)
+        .unwrap()
+        .encrypt_with_rng(&mut rng, "pw")
+        .unwrap()
+        .to_pem("ENCRYPTED PRIVATE KEY", Default::default())
+        .unwrap();
+    let ours_file = path(&dir, "ours.pem");
+    std::fs::write(&ours_file, ours.as_bytes()).unwrap();
+    let der = openssl(&[
+        "pkey", "-in", &ours_file, "-passin", "pass:pw", "-outform", "DER",
+    ])
+    .unwrap();
+    // (openssl writes plain RSA keys in DER as PKCS#1.)
+    assert_eq!(RsaPrivateKey::from_der(&der).unwrap(), key);
+}

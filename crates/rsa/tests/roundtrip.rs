@@ -296,7 +296,7 @@ fn malformed_encodings() {
             "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n"
         )
         .unwrap_err(),
-        Error::UnsupportedKeyFormat
+        Error::EncryptedKey
     );
     // An SPKI with another algorithm (id-ecPublicKey, P-256).
     let ec = hex::decode(
