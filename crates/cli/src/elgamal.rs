@@ -5,6 +5,7 @@
 //! Exit status: 0 on success, 1 when `verify` finds the signature invalid,
 //! 2 on a usage or input error (one line on standard error).
 
+use std::io::{Read, Write};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,11 +13,14 @@ use std::process::ExitCode;
 use clap::Subcommand;
 use numcrypt_dsa::HashAlgorithm;
 use numcrypt_elgamal::sha2::{Sha224, Sha256, Sha384, Sha512};
+use numcrypt_elgamal::stream::{CHUNK_LEN, MAGIC, TAG_LEN};
 use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
+use zeroize::Zeroizing;
 
 use crate::dsa::hash;
 use crate::files::{
-    KeyFiles, PassIn, PassOut, Status, exit, read, rng, verdict, write, write_private_key,
+    KeyFiles, PassIn, PassOut, Status, create_output, exit, open_input, output_error, read,
+    read_up_to, rng, verdict, write, write_private_key,
 };
 
 #[derive(Subcommand)]
@@ -48,8 +52,10 @@ pub enum ElgamalCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Encrypts a file of any length: a fresh ElGamal key agreement, then
-    /// HKDF-SHA256 and ChaCha20-Poly1305 (authenticated).
+    /// Encrypts a file of any length in bounded memory: a fresh ElGamal key
+    /// agreement, then HKDF-SHA256 and ChaCha20-Poly1305 over 64 KiB
+    /// chunks (the STREAM construction, as in age: reordered, dropped or
+    /// truncated chunks are detected).
     Encrypt {
         /// The public key (SubjectPublicKeyInfo PEM or DER; a private key
         /// also works).
@@ -65,7 +71,8 @@ pub enum ElgamalCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Decrypts a file made by `encrypt`; fails if anything was changed.
+    /// Decrypts a file made by `encrypt`, chunk by chunk; fails if anything
+    /// was changed, moved or cut off (and then removes the --out file).
     Decrypt {
         /// The private key (PKCS#8 PEM or DER).
         #[arg(long)]
@@ -211,10 +218,29 @@ fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), Strin
 
 fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
     let key = KEYS.load_public(public)?;
-    let sealed = key
-        .seal(&mut rng()?, &read(input)?, aad.as_bytes())
+    let mut reader = open_input(input)?;
+    let (header, mut sealer) = key
+        .seal_stream(&mut rng()?, aad.as_bytes())
         .map_err(|e| e.to_string())?;
-    write(out, &sealed, false)
+    let mut writer = create_output(out, false)?;
+    let written = |r: std::io::Result<()>| r.map_err(|e| output_error(out, &e));
+    written(writer.write_all(&header))?;
+    // One chunk ahead, to know which is the last.
+    let mut chunk = read_up_to(&mut reader, CHUNK_LEN, input)?;
+    loop {
+        let next = if chunk.len() == CHUNK_LEN {
+            read_up_to(&mut reader, CHUNK_LEN, input)?
+        } else {
+            Zeroizing::new(Vec::new())
+        };
+        let last = next.is_empty();
+        let sealed = sealer.seal_chunk(&chunk, last).map_err(|e| e.to_string())?;
+        written(writer.write_all(&sealed))?;
+        if last {
+            return written(writer.flush());
+        }
+        chunk = next;
+    }
 }
 
 fn decrypt(
@@ -225,10 +251,52 @@ fn decrypt(
     out: Option<&Path>,
 ) -> Result<(), String> {
     let key = KEYS.load_private(key, passin)?;
-    let plain = key
-        .open(&read(input)?, aad.as_bytes())
-        .map_err(|e| format!("{}: {e}", input.display()))?;
-    write(out, &plain, true)
+    let mut reader = open_input(input)?;
+    let in_error = |e: numcrypt_elgamal::Error| format!("{}: {e}", input.display());
+    let mut header = read_up_to(&mut reader, key.stream_header_len(), input)?;
+    if !header.starts_with(MAGIC) {
+        // The one-piece format earlier versions wrote (`PublicKey::seal`).
+        reader
+            .read_to_end(&mut header)
+            .map_err(|e| format!("{}: {e}", input.display()))?;
+        let plain = key.open(&header, aad.as_bytes()).map_err(in_error)?;
+        return write(out, &plain, true);
+    }
+    let mut opener = key.open_stream(&header, aad.as_bytes()).map_err(in_error)?;
+    let mut writer = create_output(out, true)?;
+    let full = CHUNK_LEN + TAG_LEN;
+    let result = (|| {
+        let mut chunk = read_up_to(&mut reader, full, input)?;
+        loop {
+            let next = if chunk.len() == full {
+                read_up_to(&mut reader, full, input)?
+            } else {
+                Zeroizing::new(Vec::new())
+            };
+            let last = next.is_empty();
+            let plain = opener.open_chunk(&chunk, last).map_err(in_error)?;
+            writer
+                .write_all(&plain)
+                .map_err(|e| output_error(out, &e))?;
+            if last {
+                return writer.flush().map_err(|e| output_error(out, &e));
+            }
+            chunk = next;
+        }
+    })();
+    if let Err(message) = result {
+        // Nothing unauthenticated stays behind in a file; standard output
+        // has had the chunks that were authentic so far.
+        drop(writer);
+        return Err(match out {
+            Some(path) => {
+                let _ = std::fs::remove_file(path);
+                message
+            }
+            None => format!("{message} (the output so far is incomplete: discard it)"),
+        });
+    }
+    Ok(())
 }
 
 fn sign(

@@ -56,15 +56,37 @@ pub fn rng() -> Result<ChaCha20Rng, String> {
     Ok(ChaCha20Rng::from_seed(*seed))
 }
 
+/// A reader of `path` (`-`: standard input).
+pub fn open_input(path: &Path) -> Result<Box<dyn Read>, String> {
+    if path == Path::new("-") {
+        Ok(Box::new(std::io::stdin().lock()))
+    } else {
+        let file = fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Box::new(file))
+    }
+}
+
 /// The whole of `path` (`-`: standard input), zeroized when dropped.
 pub fn read(path: &Path) -> Result<Zeroizing<Vec<u8>>, String> {
     let mut data = Zeroizing::new(Vec::new());
-    let result = if path == Path::new("-") {
-        std::io::stdin().lock().read_to_end(&mut data).map(drop)
-    } else {
-        fs::File::open(path).and_then(|mut f| f.read_to_end(&mut data).map(drop))
-    };
-    result.map_err(|e| format!("{}: {e}", path.display()))?;
+    open_input(path)?
+        .read_to_end(&mut data)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(data)
+}
+
+/// Up to `len` bytes from `reader` (fewer only at the end of the input),
+/// zeroized when dropped; `path` names the input in an error.
+pub fn read_up_to(
+    reader: &mut dyn Read,
+    len: usize,
+    path: &Path,
+) -> Result<Zeroizing<Vec<u8>>, String> {
+    let mut data = Zeroizing::new(Vec::with_capacity(len));
+    reader
+        .take(len as u64)
+        .read_to_end(&mut data)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(data)
 }
 
@@ -76,15 +98,11 @@ pub fn read_text(path: &Path) -> Result<Zeroizing<String>, String> {
     Ok(Zeroizing::new(text.to_owned()))
 }
 
-/// Writes `data` to `path` (created with mode 0600 on Unix when `secret`),
-/// or to standard output.
-pub fn write(path: Option<&Path>, data: &[u8], secret: bool) -> Result<(), String> {
+/// A writer to `path` (created with mode 0600 on Unix when `secret`), or
+/// to standard output.
+pub fn create_output(path: Option<&Path>, secret: bool) -> Result<Box<dyn Write>, String> {
     let Some(path) = path else {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(data)
-            .and_then(|()| out.flush())
-            .map_err(|e| format!("standard output: {e}"));
+        return Ok(Box::new(std::io::stdout().lock()));
     };
     let mut options = fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
@@ -95,10 +113,27 @@ pub fn write(path: Option<&Path>, data: &[u8], secret: bool) -> Result<(), Strin
     }
     #[cfg(not(unix))]
     let _ = secret;
-    options
+    let file = options
         .open(path)
-        .and_then(|mut f| f.write_all(data))
-        .map_err(|e| format!("{}: {e}", path.display()))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Box::new(std::io::BufWriter::new(file)))
+}
+
+/// Writes `data` to `path` (created with mode 0600 on Unix when `secret`),
+/// or to standard output.
+pub fn write(path: Option<&Path>, data: &[u8], secret: bool) -> Result<(), String> {
+    let mut out = create_output(path, secret)?;
+    out.write_all(data)
+        .and_then(|()| out.flush())
+        .map_err(|e| output_error(path, &e))
+}
+
+/// An error writing to `path` (standard output when `None`), as one line.
+pub fn output_error(path: Option<&Path>, e: &std::io::Error) -> String {
+    match path {
+        Some(path) => format!("{}: {e}", path.display()),
+        None => format!("standard output: {e}"),
+    }
 }
 
 /// Whether `data` looks like PEM (otherwise it is taken as DER).

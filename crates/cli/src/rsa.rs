@@ -4,7 +4,6 @@
 //! Exit status: 0 on success, 1 when `verify` finds the signature invalid,
 //! 2 on a usage or input error (one line on standard error).
 
-use std::fs;
 use std::io::Read;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -17,7 +16,9 @@ use numcrypt_rsa::{HashAlg, KeyAlgorithm, KeyGen, RsaPrivateKey, RsaPublicKey};
 use numcrypt_rsa::{oaep, pkcs1v15, pss};
 use zeroize::Zeroizing;
 
-use crate::files::{KeyFiles, PassIn, PassOut, exit, read, rng, verdict, write, write_private_key};
+use crate::files::{
+    KeyFiles, PassIn, PassOut, exit, open_input, read, rng, verdict, write, write_private_key,
+};
 
 #[derive(Subcommand)]
 pub enum RsaCommand {
@@ -261,11 +262,7 @@ const KEYS: KeyFiles<RsaPrivateKey, RsaPublicKey, numcrypt_rsa::Error> = KeyFile
 /// The digest of a file (or standard input), read in pieces.
 fn digest(hash: HashAlg, path: &Path) -> Result<Vec<u8>, String> {
     let mut hasher = hash.hasher();
-    let mut reader: Box<dyn Read> = if path == Path::new("-") {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?)
-    };
+    let mut reader = open_input(path)?;
     let mut buf = Zeroizing::new(vec![0u8; 1 << 16]);
     loop {
         match reader.read(&mut buf) {

@@ -150,3 +150,92 @@ fn usage_errors_exit_2() {
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
 }
+
+/// Files of several chunks stream through in both directions, and a file
+/// cut at a chunk boundary, or with a chunk moved, is refused, with no
+/// `--out` file left behind.
+#[test]
+fn files_stream_in_chunks_and_truncation_is_detected() {
+    const CHUNK: usize = 64 * 1024;
+    const SEALED_CHUNK: usize = CHUNK + 16;
+    let dir = scratch("stream");
+    let (key, public) = (p(&dir, "key.pem"), p(&dir, "pub.pem"));
+    ok(numcrypt(&["elgamal", "keygen", "--out", &key]), "keygen");
+    ok(
+        numcrypt(&["elgamal", "pubkey", "--in", &key, "--out", &public]),
+        "pubkey",
+    );
+    let (msg, ct, back) = (p(&dir, "msg"), p(&dir, "ct"), p(&dir, "back"));
+    // 8 bytes of magic and a 256-byte encapsulation (ffdhe2048) come first.
+    let header = 8 + 256;
+    for len in [0, CHUNK, 3 * CHUNK + 17] {
+        let data: Vec<u8> = (0..len).map(|i| (i * 13 % 251) as u8).collect();
+        std::fs::write(&msg, &data).unwrap();
+        ok(
+            numcrypt(&[
+                "elgamal", "encrypt", "--pub", &public, "--in", &msg, "--out", &ct,
+            ]),
+            "encrypt",
+        );
+        let sealed = std::fs::read(&ct).unwrap();
+        let chunks = len.div_ceil(CHUNK).max(1);
+        assert_eq!(sealed.len(), header + len + 16 * chunks, "{len}");
+        ok(
+            numcrypt(&[
+                "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back,
+            ]),
+            "decrypt",
+        );
+        assert_eq!(std::fs::read(&back).unwrap(), data, "{len}");
+    }
+    // The last file (4 chunks): cut after its third chunk, or with its first
+    // two chunks swapped.
+    let sealed = std::fs::read(&ct).unwrap();
+    let cut = &sealed[..header + 3 * SEALED_CHUNK];
+    let mut swapped = sealed.clone();
+    let (first, second) = (
+        header..header + SEALED_CHUNK,
+        header + SEALED_CHUNK..header + 2 * SEALED_CHUNK,
+    );
+    let a = sealed[first.clone()].to_vec();
+    swapped[first.start..first.end].copy_from_slice(&sealed[second.clone()]);
+    swapped[second].copy_from_slice(&a);
+    for bad in [cut.to_vec(), swapped] {
+        std::fs::write(&ct, &bad).unwrap();
+        let _ = std::fs::remove_file(&back);
+        let out = numcrypt(&[
+            "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back,
+        ]);
+        assert_eq!(code(&out), 2);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("decryption failed"));
+        assert!(
+            !std::path::Path::new(&back).exists(),
+            "a partial output was left"
+        );
+    }
+}
+
+/// Files in the one-piece format earlier versions wrote (`PublicKey::seal`)
+/// still decrypt.
+#[test]
+fn one_piece_files_still_decrypt() {
+    use numcrypt_elgamal::SecretKey;
+    use rand_core::SeedableRng;
+    let dir = scratch("one-piece");
+    let (key, ct) = (p(&dir, "key.pem"), p(&dir, "ct"));
+    ok(numcrypt(&["elgamal", "keygen", "--out", &key]), "keygen");
+    let secret = SecretKey::from_pkcs8_pem(&std::fs::read_to_string(&key).unwrap()).unwrap();
+    let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(5);
+    let sealed = secret
+        .public_key()
+        .seal(&mut rng, b"an older file", b"v0")
+        .unwrap();
+    std::fs::write(&ct, sealed).unwrap();
+    let out = ok(
+        numcrypt(&[
+            "elgamal", "decrypt", "--key", &key, "--aad", "v0", "--in", &ct,
+        ]),
+        "decrypt",
+    );
+    assert_eq!(out.stdout, b"an older file");
+}

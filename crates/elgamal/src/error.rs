@@ -40,6 +40,11 @@ pub enum Error {
     /// Authenticated decryption failed: wrong key, or a modified sealed
     /// message or associated data.
     DecryptionFailed,
+    /// A stream chunk of the wrong length: every chunk but the last holds
+    /// exactly [`stream::CHUNK_LEN`](crate::stream::CHUNK_LEN) bytes.
+    InvalidChunk,
+    /// A chunk after a stream's last one.
+    StreamFinished,
     /// `r ∉ [1, p − 1]`, `s ∉ [0, p − 2]`, or `r ≡ 0 (mod q)`.
     SignatureOutOfRange,
     /// A signature encoding is malformed (not strict DER, trailing bytes).
@@ -83,6 +88,8 @@ impl fmt::Display for Error {
             Error::InvalidPrivateKey => f.write_str("invalid ElGamal private key"),
             Error::MalformedCiphertext => f.write_str("malformed ciphertext"),
             Error::DecryptionFailed => f.write_str("decryption failed"),
+            Error::InvalidChunk => f.write_str("stream chunk of the wrong length"),
+            Error::StreamFinished => f.write_str("chunk after the end of the stream"),
             Error::SignatureOutOfRange => f.write_str("r or s out of range"),
             Error::MalformedSignature => f.write_str("malformed signature encoding"),
             Error::InvalidSignature => f.write_str("signature does not verify"),

@@ -107,6 +107,7 @@ mod group;
 mod keys;
 mod primes;
 mod signature;
+pub mod stream;
 mod traits;
 
 pub use encoding::{DH_KEY_AGREEMENT, DH_PUBLIC_NUMBER};

@@ -295,3 +295,160 @@ proptest! {
         prop_assert_eq!(&key.open(&sealed, &[]).unwrap()[..], &msg[..]);
     }
 }
+
+/// Seals `msg` as a stream (chunks split as the command line splits them)
+/// and returns the header and the sealed chunks.
+fn seal_stream(public: &PublicKey, msg: &[u8], aad: &[u8], seed: u64) -> (Vec<u8>, Vec<Vec<u8>>) {
+    use numcrypt_elgamal::stream::CHUNK_LEN;
+    let mut rng = ChaCha20Rng::seed_from_u64(seed);
+    let (header, mut sealer) = public.seal_stream(&mut rng, aad).unwrap();
+    // A message of whole chunks ends with a full last chunk; an empty one
+    // is one empty last chunk.
+    let mut pieces: Vec<&[u8]> = msg.chunks(CHUNK_LEN).collect();
+    if pieces.is_empty() {
+        pieces.push(&[]);
+    }
+    let n = pieces.len();
+    let chunks = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, p)| sealer.seal_chunk(p, i + 1 == n).unwrap())
+        .collect();
+    (header, chunks)
+}
+
+/// Opens a stream's chunks, the last marked as such.
+fn open_stream(
+    key: &SecretKey,
+    header: &[u8],
+    chunks: &[Vec<u8>],
+    aad: &[u8],
+) -> Result<Vec<u8>, Error> {
+    let mut opener = key.open_stream(header, aad)?;
+    let mut out = Vec::new();
+    for (i, c) in chunks.iter().enumerate() {
+        out.extend_from_slice(&opener.open_chunk(c, i + 1 == chunks.len())?);
+    }
+    assert!(opener.is_finished());
+    Ok(out)
+}
+
+#[test]
+fn streams_round_trip_and_follow_their_format() {
+    use chacha20poly1305::aead::{Aead, Payload};
+    use chacha20poly1305::{ChaCha20Poly1305, KeyInit};
+    use numcrypt_elgamal::stream::{CHUNK_LEN, MAGIC, TAG_LEN};
+    let key = key(NamedGroup::Ffdhe2048, 9);
+    let public = key.public_key();
+    let mut rng = ChaCha20Rng::seed_from_u64(10);
+    for len in [
+        0,
+        1,
+        CHUNK_LEN - 1,
+        CHUNK_LEN,
+        CHUNK_LEN + 1,
+        2 * CHUNK_LEN + 5,
+    ] {
+        let mut msg = vec![0u8; len];
+        rng.fill_bytes(&mut msg);
+        let (header, chunks) = seal_stream(public, &msg, b"aad", len as u64);
+        assert_eq!(header.len(), key.stream_header_len());
+        assert_eq!(&header[..8], MAGIC);
+        assert_eq!(chunks.len(), len.div_ceil(CHUNK_LEN).max(1), "{len}");
+        for c in &chunks[..chunks.len() - 1] {
+            assert_eq!(c.len(), CHUNK_LEN + TAG_LEN);
+        }
+        assert_eq!(
+            open_stream(&key, &header, &chunks, b"aad").unwrap(),
+            msg,
+            "{len}"
+        );
+
+        // The format, checked by hand: the chunk key is HKDF-SHA256 of the
+        // KEM key, and chunk i's nonce is 0³ ‖ i (64-bit big-endian) ‖ last.
+        let kem = key.decapsulate(&header[MAGIC.len()..]).unwrap();
+        let mut chunk_key = [0u8; 32];
+        Hkdf::<Sha256>::new(None, kem.as_bytes())
+            .expand(b"numcrypt-elgamal STREAM v1", &mut chunk_key)
+            .unwrap();
+        let cipher = ChaCha20Poly1305::new((&chunk_key).into());
+        let mut by_hand = Vec::new();
+        for (i, c) in chunks.iter().enumerate() {
+            let mut nonce = [0u8; 12];
+            nonce[3..11].copy_from_slice(&(i as u64).to_be_bytes());
+            nonce[11] = u8::from(i + 1 == chunks.len());
+            let plain = cipher
+                .decrypt(
+                    (&nonce).into(),
+                    Payload {
+                        msg: c,
+                        aad: b"aad",
+                    },
+                )
+                .expect("a chunk opens with its nonce");
+            by_hand.extend_from_slice(&plain);
+        }
+        assert_eq!(by_hand, msg, "{len}");
+    }
+}
+
+#[test]
+fn streams_detect_reordering_truncation_and_tampering() {
+    use numcrypt_elgamal::stream::CHUNK_LEN;
+    let key = key(NamedGroup::Ffdhe2048, 11);
+    let public = key.public_key();
+    let msg = vec![7u8; 3 * CHUNK_LEN + 100];
+    let (header, chunks) = seal_stream(public, &msg, b"", 12);
+    assert_eq!(chunks.len(), 4);
+    let refused = |chunks: &[Vec<u8>], header: &[u8], aad: &[u8]| {
+        open_stream(&key, header, chunks, aad).unwrap_err()
+    };
+    // Two chunks swapped.
+    let mut swapped = chunks.clone();
+    swapped.swap(0, 1);
+    assert_eq!(refused(&swapped, &header, b""), Error::DecryptionFailed);
+    // Cut at a chunk boundary: the new last chunk was not sealed as last.
+    assert_eq!(refused(&chunks[..3], &header, b""), Error::DecryptionFailed);
+    // Cut inside the last chunk, a byte changed, a chunk repeated, other
+    // associated data, another key's header.
+    let mut cut = chunks.clone();
+    cut[3].truncate(50);
+    assert_eq!(refused(&cut, &header, b""), Error::DecryptionFailed);
+    let mut flipped = chunks.clone();
+    flipped[2][5] ^= 1;
+    assert_eq!(refused(&flipped, &header, b""), Error::DecryptionFailed);
+    let repeated = vec![
+        chunks[0].clone(),
+        chunks[0].clone(),
+        chunks[2].clone(),
+        chunks[3].clone(),
+    ];
+    assert_eq!(refused(&repeated, &header, b""), Error::DecryptionFailed);
+    assert_eq!(refused(&chunks, &header, b"x"), Error::DecryptionFailed);
+    let (other_header, _) = seal_stream(public, b"", b"", 13);
+    assert_eq!(
+        refused(&chunks, &other_header, b""),
+        Error::DecryptionFailed
+    );
+    // Lengths and order are enforced on both sides.
+    let mut opener = key.open_stream(&header, b"").unwrap();
+    assert_eq!(
+        opener.open_chunk(&chunks[0][..100], false).unwrap_err(),
+        Error::InvalidChunk
+    );
+    assert_eq!(
+        key.open_stream(&header[1..], b"").unwrap_err(),
+        Error::MalformedCiphertext
+    );
+    let mut rng = ChaCha20Rng::seed_from_u64(14);
+    let (_, mut sealer) = public.seal_stream(&mut rng, b"").unwrap();
+    assert_eq!(
+        sealer.seal_chunk(b"short", false).unwrap_err(),
+        Error::InvalidChunk
+    );
+    sealer.seal_chunk(b"end", true).unwrap();
+    assert_eq!(
+        sealer.seal_chunk(b"more", true).unwrap_err(),
+        Error::StreamFinished
+    );
+}
