@@ -6,7 +6,9 @@ mod common;
 
 use std::path::Path;
 
-use common::{assert_owner_only, numcrypt, ok, openssl, openssl_or_skip, p, scratch, text};
+use common::{
+    assert_owner_only, numcrypt, ok, openssl, openssl_or_skip, openssl_rsa_key, p, scratch, text,
+};
 
 /// A numcrypt key and an openssl key (2048 bits), with their SPKI PEMs.
 fn keys(dir: &Path) -> [(String, String); 2] {
@@ -19,24 +21,7 @@ fn keys(dir: &Path) -> [(String, String); 2] {
         numcrypt(&["rsa", "pubkey", "--in", &nk, "--out", &npub]),
         "numcrypt pubkey",
     );
-    let (ok_, opub) = (p(dir, "openssl.pem"), p(dir, "openssl.pub"));
-    ok(
-        openssl(&[
-            "genpkey",
-            "-algorithm",
-            "RSA",
-            "-pkeyopt",
-            "rsa_keygen_bits:2048",
-            "-out",
-            &ok_,
-        ]),
-        "openssl genpkey",
-    );
-    ok(
-        openssl(&["pkey", "-in", &ok_, "-pubout", "-out", &opub]),
-        "openssl pubout",
-    );
-    [(nk, npub), (ok_, opub)]
+    [(nk, npub), openssl_rsa_key(dir, "openssl")]
 }
 
 /// `--exponent` reads decimal and 0x hexadecimal, and its errors name it.

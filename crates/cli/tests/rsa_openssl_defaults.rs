@@ -6,31 +6,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{code, numcrypt, ok, openssl, openssl_or_skip, p, scratch, text};
-
-/// An openssl-made RSA key and its public key.
-fn openssl_key(dir: &Path) -> (String, String) {
-    let (key, public) = (p(dir, "k.pem"), p(dir, "k.pub"));
-    ok(
-        openssl(&[
-            "genpkey",
-            "-algorithm",
-            "RSA",
-            "-pkeyopt",
-            "rsa_keygen_bits:2048",
-            "-out",
-            &key,
-        ]),
-        "openssl genpkey",
-    );
-    ok(
-        openssl(&["pkey", "-in", &key, "-pubout", "-out", &public]),
-        "openssl pubout",
-    );
-    (key, public)
-}
+use common::{code, numcrypt, ok, openssl, openssl_or_skip, openssl_rsa_key, p, scratch, text};
 
 /// Appends `-pkeyopt opt` for each of `opts`.
 fn pkeyopts<'a>(args: &mut Vec<&'a str>, opts: &'a [String]) {
@@ -46,7 +22,7 @@ fn encryption_with_openssl_defaults() {
         return;
     }
     let dir = scratch("enc");
-    let (key, public) = openssl_key(&dir);
+    let (key, public) = openssl_rsa_key(&dir, "k");
     let msg = p(&dir, "msg");
     std::fs::write(&msg, b"\x00binary\xffmessage").unwrap();
     let (nc, oc) = (p(&dir, "n.ct"), p(&dir, "o.ct"));
@@ -180,7 +156,7 @@ fn pss_and_sha1_signatures() {
         return;
     }
     let dir = scratch("pss");
-    let (key, public) = openssl_key(&dir);
+    let (key, public) = openssl_rsa_key(&dir, "k");
     let msg = p(&dir, "msg");
     std::fs::write(&msg, b"pss message").unwrap();
     let (ns, os) = (p(&dir, "n.sig"), p(&dir, "o.sig"));
@@ -397,7 +373,7 @@ fn password_protected_keys() {
         return;
     }
     let dir = scratch("passwords");
-    let (key, public) = openssl_key(&dir);
+    let (key, public) = openssl_rsa_key(&dir, "k");
     let expected_pub = std::fs::read(&public).unwrap();
     let pubkey = |file: &str, passin: &[&str]| {
         let mut args = vec!["rsa", "pubkey", "--in", file];
@@ -548,7 +524,7 @@ fn errors_say_what_the_file_is() {
         return;
     }
     let dir = scratch("what");
-    let (key, public) = openssl_key(&dir);
+    let (key, public) = openssl_rsa_key(&dir, "k");
     let msg = p(&dir, "msg");
     std::fs::write(&msg, b"m").unwrap();
     let (ec, ed) = (p(&dir, "ec.pem"), p(&dir, "ed.pem"));

@@ -95,3 +95,29 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn p(dir: &Path, file: &str) -> String {
     dir.join(file).to_str().unwrap().to_owned()
 }
+
+/// An openssl-made 2048-bit RSA key and its public key (SPKI PEM), as
+/// `<stem>.pem` and `<stem>.pub` in `dir`.
+pub fn openssl_rsa_key(dir: &Path, stem: &str) -> (String, String) {
+    let (key, public) = (
+        p(dir, &format!("{stem}.pem")),
+        p(dir, &format!("{stem}.pub")),
+    );
+    ok(
+        openssl(&[
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+            "-out",
+            &key,
+        ]),
+        "openssl genpkey",
+    );
+    ok(
+        openssl(&["pkey", "-in", &key, "-pubout", "-out", &public]),
+        "openssl pubout",
+    );
+    (key, public)
+}
