@@ -5,7 +5,9 @@
 //! (the faulty parties are named when the partial signatures say), 2 on a
 //! usage, input or protocol error (one line on standard error).
 
+use std::io::IsTerminal;
 use std::net::TcpListener;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -13,9 +15,9 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand, ValueEnum};
 use numcrypt_rsa::HashAlg;
 use numcrypt_shared_rsa::{
-    Error, Improvements, KeyGenConfig, KeyGenOutput, PartialSignature, PartyConfig, Peer,
-    SharedKeyShare, SharedPublicKey, TcpConfig, TcpTransport, combine, encode_pkcs1v15, encode_pss,
-    generate_key, sign_jointly,
+    Error, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, PartialSignature, PartyConfig,
+    Peer, SharedKeyShare, SharedPublicKey, TcpConfig, TcpTransport, combine, encode_pkcs1v15,
+    encode_pss, generate_key, generate_key_with_progress, sign_jointly,
 };
 use zeroize::Zeroizing;
 
@@ -37,6 +39,11 @@ pub enum SharedRsaCommand {
         /// medians follows.
         #[arg(long, default_value_t = 1)]
         runs: usize,
+        /// Write the last run's key shares (`share-1.pem`…), `public.pem`
+        /// and `shared-public.pem` here, to try `sign` and `combine` with.
+        /// Demo keys only: every share on one machine is the whole key.
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
         #[command(flatten)]
         tuning: Tuning,
     },
@@ -63,7 +70,8 @@ pub enum SharedRsaCommand {
     /// Combines every party's partial signature into an ordinary RSA
     /// signature (raw bytes, as `openssl dgst -sign` writes), and checks it.
     Combine {
-        /// The shared public key, or any party's key share.
+        /// The shared public key (the file a party's `shared_public_key`
+        /// setting names), or any party's key share.
         #[arg(long)]
         key: PathBuf,
         #[command(flatten)]
@@ -169,8 +177,15 @@ pub fn run(command: SharedRsaCommand) -> ExitCode {
             parties,
             bits,
             runs,
+            out_dir,
             tuning,
-        } => files::exit(demo(parties, bits, runs.max(1), &tuning)),
+        } => files::exit(demo(
+            parties,
+            bits,
+            runs.max(1),
+            out_dir.as_deref(),
+            &tuning,
+        )),
         SharedRsaCommand::Party { config } => files::exit(party(&config)),
         SharedRsaCommand::Sign { key, message, out } => {
             files::exit(sign(&key, &message, out.as_deref()))
@@ -191,8 +206,65 @@ pub fn run(command: SharedRsaCommand) -> ExitCode {
     }
 }
 
+/// Prints key-generation progress on standard error: one line rewritten in
+/// place on a terminal, else a line every [`ProgressPrinter::LOG_EVERY`].
+struct ProgressPrinter {
+    label: String,
+    terminal: bool,
+    last_line: Option<Duration>,
+}
+
+impl ProgressPrinter {
+    /// How often reports reach the library's callback.
+    const INTERVAL: Duration = Duration::from_millis(500);
+    /// How often a line is printed when standard error is not a terminal.
+    const LOG_EVERY: Duration = Duration::from_secs(5);
+
+    fn new(label: impl Into<String>) -> Self {
+        Self {
+            label: label.into(),
+            terminal: std::io::stderr().is_terminal(),
+            last_line: None,
+        }
+    }
+
+    fn print(&mut self, progress: &KeyGenProgress) -> ControlFlow<()> {
+        let (stats, found) = match progress {
+            KeyGenProgress::Searching(s) => (s, false),
+            KeyGenProgress::Found(s) => (s, true),
+            _ => return ControlFlow::Continue(()),
+        };
+        let counts = format!(
+            "{:.1} s, {} candidates, {} passed trial division, {} biprimality tests, {:.2} MB sent",
+            stats.elapsed.as_secs_f64(),
+            stats.candidates,
+            stats.trial_division_survivors,
+            stats.biprimality_tests,
+            stats.bytes_sent as f64 / 1e6
+        );
+        let label = &self.label;
+        if found {
+            let end = if self.terminal { "\r\x1b[K" } else { "" };
+            eprintln!("{end}{label}: biprime found ({counts}); computing the shares of d");
+        } else if self.last_line.is_none() {
+            eprintln!("{label}: all parties agree on the parameters; searching for a biprime");
+            self.last_line = Some(stats.elapsed);
+        } else if self.terminal {
+            eprint!("\r\x1b[K{label}: {counts}");
+        } else if self
+            .last_line
+            .is_some_and(|t| stats.elapsed >= t + Self::LOG_EVERY)
+        {
+            eprintln!("{label}: {counts}");
+            self.last_line = Some(stats.elapsed);
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 fn keygen_config(bits: u32, tuning: &Tuning) -> KeyGenConfig {
     let mut c = KeyGenConfig::new(bits);
+    c.progress_interval = ProgressPrinter::INTERVAL;
     c.public_exponent = tuning.exponent;
     c.threads = tuning.threads;
     c.batch = tuning.batch;
@@ -269,8 +341,16 @@ fn demo_run(n: usize, config: &KeyGenConfig) -> Result<DemoRun, String> {
                     let transport = TcpTransport::connect_with_listener(&tcp, listener)
                         .map_err(|e| format!("party {}: {e}", tcp.index + 1))?;
                     let mut rng = files::rng()?;
-                    let out = generate_key(&transport, config, &mut rng)
-                        .map_err(|e| format!("party {}: {e}", tcp.index + 1))?;
+                    // The first party speaks for all: they report the same counts.
+                    let out = if tcp.index == 0 {
+                        let mut report = ProgressPrinter::new("demo");
+                        generate_key_with_progress(&transport, config, &mut rng, &mut |p| {
+                            report.print(p)
+                        })
+                    } else {
+                        generate_key(&transport, config, &mut rng)
+                    }
+                    .map_err(|e| format!("party {}: {e}", tcp.index + 1))?;
                     let start = Instant::now();
                     let public = out.share.public_key();
                     let em = encode_pkcs1v15(public, HashAlg::Sha256, DEMO_MESSAGE)
@@ -348,7 +428,13 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn demo(n: usize, bits: u32, runs: usize, tuning: &Tuning) -> Result<(), String> {
+fn demo(
+    n: usize,
+    bits: u32,
+    runs: usize,
+    out_dir: Option<&Path>,
+    tuning: &Tuning,
+) -> Result<(), String> {
     let config = keygen_config(bits, tuning);
     let imp = config.improvements;
     println!(
@@ -412,6 +498,15 @@ fn demo(n: usize, bits: u32, runs: usize, tuning: &Tuning) -> Result<(), String>
             ),
             Err(e) => return Err(format!("joint signature: {e}")),
         }
+        if run == runs
+            && let Some(dir) = out_dir
+        {
+            write_key_files(dir, &r.outputs)?;
+            println!(
+                "shares, public.pem and shared-public.pem written to {}",
+                dir.display()
+            );
+        }
         times.push(r.keygen_time.as_secs_f64());
         per_candidate.push(r.keygen_time.as_secs_f64() * 1e3 / s.candidates.max(1) as f64);
         candidates.push(s.candidates as f64);
@@ -433,6 +528,41 @@ fn demo(n: usize, bits: u32, runs: usize, tuning: &Tuning) -> Result<(), String>
     Ok(())
 }
 
+/// Every party's share, and the public key in both forms, as `party`
+/// writes them.
+fn write_key_files(dir: &Path, outputs: &[KeyGenOutput]) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (i, out) in outputs.iter().enumerate() {
+        let path = dir.join(format!("share-{}.pem", i + 1));
+        out.share
+            .write_pem_file(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    write_public_keys(
+        outputs[0].share.public_key(),
+        Some(&dir.join("public.pem")),
+        Some(&dir.join("shared-public.pem")),
+    )
+}
+
+/// The RSA public key (SPKI, for verifiers) and the shared public key
+/// (for `combine`), where asked.
+fn write_public_keys(
+    public: &SharedPublicKey,
+    rsa: Option<&Path>,
+    shared: Option<&Path>,
+) -> Result<(), String> {
+    if let Some(p) = rsa {
+        let pem = public.to_public_key_pem().map_err(|e| e.to_string())?;
+        files::write(Some(p), pem.as_bytes(), false)?;
+    }
+    if let Some(p) = shared {
+        let pem = public.to_pem().map_err(|e| e.to_string())?;
+        files::write(Some(p), pem.as_bytes(), false)?;
+    }
+    Ok(())
+}
+
 fn on_off(b: bool) -> &'static str {
     if b { "on" } else { "off" }
 }
@@ -448,7 +578,9 @@ impl std::fmt::LowerHex for TruncatedHex<'_> {
 }
 
 fn party(path: &Path) -> Result<(), String> {
-    let config = PartyConfig::from_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut config =
+        PartyConfig::from_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    config.keygen.progress_interval = ProgressPrinter::INTERVAL;
     let me = config.network.index + 1;
     eprintln!(
         "party {me} of {}: connecting…",
@@ -460,18 +592,19 @@ fn party(path: &Path) -> Result<(), String> {
         config.keygen.bits
     );
     let mut rng = files::rng()?;
-    let out = generate_key(&transport, &config.keygen, &mut rng).map_err(|e| e.to_string())?;
+    let mut report = ProgressPrinter::new(format!("party {me}"));
+    let out = generate_key_with_progress(&transport, &config.keygen, &mut rng, &mut |p| {
+        report.print(p)
+    })
+    .map_err(|e| e.to_string())?;
     out.share
         .write_pem_file(&config.key_share)
         .map_err(|e| format!("{}: {e}", config.key_share.display()))?;
-    if let Some(p) = &config.public_key {
-        let pem = out
-            .share
-            .public_key()
-            .to_public_key_pem()
-            .map_err(|e| e.to_string())?;
-        files::write(Some(p), pem.as_bytes(), false)?;
-    }
+    write_public_keys(
+        out.share.public_key(),
+        config.public_key.as_deref(),
+        config.shared_public_key.as_deref(),
+    )?;
     let s = &out.stats;
     println!(
         "party {me}: {}-bit shared key in {:.2} s ({} candidates, {} biprimality tests, {:.2} MB sent); \

@@ -50,6 +50,11 @@ fn demo_generates_signs_and_verifies() {
     );
     assert!(stdout.contains("verified under (N, e)"), "{stdout}");
     assert!(stdout.contains("median of 2"), "{stdout}");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("demo: all parties agree") && stderr.contains("demo: biprime found"),
+        "progress on standard error: {stderr}"
+    );
     // An improvement switched off still works.
     let out = numcrypt(&[
         "shared-rsa",
@@ -83,7 +88,7 @@ fn write_configs(dir: &Path) -> Vec<PathBuf> {
         .map(|me| {
             let mut c = format!(
                 "index = {me}\nbits = 512\ntimeout_secs = 30\nkey_share = \"share-{me}.pem\"\n\
-                 public_key = \"public-{me}.pem\"\n"
+                 public_key = \"public-{me}.pem\"\nshared_public_key = \"shared-public-{me}.pem\"\n"
             );
             for j in 1..=3 {
                 c += &format!(
@@ -116,7 +121,7 @@ fn parties_sign_and_combine_with_files() {
                 .unwrap()
         })
         .collect();
-    for h in handles {
+    for (i, h) in handles.into_iter().enumerate() {
         let out = h.wait_with_output().unwrap();
         assert!(
             out.status.success(),
@@ -125,6 +130,13 @@ fn parties_sign_and_combine_with_files() {
             text(&out.stderr)
         );
         assert!(text(&out.stdout).contains("share written"));
+        let me = i + 1;
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(&format!("party {me}: all parties agree"))
+                && stderr.contains(&format!("party {me}: biprime found")),
+            "progress on standard error: {stderr}"
+        );
     }
     let public = dir.join("public-1.pem");
     for i in 2..=3 {
@@ -171,7 +183,8 @@ fn parties_sign_and_combine_with_files() {
             partials.push(part);
         }
         let sig = dir.join(format!("sig-{scheme}.bin"));
-        let key = dir.join("share-2.pem");
+        // Whoever combines needs the shared public key, not a share.
+        let key = dir.join("shared-public-2.pem");
         let mut args = vec![
             "shared-rsa",
             "combine",
@@ -206,8 +219,9 @@ fn parties_sign_and_combine_with_files() {
             text(&out.stderr)
         );
 
-        // A corrupted partial signature: the combiner names its party.
-        let info = public_info(&dir);
+        // A corrupted partial signature: the combiner names its party (a
+        // key share serves as the public key too).
+        let info = dir.join("share-1.pem");
         let bad = dir.join("partial-bad.pem");
         let pem = std::fs::read_to_string(&partials[2]).unwrap();
         let mut p = numcrypt_shared_rsa::PartialSignature::from_pem(&pem).unwrap();
@@ -237,6 +251,22 @@ fn parties_sign_and_combine_with_files() {
     // Input errors exit with status 2.
     let out = numcrypt(&["shared-rsa", "sign", "--key", s(&public), "--in", s(&msg)]);
     assert_eq!(out.status.code(), Some(2));
+    let some_partial = dir.join("partial-pkcs1v15-1.pem");
+    let out = numcrypt(&[
+        "shared-rsa",
+        "combine",
+        "--key",
+        s(&public),
+        "--in",
+        s(&msg),
+        s(&some_partial),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("shared_public_key"),
+        "an ordinary public key is refused with the way out: {}",
+        text(&out.stderr)
+    );
     let share = dir.join("share-1.pem");
     let out = numcrypt(&[
         "shared-rsa",
@@ -251,11 +281,6 @@ fn parties_sign_and_combine_with_files() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--salt"));
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Any share file serves as the public key for `combine`.
-fn public_info(dir: &Path) -> PathBuf {
-    dir.join("share-1.pem")
 }
 
 #[test]

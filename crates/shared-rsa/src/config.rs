@@ -13,7 +13,8 @@
 //! timeout_secs = 60              # optional
 //! listen = "0.0.0.0:7002"        # optional (own address)
 //! key_share = "share-2.pem"      # where to write this party's share
-//! public_key = "public.pem"      # optional: the RSA public key (SPKI PEM)
+//! public_key = "public.pem"      # optional: the RSA public key (SPKI PEM, for verifiers)
+//! shared_public_key = "shared-public.pem"  # optional: what `combine` needs, no share in it
 //!
 //! [[party]]
 //! index = 1
@@ -64,6 +65,7 @@ struct File {
     listen: Option<String>,
     key_share: PathBuf,
     public_key: Option<PathBuf>,
+    shared_public_key: Option<PathBuf>,
     party: Vec<FileParty>,
 }
 
@@ -77,6 +79,12 @@ pub struct PartyConfig {
     pub key_share: PathBuf,
     /// Where to write the RSA public key (SPKI PEM), if anywhere.
     pub public_key: Option<PathBuf>,
+    /// Where to write the shared public key ([`SharedPublicKey::to_pem`]:
+    /// `N`, `e`, the verification keys and the correction), if anywhere:
+    /// whoever combines partial signatures needs it, and no share.
+    ///
+    /// [`SharedPublicKey::to_pem`]: crate::SharedPublicKey::to_pem
+    pub shared_public_key: Option<PathBuf>,
 }
 
 fn parse_psk(text: &str, party: usize) -> Result<Zeroizing<[u8; 32]>, Error> {
@@ -153,6 +161,7 @@ impl PartyConfig {
             },
             key_share: resolve(file.key_share),
             public_key: file.public_key.map(resolve),
+            shared_public_key: file.shared_public_key.map(resolve),
         })
     }
 
@@ -174,6 +183,7 @@ mod tests {
     fn parses_a_full_config() {
         let text = format!(
             "index = 1\nbits = 1024\nthreads = 3\nkey_share = \"s.pem\"\n\
+             shared_public_key = \"/keys/shared.pem\"\n\
              [[party]]\nindex = 1\naddress = \"127.0.0.1:7001\"\n\
              [[party]]\nindex = 2\naddress = \"127.0.0.1:7002\"\npsk = \"{KEY_12}\"\n\
              [[party]]\nindex = 3\naddress = \"127.0.0.1:7003\"\npsk = \"{KEY_12}\"\n"
@@ -186,6 +196,11 @@ mod tests {
         assert!(c.network.parties[0].psk.is_none());
         assert_eq!(c.network.parties[1].psk.as_deref().unwrap()[31], 0x1f);
         assert_eq!(c.key_share, Path::new("/tmp/x/s.pem"));
+        assert_eq!(c.public_key, None);
+        assert_eq!(
+            c.shared_public_key.as_deref(),
+            Some(Path::new("/keys/shared.pem"))
+        );
     }
 
     #[test]

@@ -71,6 +71,8 @@ pub enum Error {
     KeyCheckFailed,
     /// The candidate limit was reached without finding a biprime.
     CandidateLimit(u64),
+    /// The progress callback asked to stop (the peers see a disconnection).
+    Cancelled,
     /// An error from the RSA crate (encoding or verification).
     Rsa(numcrypt_rsa::Error),
     /// An arithmetic error from the limbs crate (should not happen on
@@ -123,6 +125,7 @@ impl fmt::Display for Error {
                 f.write_str("the generated shares fail the trial signature (a party is faulty)")
             }
             Error::CandidateLimit(n) => write!(f, "no biprime found within {n} candidates"),
+            Error::Cancelled => f.write_str("key generation cancelled"),
             Error::Rsa(e) => write!(f, "RSA: {e}"),
             Error::Arithmetic(e) => write!(f, "arithmetic: {e}"),
             Error::Randomness => f.write_str("the operating system's random generator failed"),

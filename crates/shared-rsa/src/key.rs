@@ -302,6 +302,12 @@ impl SharedPublicKey {
         match label {
             PUBLIC_LABEL => Self::from_der(&der),
             SHARE_LABEL => Ok(SharedKeyShare::from_der(&der)?.public),
+            "PUBLIC KEY" | "RSA PUBLIC KEY" => Err(Error::InvalidEncoding(
+                "an ordinary RSA public key: this needs the shared public key (with the \
+                 parties' verification keys), as a party writes to `shared_public_key`, \
+                 or a key share"
+                    .into(),
+            )),
             other => Err(Error::InvalidEncoding(format!(
                 "unexpected PEM label {other:?}"
             ))),

@@ -106,6 +106,15 @@
 //! async runtime: the work is CPU-bound exponentiation, and a lane is a
 //! straight-line protocol that reads best as plain code.
 //!
+//! # Progress
+//! A 2048-bit key takes seconds to minutes. [`generate_key_with_progress`]
+//! calls back on the calling thread (idle while the lanes search) once the
+//! parties agree on the parameters, then every
+//! [`KeyGenConfig::progress_interval`] with the counters so far
+//! ([`KeyGenProgress::Searching`]), and once a biprime is found
+//! ([`KeyGenProgress::Found`]). Returning `ControlFlow::Break(())` cancels:
+//! [`Error::Cancelled`] here, a disconnection at the others.
+//!
 //! # Errors and failures
 //! A party that disconnects or sends nothing within the timeout makes the
 //! others stop with [`Error::Disconnected`] or [`Error::Timeout`]; a
@@ -128,8 +137,8 @@ pub use config::PartyConfig;
 pub use error::Error;
 pub use key::{SharedKeyShare, SharedPublicKey};
 pub use keygen::{
-    FactorShares, Improvements, KeyGenConfig, KeyGenOutput, KeyGenStats, MAX_KEY_BITS,
-    MIN_KEY_BITS, generate_key,
+    FactorShares, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, KeyGenProgressFn,
+    KeyGenStats, MAX_KEY_BITS, MIN_KEY_BITS, generate_key, generate_key_with_progress,
 };
 pub use numcrypt_rsa::HashAlg;
 pub use sign::{

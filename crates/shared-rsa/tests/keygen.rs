@@ -3,13 +3,14 @@
 
 mod common;
 
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
 use common::*;
 use numcrypt_shared_rsa::{
-    Error, HashAlg, Improvements, KeyGenConfig, MemoryNetwork, MemoryTransport, PartialSignature,
-    SharedKeyShare, SharedPublicKey, Transport, combine, encode_pkcs1v15, encode_pss,
-    partial_is_consistent,
+    Error, HashAlg, Improvements, KeyGenConfig, KeyGenProgress, KeyGenStats, MemoryNetwork,
+    MemoryTransport, PartialSignature, SharedKeyShare, SharedPublicKey, Transport, combine,
+    encode_pkcs1v15, encode_pss, generate_key_with_progress, partial_is_consistent,
 };
 
 fn config(bits: u32) -> KeyGenConfig {
@@ -284,6 +285,96 @@ fn killed_party_makes_the_others_fail_cleanly() {
         }
         assert!(named.contains(&2), "someone names party 2: {named:?}");
     }
+}
+
+/// Every party runs `generate_key_with_progress`; `stop_at` cancels party
+/// 1 at that report. Returns each party's result and reports.
+fn run_with_progress(
+    config: &KeyGenConfig,
+    stop_at: Option<usize>,
+) -> Vec<(
+    Result<numcrypt_shared_rsa::KeyGenOutput, Error>,
+    Vec<KeyGenProgress>,
+)> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = MemoryNetwork::new(3)
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| {
+                s.spawn(move || {
+                    let mut rng =
+                        <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(
+                            20 + i as u64,
+                        );
+                    let mut reports = Vec::new();
+                    let result = generate_key_with_progress(&t, config, &mut rng, &mut |p| {
+                        reports.push(p.clone());
+                        if i == 0 && Some(reports.len()) == stop_at {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    });
+                    (result, reports)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+#[test]
+fn progress_reports_the_search_then_the_biprime() {
+    let mut c = config(1024);
+    c.progress_interval = Duration::from_millis(2);
+    for (result, reports) in run_with_progress(&c, None) {
+        let out = result.expect("key generation");
+        let searching: Vec<&KeyGenStats> = reports
+            .iter()
+            .filter_map(|r| match r {
+                KeyGenProgress::Searching(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        assert!(searching.len() >= 2, "{} reports", reports.len());
+        assert!(matches!(reports[0], KeyGenProgress::Searching(_)));
+        for pair in searching.windows(2) {
+            assert!(pair[0].candidates <= pair[1].candidates);
+            assert!(pair[0].elapsed <= pair[1].elapsed);
+        }
+        let KeyGenProgress::Found(found) = reports.last().unwrap() else {
+            panic!("the last report is not Found: {reports:?}");
+        };
+        assert_eq!(found.candidates, out.stats.candidates);
+        assert_eq!(found.biprimality_tests, out.stats.biprimality_tests);
+        assert!(found.bytes_sent <= out.stats.bytes_sent);
+        assert!(searching.last().unwrap().candidates <= found.candidates);
+    }
+}
+
+#[test]
+fn progress_callback_cancels_every_party() {
+    let mut c = config(1024);
+    c.progress_interval = Duration::from_millis(2);
+    let start = Instant::now();
+    let results = run_with_progress(&c, Some(3));
+    assert!(start.elapsed() < Duration::from_secs(10), "no hang");
+    assert!(
+        matches!(results[0].0, Err(Error::Cancelled)),
+        "{:?}",
+        results[0].0.as_ref().err()
+    );
+    assert_eq!(results[0].1.len(), 3, "no report after the cancel");
+    // As when a party dies: each other party sees a disconnection, of
+    // party 1 or of the other, which aborts as soon as it sees party 1 go.
+    let mut named = Vec::new();
+    for (i, (result, _)) in results.iter().enumerate().skip(1) {
+        match result {
+            Err(Error::Disconnected { party }) => named.push(*party),
+            other => panic!("party {}: {:?}", i + 1, other.as_ref().err()),
+        }
+    }
+    assert!(named.contains(&1), "someone names party 1: {named:?}");
 }
 
 #[test]

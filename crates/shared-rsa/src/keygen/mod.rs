@@ -3,8 +3,9 @@
 
 mod lane;
 
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use numcrypt_limbs::{BoxedUint, Unsigned};
@@ -88,6 +89,9 @@ pub struct KeyGenConfig {
     pub timeout: Duration,
     /// Give up after this many candidates ([`Error::CandidateLimit`]).
     pub max_candidates: u64,
+    /// How often [`generate_key_with_progress`] reports during the search
+    /// (local to each party: not compared with the others).
+    pub progress_interval: Duration,
     /// Keep this party's shares `p_i`, `q_i` of the factors in the output.
     /// For tests and audits only: everyone's shares together are the
     /// factorization.
@@ -108,6 +112,7 @@ impl KeyGenConfig {
             improvements: Improvements::ALL,
             timeout: Duration::from_secs(60),
             max_candidates: 10_000_000,
+            progress_interval: Duration::from_secs(1),
             retain_factor_shares: false,
         }
     }
@@ -134,6 +139,9 @@ impl KeyGenConfig {
         }
         if self.trial_division_bound.is_some_and(|b| b > 1 << 26) {
             return bad("trial-division bound above 2^26".into());
+        }
+        if self.progress_interval.is_zero() {
+            return bad("progress interval of zero".into());
         }
         if self.sieve_bound.is_some_and(|b| b > 1 << 20) {
             return bad("sieve bound above 2^20".into());
@@ -163,6 +171,26 @@ pub struct KeyGenStats {
     /// The trial-division bound used.
     pub trial_division_bound: u32,
 }
+
+/// What [`generate_key_with_progress`] reports, with the counters so far
+/// (the same at every party, except `bytes_sent`).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum KeyGenProgress {
+    /// The search for a biprime is under way: once when every party has
+    /// agreed on the parameters, then every
+    /// [`KeyGenConfig::progress_interval`].
+    Searching(KeyGenStats),
+    /// A biprime passed every test; the parties now compute their shares
+    /// of `d` and check them with a trial signature.
+    Found(KeyGenStats),
+}
+
+/// A progress callback: return `ControlFlow::Break(())` to cancel the key
+/// generation (which then fails with [`Error::Cancelled`], and the other
+/// parties with a disconnection). Called on the calling thread, which is
+/// otherwise idle while the lanes search.
+pub type KeyGenProgressFn<'a> = &'a mut dyn FnMut(&KeyGenProgress) -> ControlFlow<()>;
 
 /// This party's additive shares of the factors: `p = Σ p_i`, `q = Σ q_i`.
 /// Zeroized on drop.
@@ -378,6 +406,74 @@ pub(crate) struct Shared<'a, T: ?Sized> {
     pub(crate) full_tests: AtomicU64,
 }
 
+impl<T: Transport + ?Sized> Shared<'_, T> {
+    /// The counters so far.
+    fn stats(&self, start: Instant, bytes_before: u64) -> KeyGenStats {
+        KeyGenStats {
+            candidates: self.candidates.load(Ordering::Relaxed),
+            trial_division_survivors: self.survivors.load(Ordering::Relaxed),
+            biprimality_tests: self.tests.load(Ordering::Relaxed),
+            full_tests: self.full_tests.load(Ordering::Relaxed),
+            bytes_sent: self.transport.bytes_sent() - bytes_before,
+            elapsed: start.elapsed(),
+            sieve_bound: self.setup.sieve_bound,
+            trial_division_bound: self.setup.td_bound,
+        }
+    }
+}
+
+/// How many lanes are still running; wakes the reporting thread when the
+/// last one exits (normally or not).
+struct RunningLanes {
+    count: Mutex<usize>,
+    exited: Condvar,
+}
+
+impl RunningLanes {
+    fn new(lanes: usize) -> Self {
+        Self {
+            count: Mutex::new(lanes),
+            exited: Condvar::new(),
+        }
+    }
+
+    /// Counts its lane out when dropped, even by a panic.
+    fn exit_guard(&self) -> LaneExit<'_> {
+        LaneExit(self)
+    }
+
+    /// Waits up to `interval`; true once every lane has exited.
+    fn wait_all_exited(&self, interval: Duration) -> bool {
+        let count = self.count.lock().unwrap_or_else(PoisonError::into_inner);
+        let (count, _) = self
+            .exited
+            .wait_timeout_while(count, interval, |count| *count > 0)
+            .unwrap_or_else(PoisonError::into_inner);
+        *count == 0
+    }
+}
+
+struct LaneExit<'a>(&'a RunningLanes);
+
+impl Drop for LaneExit<'_> {
+    fn drop(&mut self) {
+        let mut count = self.0.count.lock().unwrap_or_else(PoisonError::into_inner);
+        *count -= 1;
+        self.0.exited.notify_all();
+    }
+}
+
+/// Aborts the transport if dropped by a panic.
+struct AbortOnPanic<'a, T: Transport + ?Sized>(&'a T);
+
+impl<T: Transport + ?Sized> Drop for AbortOnPanic<'_, T> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abort();
+        }
+    }
+}
+
 /// Runs shared RSA key generation as one party: every party calls this with
 /// the same `config` over a [`Transport`] connecting them all.
 ///
@@ -401,7 +497,22 @@ where
     T: Transport + ?Sized,
     R: CryptoRng + ?Sized,
 {
-    let result = generate_key_inner(transport, config, rng);
+    generate_key_with_progress(transport, config, rng, &mut |_| ControlFlow::Continue(()))
+}
+
+/// [`generate_key`] reporting its progress (see [`KeyGenProgress`]) and
+/// cancellable from the callback ([`Error::Cancelled`]).
+pub fn generate_key_with_progress<T, R>(
+    transport: &T,
+    config: &KeyGenConfig,
+    rng: &mut R,
+    progress: KeyGenProgressFn<'_>,
+) -> Result<KeyGenOutput, Error>
+where
+    T: Transport + ?Sized,
+    R: CryptoRng + ?Sized,
+{
+    let result = generate_key_inner(transport, config, rng, progress);
     if result.is_err() {
         // Wake our other threads and tell the peers to stop.
         transport.abort();
@@ -413,6 +524,7 @@ fn generate_key_inner<T, R>(
     transport: &T,
     config: &KeyGenConfig,
     rng: &mut R,
+    progress: KeyGenProgressFn<'_>,
 ) -> Result<KeyGenOutput, Error>
 where
     T: Transport + ?Sized,
@@ -451,33 +563,46 @@ where
         })
         .collect();
     let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    // The first error stops every lane; an `Aborted` is only its echo.
+    let fail = |e: Error| {
+        let mut slot = first_error.lock().unwrap_or_else(PoisonError::into_inner);
+        if slot.is_none() && !matches!(e, Error::Aborted) {
+            *slot = Some(e);
+        }
+        drop(slot);
+        transport.abort();
+    };
+    let running = RunningLanes::new(setup.lanes);
     let results: Vec<Option<Found>> = std::thread::scope(|scope| {
+        let (shared, fail, running) = (&shared, &fail, &running);
         let handles: Vec<_> = seeds
             .into_iter()
             .enumerate()
             .map(|(id, mut seed)| {
-                let shared = &shared;
-                let first_error = &first_error;
                 scope.spawn(move || {
+                    let _exit = running.exit_guard();
                     let rng = ChaCha20Rng::from_seed(seed);
                     seed.zeroize();
-                    let outcome = lane::Lane::new(shared, id, rng).run();
-                    match outcome {
-                        Ok(found) => found,
-                        Err(e) => {
-                            let mut slot =
-                                first_error.lock().unwrap_or_else(PoisonError::into_inner);
-                            if slot.is_none() && !matches!(e, Error::Aborted) {
-                                *slot = Some(e);
-                            }
-                            drop(slot);
-                            shared.transport.abort();
-                            None
-                        }
-                    }
+                    lane::Lane::new(shared, id, rng).run().unwrap_or_else(|e| {
+                        fail(e);
+                        None
+                    })
                 })
             })
             .collect();
+        // This thread reports while the lanes search; should the callback
+        // panic, the lanes are stopped rather than left to finish.
+        let _stop_on_panic = AbortOnPanic(transport);
+        loop {
+            let report = KeyGenProgress::Searching(shared.stats(start, bytes_before));
+            if progress(&report).is_break() {
+                fail(Error::Cancelled);
+                break;
+            }
+            if running.wait_all_exited(config.progress_interval) {
+                break;
+            }
+        }
         handles
             .into_iter()
             .map(|h| h.join().unwrap_or(None))
@@ -496,18 +621,12 @@ where
         .ok_or(Error::CandidateLimit(
             shared.candidates.load(Ordering::Relaxed),
         ))?;
+    if progress(&KeyGenProgress::Found(shared.stats(start, bytes_before))).is_break() {
+        return Err(Error::Cancelled);
+    }
 
     let share = compute_shares(transport, &setup, &found)?;
-    let stats = KeyGenStats {
-        candidates: shared.candidates.load(Ordering::Relaxed),
-        trial_division_survivors: shared.survivors.load(Ordering::Relaxed),
-        biprimality_tests: shared.tests.load(Ordering::Relaxed),
-        full_tests: shared.full_tests.load(Ordering::Relaxed),
-        bytes_sent: transport.bytes_sent() - bytes_before,
-        elapsed: start.elapsed(),
-        sieve_bound: setup.sieve_bound,
-        trial_division_bound: setup.td_bound,
-    };
+    let stats = shared.stats(start, bytes_before);
     let factor_shares = config.retain_factor_shares.then(|| FactorShares {
         p: (*found.p).clone(),
         q: (*found.q).clone(),
