@@ -46,12 +46,14 @@
 mod common;
 
 use std::hint::black_box;
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use common::group_name;
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use numcrypt::limbs::{U2048, Uint};
+use numcrypt::prime::bench_hooks::{Tuning, generate_prime_tuned};
 use numcrypt::prime::{self as nprime, PrimeInt};
 use openssl::bn::{BigNum, BigNumContext};
 use rand_chacha::ChaCha20Rng;
@@ -219,16 +221,25 @@ fn table5_at<M: Measurement, const L: usize>(
 {
     g.sample_size(samples)
         .throughput(Throughput::Elements(count));
-    for (name, rounds) in [("mr64", 0), ("mrac", mrac_rounds(bits))] {
+    for (name, rounds) in [
+        ("mr64", Tuning::DEFAULT.final_rounds),
+        ("mrac", mrac_rounds(bits)),
+    ] {
+        let tuning = Tuning {
+            final_rounds: rounds,
+            ..Tuning::DEFAULT
+        };
         g.bench_function(format!("{bits}/numcrypt_{name}"), |b| {
-            nprime::set_final_rounds_for_benchmark(rounds);
             b.iter(|| {
                 for seed in 0..count {
                     let mut rng = ChaCha20Rng::seed_from_u64((0x7461_626c_6535 << 16) ^ seed);
-                    black_box(nprime::generate_prime::<Uint<L>, _>(bits, &mut rng).expect("prime"));
+                    let prime: Uint<L> = generate_prime_tuned(bits, &mut rng, tuning, &mut |_| {
+                        ControlFlow::Continue(())
+                    })
+                    .expect("prime");
+                    black_box(prime);
                 }
             });
-            nprime::set_final_rounds_for_benchmark(0);
         });
     }
 }

@@ -44,6 +44,7 @@ use std::time::Duration;
 use common::group_name;
 use criterion::measurement::Measurement;
 use criterion::{Criterion, SamplingMode};
+use numcrypt::rsa::bench_hooks::{refresh_blinding, sign_pkcs1v15_unblinded};
 use numcrypt::rsa::{HashAlg, KeyGen, RsaPrivateKey};
 use openssl::hash::MessageDigest;
 use openssl::pkey::{PKey, Private, Public};
@@ -261,10 +262,7 @@ fn bench_blinding<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
     for k in keys {
         let bits = k.bits;
         let mut rng = ChaCha20Rng::seed_from_u64(2);
-        let unblinded = k
-            .numcrypt
-            .sign_pkcs1v15_unblinded_for_benchmark(HashAlg::Sha256, MESSAGE)
-            .unwrap();
+        let unblinded = sign_pkcs1v15_unblinded(&k.numcrypt, HashAlg::Sha256, MESSAGE).unwrap();
         assert_eq!(
             unblinded,
             k.numcrypt
@@ -280,13 +278,11 @@ fn bench_blinding<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
         });
         g.bench_function(format!("{bits}/numcrypt_unblinded"), |b| {
             b.iter(|| {
-                k.numcrypt
-                    .sign_pkcs1v15_unblinded_for_benchmark(HashAlg::Sha256, black_box(MESSAGE))
-                    .unwrap()
+                sign_pkcs1v15_unblinded(&k.numcrypt, HashAlg::Sha256, black_box(MESSAGE)).unwrap()
             })
         });
         g.bench_function(format!("{bits}/numcrypt_refresh"), |b| {
-            b.iter(|| k.numcrypt.refresh_blinding_for_benchmark(&mut rng).unwrap())
+            b.iter(|| refresh_blinding(&k.numcrypt, &mut rng).unwrap())
         });
     }
     g.finish();

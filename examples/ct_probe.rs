@@ -227,9 +227,13 @@ fn main() -> ExitCode {
         );
         ExitCode::from(2)
     };
-    let [width, pattern] = args.as_slice() else {
+    let [width, padded] = args.as_slice() else {
         return usage();
     };
+    // `.ci/ct-check` pads the pattern with `_` to one length, so that every
+    // run starts with the same stack layout: glibc's memset and memcpy run
+    // a different number of instructions for differently aligned buffers.
+    let pattern = padded.trim_end_matches('_');
     let digest = match (width.as_str(), exponent(pattern, 32)) {
         ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), false),
         ("1024short", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), true),

@@ -15,9 +15,10 @@ use numcrypt_dsa::{
 };
 
 use crate::files::{
-    KeyFiles, PassIn, PassOut, Status, exit, read, read_text, rng, verdict, write,
+    KeyFiles, PassIn, PassOut, Status, digest_file, exit, read, read_text, rng, verdict,
     write_private_key,
 };
+use crate::output::{SecretOut, write_public};
 
 #[derive(Subcommand)]
 pub enum DsaCommand {
@@ -56,9 +57,8 @@ pub enum DsaCommand {
         params: PathBuf,
         #[command(flatten)]
         passout: PassOut,
-        /// Write the key here (mode 0600 on Unix) instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        out: SecretOut,
     },
     /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
     /// `openssl pkey -pubout` writes).
@@ -143,7 +143,7 @@ pub fn run(command: DsaCommand) -> ExitCode {
             params,
             passout,
             out,
-        } => keygen(&params, &passout, out.as_deref()),
+        } => keygen(&params, &passout, &out),
         DsaCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
         DsaCommand::Sign {
             key,
@@ -165,6 +165,17 @@ pub fn run(command: DsaCommand) -> ExitCode {
 /// The `--hash` named `name` (`elgamal` takes the same names).
 pub(crate) fn hash(name: &str) -> Result<HashAlgorithm, String> {
     HashAlgorithm::from_name(name).map_err(|e| format!("--hash {name:?}: {e}"))
+}
+
+/// The same hash as `numcrypt-rsa` names it, whose hasher takes a stream
+/// (the two crates' hash enums are to become one).
+pub(crate) fn streaming(hash: HashAlgorithm) -> numcrypt_rsa::HashAlg {
+    match hash {
+        HashAlgorithm::Sha224 => numcrypt_rsa::HashAlg::Sha224,
+        HashAlgorithm::Sha256 => numcrypt_rsa::HashAlg::Sha256,
+        HashAlgorithm::Sha384 => numcrypt_rsa::HashAlg::Sha384,
+        HashAlgorithm::Sha512 => numcrypt_rsa::HashAlg::Sha512,
+    }
 }
 
 fn load_params(path: &Path) -> Result<DomainParameters, String> {
@@ -216,10 +227,11 @@ fn params(
     });
     status.clear();
     let params = params.map_err(|e| format!("--bits {bits} --qbits {qbits}: {e}"))?;
-    write(out, params.to_pem().as_bytes(), false)
+    write_public(out, params.to_pem().as_bytes())
 }
 
-fn keygen(params_path: &Path, passout: &PassOut, out: Option<&Path>) -> Result<(), String> {
+fn keygen(params_path: &Path, passout: &PassOut, out: &SecretOut) -> Result<(), String> {
+    let out = out.open()?;
     let params = load_params(params_path)?;
     params
         .validate()
@@ -236,7 +248,7 @@ fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), Strin
         .verifying_key()
         .to_public_key_pem()
         .map_err(|e| e.to_string())?;
-    write(out, pem.as_bytes(), false)
+    write_public(out, pem.as_bytes())
 }
 
 fn sign(
@@ -249,7 +261,7 @@ fn sign(
 ) -> Result<(), String> {
     let hash = hash(&args.hash)?;
     let key = KEYS.load_private(key, passin)?;
-    let digest = hash.digest(&[&read(input)?]);
+    let digest = digest_file(streaming(hash), input)?;
     let sig = if randomized {
         key.sign_prehash_named_hedged(&mut rng()?, hash, &digest)
     } else {
@@ -260,14 +272,14 @@ fn sign(
         Format::Der => sig.to_der(),
         Format::P1363 => sig.to_p1363(key.params()).map_err(|e| e.to_string())?,
     };
-    write(out, &bytes, false)
+    write_public(out, &bytes)
 }
 
 fn verify(public: &Path, args: &SignatureArgs, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
         let hash = hash(&args.hash)?;
         let key = KEYS.load_public(public)?;
-        let digest = hash.digest(&[&read(input)?]);
+        let digest = digest_file(streaming(hash), input)?;
         let bytes = read(sig)?;
         let parsed = match args.format {
             Format::Der => Signature::from_der(&bytes),

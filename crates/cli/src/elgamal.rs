@@ -17,11 +17,12 @@ use numcrypt_elgamal::stream::{CHUNK_LEN, MAGIC, TAG_LEN};
 use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
 use zeroize::Zeroizing;
 
-use crate::dsa::hash;
+use crate::dsa::{hash, streaming};
 use crate::files::{
-    KeyFiles, PassIn, PassOut, Status, create_output, exit, open_input, output_error, read,
-    read_up_to, rng, verdict, write, write_private_key,
+    KeyFiles, PassIn, PassOut, Status, digest_file, exit, open_input, read, read_up_to, rng,
+    verdict, write_private_key,
 };
+use crate::output::{Output, SecretOut, write_all, write_public};
 
 #[derive(Subcommand)]
 pub enum ElgamalCommand {
@@ -37,9 +38,8 @@ pub enum ElgamalCommand {
         bits: Option<u32>,
         #[command(flatten)]
         passout: PassOut,
-        /// Write the key here (mode 0600 on Unix) instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        out: SecretOut,
     },
     /// Writes the public key of a private key (SubjectPublicKeyInfo PEM).
     Pubkey {
@@ -72,7 +72,7 @@ pub enum ElgamalCommand {
         out: Option<PathBuf>,
     },
     /// Decrypts a file made by `encrypt`, chunk by chunk; fails if anything
-    /// was changed, moved or cut off (and then removes the --out file).
+    /// was changed, moved or cut off (and then writes no --out file).
     Decrypt {
         /// The private key (PKCS#8 PEM or DER).
         #[arg(long)]
@@ -85,10 +85,8 @@ pub enum ElgamalCommand {
         /// The ciphertext (- for standard input).
         #[arg(long = "in")]
         input: PathBuf,
-        /// Write the plaintext here (mode 0600 on Unix) instead of
-        /// standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        out: SecretOut,
     },
     /// Signs a file with an ElGamal signature (DER: SEQUENCE { r, s }).
     /// Prefer `numcrypt dsa` for anything new.
@@ -135,7 +133,7 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
             bits,
             passout,
             out,
-        } => keygen(&group, bits, &passout, out.as_deref()),
+        } => keygen(&group, bits, &passout, &out),
         ElgamalCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
         ElgamalCommand::Encrypt {
             public,
@@ -149,7 +147,7 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
             aad,
             input,
             out,
-        } => decrypt(&key, &passin, &aad, &input, out.as_deref()),
+        } => decrypt(&key, &passin, &aad, &input, &out),
         ElgamalCommand::Sign {
             key,
             passin,
@@ -182,8 +180,9 @@ fn keygen(
     group_name: &str,
     bits: Option<u32>,
     passout: &PassOut,
-    out: Option<&Path>,
+    out: &SecretOut,
 ) -> Result<(), String> {
+    let out = out.open()?;
     let mut rng = rng()?;
     let group = match bits {
         Some(bits) => {
@@ -213,7 +212,7 @@ fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), Strin
         .public_key()
         .to_public_key_pem()
         .map_err(|e| e.to_string())?;
-    write(out, pem.as_bytes(), false)
+    write_public(out, pem.as_bytes())
 }
 
 fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
@@ -222,9 +221,8 @@ fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result
     let (header, mut sealer) = key
         .seal_stream(&mut rng()?, aad.as_bytes())
         .map_err(|e| e.to_string())?;
-    let mut writer = create_output(out, false)?;
-    let written = |r: std::io::Result<()>| r.map_err(|e| output_error(out, &e));
-    written(writer.write_all(&header))?;
+    let mut writer = Output::public(out)?;
+    writer.write_all(&header).map_err(|e| writer.error(&e))?;
     // One chunk ahead, to know which is the last.
     let mut chunk = read_up_to(&mut reader, CHUNK_LEN, input)?;
     loop {
@@ -235,9 +233,9 @@ fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result
         };
         let last = next.is_empty();
         let sealed = sealer.seal_chunk(&chunk, last).map_err(|e| e.to_string())?;
-        written(writer.write_all(&sealed))?;
+        writer.write_all(&sealed).map_err(|e| writer.error(&e))?;
         if last {
-            return written(writer.flush());
+            return writer.commit();
         }
         chunk = next;
     }
@@ -248,8 +246,9 @@ fn decrypt(
     passin: &PassIn,
     aad: &str,
     input: &Path,
-    out: Option<&Path>,
+    out: &SecretOut,
 ) -> Result<(), String> {
+    let mut writer = out.open()?;
     let key = KEYS.load_private(key, passin)?;
     let mut reader = open_input(input)?;
     let in_error = |e: numcrypt_elgamal::Error| format!("{}: {e}", input.display());
@@ -260,10 +259,9 @@ fn decrypt(
             .read_to_end(&mut header)
             .map_err(|e| format!("{}: {e}", input.display()))?;
         let plain = key.open(&header, aad.as_bytes()).map_err(in_error)?;
-        return write(out, &plain, true);
+        return write_all(writer, &plain);
     }
     let mut opener = key.open_stream(&header, aad.as_bytes()).map_err(in_error)?;
-    let mut writer = create_output(out, true)?;
     let full = CHUNK_LEN + TAG_LEN;
     let result = (|| {
         let mut chunk = read_up_to(&mut reader, full, input)?;
@@ -275,28 +273,23 @@ fn decrypt(
             };
             let last = next.is_empty();
             let plain = opener.open_chunk(&chunk, last).map_err(in_error)?;
-            writer
-                .write_all(&plain)
-                .map_err(|e| output_error(out, &e))?;
+            writer.write_all(&plain).map_err(|e| writer.error(&e))?;
             if last {
-                return writer.flush().map_err(|e| output_error(out, &e));
+                return Ok(());
             }
             chunk = next;
         }
     })();
-    if let Err(message) = result {
-        // Nothing unauthenticated stays behind in a file; standard output
-        // has had the chunks that were authentic so far.
-        drop(writer);
-        return Err(match out {
-            Some(path) => {
-                let _ = std::fs::remove_file(path);
-                message
-            }
-            None => format!("{message} (the output so far is incomplete: discard it)"),
-        });
+    match result {
+        Ok(()) => writer.commit(),
+        // Dropping the writer removes its temporary file: nothing
+        // unauthenticated stays behind. Standard output has had the chunks
+        // that were authentic so far.
+        Err(message) if out.out.is_none() => Err(format!(
+            "{message} (the output so far is incomplete: discard it)"
+        )),
+        Err(message) => Err(message),
     }
-    Ok(())
 }
 
 fn sign(
@@ -308,29 +301,24 @@ fn sign(
 ) -> Result<(), String> {
     let hash = hash(hash_name)?;
     let key = KEYS.load_private(key, passin)?;
-    let msg = read(input)?;
+    let digest = digest_file(streaming(hash), input)?;
     let sig = match hash {
-        HashAlgorithm::Sha224 => key.sign::<Sha224>(&msg),
-        HashAlgorithm::Sha256 => key.sign::<Sha256>(&msg),
-        HashAlgorithm::Sha384 => key.sign::<Sha384>(&msg),
-        HashAlgorithm::Sha512 => key.sign::<Sha512>(&msg),
+        HashAlgorithm::Sha224 => key.sign_prehash::<Sha224>(&digest),
+        HashAlgorithm::Sha256 => key.sign_prehash::<Sha256>(&digest),
+        HashAlgorithm::Sha384 => key.sign_prehash::<Sha384>(&digest),
+        HashAlgorithm::Sha512 => key.sign_prehash::<Sha512>(&digest),
     }
     .map_err(|e| e.to_string())?;
-    write(out, &sig.to_der(), false)
+    write_public(out, &sig.to_der())
 }
 
 fn verify(public: &Path, hash_name: &str, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
         let hash = hash(hash_name)?;
         let key = KEYS.load_public(public)?;
-        let msg = read(input)?;
+        let digest = digest_file(streaming(hash), input)?;
         let bytes = read(sig)?;
         // A malformed signature is an invalid one (exit 1), as in openssl.
-        Ok(Signature::from_der(&bytes).and_then(|sig| match hash {
-            HashAlgorithm::Sha224 => key.verify::<Sha224>(&msg, &sig),
-            HashAlgorithm::Sha256 => key.verify::<Sha256>(&msg, &sig),
-            HashAlgorithm::Sha384 => key.verify::<Sha384>(&msg, &sig),
-            HashAlgorithm::Sha512 => key.verify::<Sha512>(&msg, &sig),
-        }))
+        Ok(Signature::from_der(&bytes).and_then(|sig| key.verify_prehash(&digest, &sig)))
     })())
 }

@@ -1,10 +1,10 @@
-//! Input, output and randomness for the key subcommands (`rsa`, `dsa`,
-//! `elgamal`): files or standard streams, key files in PEM or DER (password
-//! protected or not), secrets written with mode 0600, errors as one line for
-//! standard error that say what a refused key file is.
+//! Input and randomness for the key subcommands (`rsa`, `dsa`, `elgamal`):
+//! files or standard input, key files in PEM or DER (password protected or
+//! not), errors as one line for standard error that say what a refused key
+//! file is. Outputs are `output`'s.
 
 use std::fs;
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Read};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -15,6 +15,8 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use spki::SubjectPublicKeyInfoRef;
 use zeroize::Zeroizing;
+
+use crate::output::{Output, write_all};
 
 /// Prints `message` as the one error line and returns exit status 2.
 pub fn fail(message: &str) -> ExitCode {
@@ -66,13 +68,39 @@ pub fn open_input(path: &Path) -> Result<Box<dyn Read>, String> {
     }
 }
 
-/// The whole of `path` (`-`: standard input), zeroized when dropped.
+/// The most [`read`] takes: key, parameter, signature and configuration
+/// files, and RSA messages and ciphertexts, are far smaller. Messages to
+/// sign or verify are streamed ([`digest_file`]), and ElGamal files are
+/// encrypted in chunks, so they have no limit.
+pub const MAX_READ: usize = 1 << 20;
+
+/// The whole of `path` (`-`: standard input), zeroized when dropped; an
+/// error, before more is read, if it holds more than [`MAX_READ`] bytes.
 pub fn read(path: &Path) -> Result<Zeroizing<Vec<u8>>, String> {
-    let mut data = Zeroizing::new(Vec::new());
-    open_input(path)?
-        .read_to_end(&mut data)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let data = read_up_to(&mut open_input(path)?, MAX_READ + 1, path)?;
+    if data.len() > MAX_READ {
+        return Err(format!(
+            "{}: larger than {} MiB, the most numcrypt reads for a key, signature or RSA message",
+            path.display(),
+            MAX_READ >> 20
+        ));
+    }
     Ok(data)
+}
+
+/// The digest of a file (or standard input), read in pieces.
+pub fn digest_file(hash: numcrypt_rsa::HashAlg, path: &Path) -> Result<Vec<u8>, String> {
+    let mut hasher = hash.hasher();
+    let mut reader = open_input(path)?;
+    let mut buf = Zeroizing::new(vec![0u8; 1 << 16]);
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return Ok(hasher.finalize()),
+            Ok(n) => hasher.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
 }
 
 /// Up to `len` bytes from `reader` (fewer only at the end of the input),
@@ -96,44 +124,6 @@ pub fn read_text(path: &Path) -> Result<Zeroizing<String>, String> {
     let text =
         std::str::from_utf8(&data).map_err(|_| format!("{}: not a PEM file", path.display()))?;
     Ok(Zeroizing::new(text.to_owned()))
-}
-
-/// A writer to `path` (created with mode 0600 on Unix when `secret`), or
-/// to standard output.
-pub fn create_output(path: Option<&Path>, secret: bool) -> Result<Box<dyn Write>, String> {
-    let Some(path) = path else {
-        return Ok(Box::new(std::io::stdout().lock()));
-    };
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    if secret {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    #[cfg(not(unix))]
-    let _ = secret;
-    let file = options
-        .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Box::new(std::io::BufWriter::new(file)))
-}
-
-/// Writes `data` to `path` (created with mode 0600 on Unix when `secret`),
-/// or to standard output.
-pub fn write(path: Option<&Path>, data: &[u8], secret: bool) -> Result<(), String> {
-    let mut out = create_output(path, secret)?;
-    out.write_all(data)
-        .and_then(|()| out.flush())
-        .map_err(|e| output_error(path, &e))
-}
-
-/// An error writing to `path` (standard output when `None`), as one line.
-pub fn output_error(path: Option<&Path>, e: &std::io::Error) -> String {
-    match path {
-        Some(path) => format!("{}: {e}", path.display()),
-        None => format!("standard output: {e}"),
-    }
 }
 
 /// Whether `data` looks like PEM (otherwise it is taken as DER).
@@ -187,11 +177,7 @@ fn password(flag: &str, source: &str) -> Result<Zeroizing<String>, String> {
 
 /// Writes a private key given as PKCS#8 DER: as PEM (`PRIVATE KEY`), or
 /// encrypted with the `--passout` password (`ENCRYPTED PRIVATE KEY`).
-pub fn write_private_key(
-    out: Option<&Path>,
-    pkcs8_der: &[u8],
-    passout: &PassOut,
-) -> Result<(), String> {
+pub fn write_private_key(out: Output, pkcs8_der: &[u8], passout: &PassOut) -> Result<(), String> {
     let info = PrivateKeyInfoRef::from_der(pkcs8_der).map_err(|e| e.to_string())?;
     let pem = match &passout.passout {
         None => pkcs8::der::SecretDocument::try_from(info)
@@ -206,7 +192,7 @@ pub fn write_private_key(
                 .map_err(|e| format!("--passout: {e}"))?
         }
     };
-    write(out, pem.as_bytes(), true)
+    write_all(out, pem.as_bytes())
 }
 
 /// How a scheme's key files are read: PEM (by the file's first bytes) or

@@ -10,6 +10,7 @@ mod dsa;
 mod elgamal;
 mod files;
 mod numbers;
+mod output;
 mod rsa;
 mod shared_rsa;
 
@@ -292,6 +293,11 @@ fn prime_command(
         }
         let p = match result {
             Ok(p) => p,
+            Err(e @ PrimeError::TooManyThreads { .. }) => {
+                let n = threads.map_or(0, NonZeroUsize::get);
+                eprintln!("numcrypt: error: --threads {n}: {e}");
+                return ExitCode::from(2);
+            }
             Err(e) => {
                 eprintln!("numcrypt: error: --bits {bits}: {e}");
                 return ExitCode::from(2);

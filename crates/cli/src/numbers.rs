@@ -4,6 +4,15 @@
 
 use numcrypt_limbs::{BoxedUint, Unsigned};
 
+/// The largest number read (`modexp`'s operands, `is-prime`'s numbers):
+/// 16384 bits, as the largest prime and RSA modulus numcrypt makes.
+pub const MAX_BITS: u32 = numcrypt_prime::MAX_PRIME_BITS;
+
+/// Digits of the longest text read: enough for [`MAX_BITS`] in decimal
+/// (4933 digits) with leading zeros to spare; longer text is refused before
+/// it is parsed (decimal parsing takes time quadratic in the length).
+const MAX_DIGITS: usize = 6000;
+
 /// A number as written: its sign and magnitude.
 pub struct Signed {
     pub negative: bool,
@@ -23,13 +32,35 @@ pub fn parse_signed(name: &str, text: &str, bare_hex: bool) -> Result<Signed, St
     } else {
         digits
     };
+    let too_large = || {
+        format!(
+            "{name} {}: more than {MAX_BITS} bits, the largest numcrypt reads",
+            shorten(text)
+        )
+    };
+    if digits.len() > MAX_DIGITS {
+        return Err(too_large());
+    }
     let magnitude = digits
         .parse::<BoxedUint>()
-        .map_err(|e| format!("{name} {text:?}: {e}"))?;
+        .map_err(|e| format!("{name} {}: {e}", shorten(text)))?;
+    if magnitude.bits() > MAX_BITS {
+        return Err(too_large());
+    }
     Ok(Signed {
         negative,
         magnitude,
     })
+}
+
+/// `text` as an error quotes it: whole if short, else its ends.
+fn shorten(text: &str) -> String {
+    match (text.get(..12), text.get(text.len().saturating_sub(12)..)) {
+        (Some(head), Some(tail)) if text.len() > 40 => {
+            format!("\"{head}…{tail}\" ({} characters)", text.chars().count())
+        }
+        _ => format!("{text:?}"),
+    }
 }
 
 /// A non-negative number for the argument `name`.

@@ -4,7 +4,6 @@
 //! Exit status: 0 on success, 1 when `verify` finds the signature invalid,
 //! 2 on a usage or input error (one line on standard error).
 
-use std::io::Read;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,11 +13,11 @@ use numcrypt_rsa::pss::SaltLength;
 use numcrypt_rsa::signature::hazmat::RandomizedPrehashSigner;
 use numcrypt_rsa::{HashAlg, KeyAlgorithm, KeyGen, RsaPrivateKey, RsaPublicKey};
 use numcrypt_rsa::{oaep, pkcs1v15, pss};
-use zeroize::Zeroizing;
 
 use crate::files::{
-    KeyFiles, PassIn, PassOut, exit, open_input, read, rng, verdict, write, write_private_key,
+    KeyFiles, PassIn, PassOut, digest_file, exit, read, rng, verdict, write_private_key,
 };
+use crate::output::{SecretOut, write_all, write_public};
 
 #[derive(Subcommand)]
 pub enum RsaCommand {
@@ -45,9 +44,8 @@ pub enum RsaCommand {
         threads: Option<NonZeroUsize>,
         #[command(flatten)]
         passout: PassOut,
-        /// Write the key here (mode 0600 on Unix) instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        out: SecretOut,
     },
     /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
     /// `openssl pkey -pubout` writes).
@@ -131,9 +129,8 @@ pub enum RsaCommand {
         /// The ciphertext (- for standard input).
         #[arg(long = "in")]
         input: PathBuf,
-        /// Write the plaintext here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        out: SecretOut,
     },
 }
 
@@ -206,14 +203,7 @@ pub fn run(command: RsaCommand) -> ExitCode {
             threads,
             passout,
             out,
-        } => keygen(
-            bits,
-            exponent,
-            allow_weak,
-            threads,
-            &passout,
-            out.as_deref(),
-        ),
+        } => keygen(bits, exponent, allow_weak, threads, &passout, &out),
         RsaCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
         RsaCommand::Sign {
             key,
@@ -241,7 +231,7 @@ pub fn run(command: RsaCommand) -> ExitCode {
             padding,
             input,
             out,
-        } => decrypt(&key, &passin, &padding, &input, out.as_deref()),
+        } => decrypt(&key, &passin, &padding, &input, &out),
     };
     exit(result)
 }
@@ -258,21 +248,6 @@ const KEYS: KeyFiles<RsaPrivateKey, RsaPublicKey, numcrypt_rsa::Error> = KeyFile
     algorithms: &["RSA", "RSA-PSS"],
     expected: "an RSA key",
 };
-
-/// The digest of a file (or standard input), read in pieces.
-fn digest(hash: HashAlg, path: &Path) -> Result<Vec<u8>, String> {
-    let mut hasher = hash.hasher();
-    let mut reader = open_input(path)?;
-    let mut buf = Zeroizing::new(vec![0u8; 1 << 16]);
-    loop {
-        match reader.read(&mut buf) {
-            Ok(0) => return Ok(hasher.finalize()),
-            Ok(n) => hasher.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("{}: {e}", path.display())),
-        }
-    }
-}
 
 /// The hash named by `name` for `flag`.
 fn hash(flag: &str, name: &str) -> Result<HashAlg, String> {
@@ -393,8 +368,9 @@ fn keygen(
     allow_weak: bool,
     threads: Option<NonZeroUsize>,
     passout: &PassOut,
-    out: Option<&Path>,
+    out: &SecretOut,
 ) -> Result<(), String> {
+    let out = out.open()?;
     if allow_weak && bits < numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS {
         eprintln!(
             "numcrypt: warning: a {bits}-bit RSA key is too small to be secure; numcrypt will only verify with it"
@@ -409,6 +385,9 @@ fn keygen(
             numcrypt_rsa::Error::InvalidExponent => {
                 format!("--exponent {exponent}: {e} (odd, above 65536, below 2^64)")
             }
+            numcrypt_rsa::Error::Prime(e @ numcrypt_prime::Error::TooManyThreads { .. }) => {
+                format!("--threads {}: {e}", threads.map_or(0, NonZeroUsize::get))
+            }
             _ => format!("--bits {bits}: {e}"),
         })?;
     let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
@@ -421,7 +400,7 @@ fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), Strin
         .public_key()
         .to_public_key_pem()
         .map_err(|e| e.to_string())?;
-    write(out, pem.as_bytes(), false)
+    write_public(out, pem.as_bytes())
 }
 
 fn sign(
@@ -440,7 +419,7 @@ fn sign(
             numcrypt_rsa::Error::WeakHash
         ));
     }
-    let digest = digest(signing.hash(), input)?;
+    let digest = digest_file(signing.hash(), input)?;
     let mut rng = rng()?;
     let sig = match signing {
         Signing::Pkcs1v15(hash) => {
@@ -463,14 +442,14 @@ fn sign(
         }
     }
     .map_err(|e| std::error::Error::source(&e).map_or_else(|| e.to_string(), |c| c.to_string()))?;
-    write(out, sig.as_bytes(), false)
+    write_public(out, sig.as_bytes())
 }
 
 fn verify(public: &Path, args: &SchemeArgs, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
         let key = KEYS.load_public(public)?;
         let signing = args.resolve(&key, true)?;
-        let digest = digest(signing.hash(), input)?;
+        let digest = digest_file(signing.hash(), input)?;
         let sig = read(sig)?;
         Ok::<_, String>(match signing {
             Signing::Pkcs1v15(hash) => key.verify_pkcs1v15_prehashed(hash, &digest, &sig),
@@ -499,7 +478,7 @@ fn encrypt(
         }
     }
     .map_err(|e| e.to_string())?;
-    write(out, &ct, false)
+    write_public(out, &ct)
 }
 
 fn decrypt(
@@ -507,8 +486,9 @@ fn decrypt(
     passin: &PassIn,
     args: &PaddingArgs,
     input: &Path,
-    out: Option<&Path>,
+    out: &SecretOut,
 ) -> Result<(), String> {
+    let out = out.open()?;
     let key = KEYS.load_private(key, passin)?;
     let ct = read(input)?;
     let mut rng = rng()?;
@@ -523,5 +503,5 @@ fn decrypt(
         }
     }
     .map_err(|e| e.to_string())?;
-    write(out, &msg, true)
+    write_all(out, &msg)
 }

@@ -17,11 +17,13 @@ use numcrypt_rsa::HashAlg;
 use numcrypt_shared_rsa::{
     Error, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, PartialSignature, PartyConfig,
     Peer, SharedKeyShare, SharedPublicKey, TcpConfig, TcpTransport, combine, encode_pkcs1v15,
-    encode_pss, generate_key, generate_key_with_progress, sign_jointly,
+    encode_pkcs1v15_prehashed, encode_pss_prehashed, generate_key, generate_key_with_progress,
+    sign_jointly,
 };
 use zeroize::Zeroizing;
 
 use crate::files;
+use crate::output::{Output, write_all, write_public};
 
 #[derive(Subcommand)]
 pub enum SharedRsaCommand {
@@ -44,16 +46,24 @@ pub enum SharedRsaCommand {
         /// Demo keys only: every share on one machine is the whole key.
         #[arg(long)]
         out_dir: Option<PathBuf>,
+        /// Replace existing files in --out-dir.
+        #[arg(long)]
+        force: bool,
         #[command(flatten)]
         tuning: Tuning,
     },
     /// Runs one party of a real deployment, as its TOML configuration
     /// says (see the crate documentation for the format); writes its key
-    /// share and, if configured, the RSA public key.
+    /// share (mode 0600, atomically) and, if configured, the RSA public key
+    /// and the shared public key.
     Party {
         /// The party's configuration file.
         #[arg(long)]
         config: PathBuf,
+        /// Replace an existing key share (refused otherwise, before the
+        /// protocol starts).
+        #[arg(long)]
+        force: bool,
     },
     /// Makes this party's partial signature on a message (a PEM file for
     /// `combine`, with a consistency check that names a faulty party).
@@ -150,10 +160,10 @@ impl MessageArgs {
     /// The encoded message representative for `public`.
     fn encode(&self, public: &SharedPublicKey) -> Result<Vec<u8>, String> {
         let hash: HashAlg = self.hash.parse().map_err(|e| format!("--hash: {e}"))?;
-        let msg = files::read(&self.input)?;
+        let digest = files::digest_file(hash, &self.input)?;
         match (self.scheme, &self.salt) {
             (Scheme::Pkcs1v15, None) => {
-                encode_pkcs1v15(public, hash, &msg).map_err(|e| e.to_string())
+                encode_pkcs1v15_prehashed(public, hash, &digest).map_err(|e| e.to_string())
             }
             (Scheme::Pkcs1v15, Some(_)) => Err("--salt is for --scheme pss only".into()),
             (Scheme::Pss, None) => {
@@ -161,7 +171,7 @@ impl MessageArgs {
             }
             (Scheme::Pss, Some(hex)) => {
                 let salt = parse_hex(hex).ok_or("--salt: expected hex digits")?;
-                encode_pss(public, hash, &msg, &salt).map_err(|e| e.to_string())
+                encode_pss_prehashed(public, hash, &digest, &salt).map_err(|e| e.to_string())
             }
         }
     }
@@ -178,15 +188,17 @@ pub fn run(command: SharedRsaCommand) -> ExitCode {
             bits,
             runs,
             out_dir,
+            force,
             tuning,
         } => files::exit(demo(
             parties,
             bits,
             runs.max(1),
             out_dir.as_deref(),
+            force,
             &tuning,
         )),
-        SharedRsaCommand::Party { config } => files::exit(party(&config)),
+        SharedRsaCommand::Party { config, force } => files::exit(party(&config, force)),
         SharedRsaCommand::Sign { key, message, out } => {
             files::exit(sign(&key, &message, out.as_deref()))
         }
@@ -433,9 +445,25 @@ fn demo(
     bits: u32,
     runs: usize,
     out_dir: Option<&Path>,
+    force: bool,
     tuning: &Tuning,
 ) -> Result<(), String> {
     let config = keygen_config(bits, tuning);
+    let mut key_files = match out_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let shares: Vec<PathBuf> = (1..=n)
+                .map(|i| dir.join(format!("share-{i}.pem")))
+                .collect();
+            Some(KeyOutputs::open(
+                &shares,
+                Some(&dir.join("public.pem")),
+                Some(&dir.join("shared-public.pem")),
+                force,
+            )?)
+        }
+        None => None,
+    };
     let imp = config.improvements;
     println!(
         "shared RSA: {n} parties, {bits}-bit key, e = {}, loopback TCP; threads {}, batch {}; \
@@ -499,9 +527,9 @@ fn demo(
             Err(e) => return Err(format!("joint signature: {e}")),
         }
         if run == runs
-            && let Some(dir) = out_dir
+            && let (Some(files), Some(dir)) = (key_files.take(), out_dir)
         {
-            write_key_files(dir, &r.outputs)?;
+            files.write(&r.outputs.iter().map(|o| &o.share).collect::<Vec<_>>())?;
             println!(
                 "shares, public.pem and shared-public.pem written to {}",
                 dir.display()
@@ -528,39 +556,54 @@ fn demo(
     Ok(())
 }
 
-/// Every party's share, and the public key in both forms, as `party`
-/// writes them.
-fn write_key_files(dir: &Path, outputs: &[KeyGenOutput]) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for (i, out) in outputs.iter().enumerate() {
-        let path = dir.join(format!("share-{}.pem", i + 1));
-        out.share
-            .write_pem_file(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    write_public_keys(
-        outputs[0].share.public_key(),
-        Some(&dir.join("public.pem")),
-        Some(&dir.join("shared-public.pem")),
-    )
+/// The files a key generation writes: shares, the RSA public key (SPKI,
+/// for verifiers) and the shared public key (for `combine`). Opened before
+/// the generation, so that an existing share is refused before any work.
+struct KeyOutputs {
+    shares: Vec<Output>,
+    rsa_public: Option<Output>,
+    shared_public: Option<Output>,
 }
 
-/// The RSA public key (SPKI, for verifiers) and the shared public key
-/// (for `combine`), where asked.
-fn write_public_keys(
-    public: &SharedPublicKey,
-    rsa: Option<&Path>,
-    shared: Option<&Path>,
-) -> Result<(), String> {
-    if let Some(p) = rsa {
-        let pem = public.to_public_key_pem().map_err(|e| e.to_string())?;
-        files::write(Some(p), pem.as_bytes(), false)?;
+impl KeyOutputs {
+    fn open(
+        shares: &[PathBuf],
+        rsa_public: Option<&Path>,
+        shared_public: Option<&Path>,
+        force: bool,
+    ) -> Result<Self, String> {
+        let shares = shares
+            .iter()
+            .map(|p| Output::secret(Some(p), force))
+            .collect::<Result<_, _>>()?;
+        let public = |p: Option<&Path>| p.map(|p| Output::public(Some(p))).transpose();
+        Ok(Self {
+            shares,
+            rsa_public: public(rsa_public)?,
+            shared_public: public(shared_public)?,
+        })
     }
-    if let Some(p) = shared {
-        let pem = public.to_pem().map_err(|e| e.to_string())?;
-        files::write(Some(p), pem.as_bytes(), false)?;
+
+    /// Writes `shares` (one per share output) and their public key.
+    fn write(self, shares: &[&SharedKeyShare]) -> Result<(), String> {
+        for (out, share) in self.shares.into_iter().zip(shares) {
+            write_all(out, share.to_pem().map_err(|e| e.to_string())?.as_bytes())?;
+        }
+        let public = shares[0].public_key();
+        if let Some(out) = self.rsa_public {
+            write_all(
+                out,
+                public
+                    .to_public_key_pem()
+                    .map_err(|e| e.to_string())?
+                    .as_bytes(),
+            )?;
+        }
+        if let Some(out) = self.shared_public {
+            write_all(out, public.to_pem().map_err(|e| e.to_string())?.as_bytes())?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 fn on_off(b: bool) -> &'static str {
@@ -577,10 +620,16 @@ impl std::fmt::LowerHex for TruncatedHex<'_> {
     }
 }
 
-fn party(path: &Path) -> Result<(), String> {
+fn party(path: &Path, force: bool) -> Result<(), String> {
     let mut config =
         PartyConfig::from_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
     config.keygen.progress_interval = ProgressPrinter::INTERVAL;
+    let outputs = KeyOutputs::open(
+        std::slice::from_ref(&config.key_share),
+        config.public_key.as_deref(),
+        config.shared_public_key.as_deref(),
+        force,
+    )?;
     let me = config.network.index + 1;
     eprintln!(
         "party {me} of {}: connecting…",
@@ -597,14 +646,7 @@ fn party(path: &Path) -> Result<(), String> {
         report.print(p)
     })
     .map_err(|e| e.to_string())?;
-    out.share
-        .write_pem_file(&config.key_share)
-        .map_err(|e| format!("{}: {e}", config.key_share.display()))?;
-    write_public_keys(
-        out.share.public_key(),
-        config.public_key.as_deref(),
-        config.shared_public_key.as_deref(),
-    )?;
+    outputs.write(&[&out.share])?;
     let s = &out.stats;
     println!(
         "party {me}: {}-bit shared key in {:.2} s ({} candidates, {} biprimality tests, {:.2} MB sent); \
@@ -626,7 +668,7 @@ fn sign(key: &Path, message: &MessageArgs, out: Option<&Path>) -> Result<(), Str
     let em = message.encode(share.public_key())?;
     let partial = share.sign_partial_checked(&em).map_err(|e| e.to_string())?;
     let pem = partial.to_pem().map_err(|e| e.to_string())?;
-    files::write(out, pem.as_bytes(), false)
+    write_public(out, pem.as_bytes())
 }
 
 enum Failure {
@@ -653,7 +695,7 @@ fn combine_files(
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::Input)?;
     match combine(&public, &em, &partials) {
-        Ok(sig) => files::write(out, &sig, false).map_err(Failure::Input),
+        Ok(sig) => write_public(out, &sig).map_err(Failure::Input),
         Err(e @ (Error::FaultyParties(_) | Error::InvalidSignature)) => {
             Err(Failure::Invalid(e.to_string()))
         }

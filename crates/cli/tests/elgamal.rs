@@ -20,7 +20,9 @@ fn keys_encryption_and_signatures() {
     std::fs::write(&msg, &data).unwrap();
     for group in ["ffdhe2048", "modp3072", "pm2048"] {
         ok(
-            numcrypt(&["elgamal", "keygen", "--group", group, "--out", &key]),
+            numcrypt(&[
+                "elgamal", "keygen", "--group", group, "--out", &key, "--force",
+            ]),
             "keygen",
         );
         assert_owner_only(&key);
@@ -44,6 +46,7 @@ fn keys_encryption_and_signatures() {
         ok(
             numcrypt(&[
                 "elgamal", "decrypt", "--key", &key, "--aad", "v1", "--in", &ct, "--out", &back,
+                "--force",
             ]),
             "decrypt",
         );
@@ -119,7 +122,7 @@ fn openssl_dh_keys_work_here() {
         );
         ok(
             numcrypt(&[
-                "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back,
+                "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back, "--force",
             ]),
             "decrypt",
         );
@@ -182,7 +185,7 @@ fn files_stream_in_chunks_and_truncation_is_detected() {
         assert_eq!(sealed.len(), header + len + 16 * chunks, "{len}");
         ok(
             numcrypt(&[
-                "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back,
+                "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back, "--force",
             ]),
             "decrypt",
         );
@@ -204,7 +207,7 @@ fn files_stream_in_chunks_and_truncation_is_detected() {
         std::fs::write(&ct, &bad).unwrap();
         let _ = std::fs::remove_file(&back);
         let out = numcrypt(&[
-            "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back,
+            "elgamal", "decrypt", "--key", &key, "--in", &ct, "--out", &back, "--force",
         ]);
         assert_eq!(code(&out), 2);
         assert!(String::from_utf8_lossy(&out.stderr).contains("decryption failed"));

@@ -486,7 +486,7 @@ fn password_protected_keys() {
         vec!["dsa", "keygen", "--params", &params],
         vec!["elgamal", "keygen"],
     ] {
-        let out = p(&dir, "mine.pem");
+        let out = p(&dir, &format!("{}.pem", keygen[0]));
         let mut args = keygen.clone();
         args.extend(["--passout", "pass:pw", "--out", &out]);
         ok(numcrypt(&args), "keygen --passout");

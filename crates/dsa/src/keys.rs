@@ -163,11 +163,11 @@ impl SigningKey {
     pub fn from_components(params: DomainParameters, x: &BoxedUint) -> Result<Self, Error> {
         params.require_signing()?;
         let q = params.q();
-        let fits = x.bits_vartime() <= q.bits_vartime();
-        let x = at_width(x, q.nlimbs());
-        // Constant time: the only thing revealed is whether x is valid.
-        if !fits || !bool::from(!x.is_zero() & x.ct_lt(q)) {
-            let mut x = x;
+        // Constant time in x (whatever its width): the only thing revealed
+        // is whether it is valid.
+        let valid = !x.is_zero() & x.ct_lt_value(q);
+        let mut x = at_width(x, q.nlimbs());
+        if !bool::from(valid) {
             x.zeroize();
             return Err(Error::InvalidPrivateKey);
         }

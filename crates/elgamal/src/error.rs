@@ -51,6 +51,8 @@ pub enum Error {
     MalformedSignature,
     /// The signature does not verify.
     InvalidSignature,
+    /// A prehashed message's digest is not the hash's output length.
+    InvalidDigestLength,
     /// A key encoding is malformed (DER, PEM, or a value that does not
     /// fit).
     Encoding,
@@ -93,6 +95,7 @@ impl fmt::Display for Error {
             Error::SignatureOutOfRange => f.write_str("r or s out of range"),
             Error::MalformedSignature => f.write_str("malformed signature encoding"),
             Error::InvalidSignature => f.write_str("signature does not verify"),
+            Error::InvalidDigestLength => f.write_str("digest of the wrong length for the hash"),
             Error::Encoding => f.write_str("malformed ElGamal key encoding"),
             Error::Rng => f.write_str("the random number generator failed"),
             Error::UnsupportedAlgorithm => f.write_str("not an ElGamal (Diffie-Hellman) key"),

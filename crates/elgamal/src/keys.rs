@@ -11,7 +11,7 @@ use hkdf::Hkdf;
 use numcrypt_limbs::{BoxedUint, MontyForm, Unsigned};
 use rand_core::CryptoRng;
 use sha2::Sha256;
-use subtle::{ConstantTimeEq, ConstantTimeLess};
+use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::group::at_width;
@@ -255,9 +255,11 @@ impl SecretKey {
     /// unless `1 ≤ x ≤ q − 1`.
     pub fn from_components(group: Group, x: &BoxedUint) -> Result<Self, Error> {
         let q = group.q();
-        let fits = x.bits_vartime() <= q.bits_vartime();
+        // Constant time in x (whatever its width): the only thing revealed
+        // is whether it is valid.
+        let valid = !x.is_zero() & x.ct_lt_value(q);
         let mut x = at_width(x, q.nlimbs());
-        if !fits || !bool::from(!x.is_zero() & x.ct_lt(q)) {
+        if !bool::from(valid) {
             x.zeroize();
             return Err(Error::InvalidPrivateKey);
         }

@@ -88,6 +88,16 @@ impl SecretKey {
         self.sign_core::<D>(&D::digest(message), &[])
     }
 
+    /// Signs a message already hashed with `D` (`digest` is `D`'s output,
+    /// for a message streamed through the hash): the same signature as
+    /// [`sign`](Self::sign) on the message.
+    pub fn sign_prehash<D: EagerHash>(&self, digest: &[u8]) -> Result<Signature, Error> {
+        if digest.len() != <D as Digest>::output_size() {
+            return Err(Error::InvalidDigestLength);
+        }
+        self.sign_core::<D>(digest, &[])
+    }
+
     /// Signs with fresh randomness mixed into `k` (RFC 6979 section 3.6):
     /// `k` stays unpredictable even if `rng` is weak.
     pub fn sign_hedged<D: EagerHash, R: CryptoRng + ?Sized>(

@@ -456,13 +456,15 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     /// A uniformly random value in `[0, bound)`, at `bound`'s width, by
     /// rejection sampling on `bits(bound)` random bits (fewer than two tries
     /// on average; the number of tries reveals nothing about the result).
+    /// The bound is public: how many bits are drawn, and how many tries
+    /// succeed, depend on it.
     #[cfg(feature = "rand_core")]
     fn random_below<R: rand_core::CryptoRng + ?Sized>(
         rng: &mut R,
         bound: &Self,
     ) -> Result<Self, Error> {
-        check_nonzero_vartime(bound).map_err(|_| Error::EmptyRange)?;
-        let bits = bound.bits_vartime();
+        check_nonzero(bound).map_err(|_| Error::EmptyRange)?;
+        let bits = bound.bits();
         loop {
             let mut candidate = bound.zero_like();
             crate::random::fill_bits(rng, candidate.as_mut(), bits);

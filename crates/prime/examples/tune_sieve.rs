@@ -1,7 +1,7 @@
 //! Measures prime generation time against the number of sieve primes, to
 //! choose `sieve_primes` in `src/sieve.rs`.
 //!
-//! `cargo run --release -p numcrypt-prime --example tune_sieve -- [BITS] [SAMPLES] [safe] [K ...]`
+//! `cargo run --release -p numcrypt-prime --features insecure-bench-hooks --example tune_sieve -- [BITS] [SAMPLES] [safe] [K ...]`
 //! (default 1024 bits, 60 samples per setting, sieve sizes 2048 to 131072;
 //! `safe` for safe primes). The integer type is the fixed-width `Uint` the
 //! benchmarks use at 512, 1024, 2048 and 3072 bits, `BoxedUint` otherwise.
@@ -14,10 +14,8 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use numcrypt_limbs::{BoxedUint, Uint};
-use numcrypt_prime::{
-    PrimeInt, Progress, generate_prime_with_progress, generate_safe_prime_with_progress,
-    set_sieve_primes_for_tuning,
-};
+use numcrypt_prime::bench_hooks::{Tuning, generate_prime_tuned, generate_safe_prime_tuned};
+use numcrypt_prime::{PrimeInt, Progress};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -42,19 +40,22 @@ fn main() {
     println!("| sieve primes | median | mean | survivor rounds | candidates |");
     println!("|---|---|---|---|---|");
     for k in ks {
-        set_sieve_primes_for_tuning(k);
+        let tuning = Tuning {
+            sieve_primes: Some(k),
+            ..Tuning::DEFAULT
+        };
         let row = match bits {
-            512 => measure::<Uint<8>>(bits, samples, safe),
-            1024 => measure::<Uint<16>>(bits, samples, safe),
-            2048 => measure::<Uint<32>>(bits, samples, safe),
-            3072 => measure::<Uint<48>>(bits, samples, safe),
-            _ => measure::<BoxedUint>(bits, samples, safe),
+            512 => measure::<Uint<8>>(bits, samples, safe, tuning),
+            1024 => measure::<Uint<16>>(bits, samples, safe, tuning),
+            2048 => measure::<Uint<32>>(bits, samples, safe, tuning),
+            3072 => measure::<Uint<48>>(bits, samples, safe, tuning),
+            _ => measure::<BoxedUint>(bits, samples, safe, tuning),
         };
         println!("| {k} | {row}");
     }
 }
 
-fn measure<U: PrimeInt>(bits: u32, samples: usize, safe: bool) -> String {
+fn measure<U: PrimeInt>(bits: u32, samples: usize, safe: bool, tuning: Tuning) -> String {
     let mut times = Vec::new();
     let (mut rounds, mut cands) = (0u64, 0u64);
     for seed in 0..samples as u64 {
@@ -66,9 +67,9 @@ fn measure<U: PrimeInt>(bits: u32, samples: usize, safe: bool) -> String {
             ControlFlow::Continue(())
         };
         let _p: U = if safe {
-            generate_safe_prime_with_progress(bits, &mut rng, &mut report)
+            generate_safe_prime_tuned(bits, &mut rng, tuning, &mut report)
         } else {
-            generate_prime_with_progress(bits, &mut rng, &mut report)
+            generate_prime_tuned(bits, &mut rng, tuning, &mut report)
         }
         .expect("generate");
         times.push(t.elapsed().as_secs_f64() * 1e3);

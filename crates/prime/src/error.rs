@@ -22,6 +22,11 @@ pub enum Error {
     GenerationFailed,
     /// The progress callback asked to stop.
     Cancelled,
+    /// More worker threads than `max_threads()` allows.
+    TooManyThreads {
+        /// The most allowed on this machine.
+        max: usize,
+    },
     /// An error from the limb arithmetic (for example a value that does not
     /// fit a width).
     Limbs(numcrypt_limbs::Error),
@@ -39,6 +44,11 @@ impl fmt::Display for Error {
                 f.write_str("no prime found within the number of candidates allowed")
             }
             Error::Cancelled => f.write_str("cancelled by the progress callback"),
+            Error::TooManyThreads { max } => write!(
+                f,
+                "at most {max} threads ({} per available core, at least 16)",
+                crate::THREADS_PER_CORE
+            ),
             Error::Limbs(e) => write!(f, "{e}"),
         }
     }

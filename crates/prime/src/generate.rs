@@ -3,7 +3,6 @@
 //! by [`crate::parallel`]).
 
 use core::ops::ControlFlow;
-use core::sync::atomic::{AtomicUsize, Ordering};
 
 use numcrypt_limbs::Unsigned;
 use rand_core::CryptoRng;
@@ -25,23 +24,24 @@ pub const MIN_PRIME_BITS: u32 = 2;
 /// smallest safe prime with its top two bits set above 7).
 pub const MIN_SAFE_PRIME_BITS: u32 = 6;
 
-/// Overrides the 64 final rounds when non-zero: only for reproducing the
-/// paper's Table 5 (the cost of MR64 against average-case round counts).
-static FINAL_ROUNDS_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
-
-/// Sets the number of Miller–Rabin rounds on a final candidate for every
-/// later search (0 restores MR64). Only for the Table 5 benchmark: fewer
-/// rounds give no `2^-128` guarantee against chosen inputs.
-#[doc(hidden)]
-pub fn set_final_rounds_for_benchmark(rounds: usize) {
-    FINAL_ROUNDS_OVERRIDE.store(rounds, Ordering::Relaxed);
+/// How a search is run: the library always uses [`Tuning::DEFAULT`]; other
+/// settings reach it only through the `insecure-bench-hooks` feature's
+/// [`bench_hooks`](crate::bench_hooks), for measurements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Miller–Rabin rounds on a final candidate (64: MR64). Fewer give no
+    /// `2^-128` guarantee against chosen inputs.
+    pub final_rounds: usize,
+    /// Table primes the sieve uses (`None`: the tuned default for the size).
+    pub sieve_primes: Option<usize>,
 }
 
-fn final_rounds() -> usize {
-    match FINAL_ROUNDS_OVERRIDE.load(Ordering::Relaxed) {
-        0 => MR64_ROUNDS,
-        r => r,
-    }
+impl Tuning {
+    /// MR64 and the tuned sieve.
+    pub const DEFAULT: Tuning = Tuning {
+        final_rounds: MR64_ROUNDS,
+        sieve_primes: None,
+    };
 }
 
 /// On one thread, the final rounds run in chunks of this many units (a
@@ -118,7 +118,7 @@ pub fn generate_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
     rng: &mut R,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
-    search(Kind::Prime, bits, rng, 1, progress)
+    search(Kind::Prime, bits, rng, 1, Tuning::DEFAULT, progress)
 }
 
 /// A random safe prime `p = 2q + 1` (with `q` prime) of exactly `bits` bits,
@@ -145,7 +145,7 @@ pub fn generate_safe_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
     rng: &mut R,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
-    search(Kind::Safe, bits, rng, 1, progress)
+    search(Kind::Safe, bits, rng, 1, Tuning::DEFAULT, progress)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -173,6 +173,7 @@ pub(crate) fn search<U: PrimeInt, R: CryptoRng + ?Sized>(
     bits: u32,
     rng: &mut R,
     threads: usize,
+    tuning: Tuning,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
     let zero = check_bits::<U>(kind, bits)?;
@@ -206,6 +207,7 @@ pub(crate) fn search<U: PrimeInt, R: CryptoRng + ?Sized>(
             step: &start.like_u64(step),
             public_step: Some(step),
             key: &key,
+            tuning,
         };
         let found = seq.run(threads, &mut counts, progress);
         start.as_mut().zeroize();
@@ -252,6 +254,7 @@ pub(crate) struct Sequence<'a, U> {
     pub(crate) public_step: Option<u64>,
     /// The key of the final candidates' Miller–Rabin bases.
     pub(crate) key: &'a [u8; 32],
+    pub(crate) tuning: Tuning,
 }
 
 /// What the work on one item (a window of candidates, or a candidate)
@@ -434,7 +437,8 @@ impl<U: PrimeInt> Sequence<'_, U> {
                 Some(s) => Step::Public(s),
                 None => Step::Secret(self.step),
             };
-            Sieve::new(self.start, step, sieve_primes(self.cbits, safe), safe)
+            let primes = sieve_primes(self.cbits, safe, self.tuning.sieve_primes);
+            Sieve::new(self.start, step, primes, safe)
         });
         sieve.skip_windows(w - at.next);
         at.next = w + 1;
@@ -500,7 +504,7 @@ impl<U: PrimeInt> Sequence<'_, U> {
         if !bool::from(mr.round_ct(&mr.two())) {
             return Flow::Next;
         }
-        let rounds = final_rounds();
+        let rounds = self.tuning.final_rounds;
         let qbases = HashBases::new(self.key, &c.as_ref()[..limbs]);
         match self.kind {
             Kind::Prime => {

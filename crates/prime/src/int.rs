@@ -14,7 +14,7 @@ mod sealed {
 pub trait PrimeInt: Unsigned + Send + Sync + sealed::Sealed {
     /// Zero, at a width that holds `bits` bits: the type's own width for
     /// `Uint` (an error if `bits` exceeds it), the smallest whole number of
-    /// limbs for `BoxedUint`.
+    /// limbs for `BoxedUint` (an error above [`MAX_PRIME_BITS`](crate::MAX_PRIME_BITS)).
     fn zero_for_bits(bits: u32) -> Result<Self, Error>;
 }
 
@@ -35,6 +35,11 @@ impl sealed::Sealed for numcrypt_limbs::BoxedUint {}
 #[cfg(feature = "alloc")]
 impl PrimeInt for numcrypt_limbs::BoxedUint {
     fn zero_for_bits(bits: u32) -> Result<Self, Error> {
+        if bits > crate::MAX_PRIME_BITS {
+            return Err(Error::BitsTooLarge {
+                max: crate::MAX_PRIME_BITS,
+            });
+        }
         Ok(Self::zero_with_bits(bits))
     }
 }

@@ -133,18 +133,57 @@ mod generate;
 mod parallel;
 mod sieve;
 
-#[doc(hidden)]
-pub use generate::set_final_rounds_for_benchmark;
 pub use generate::{
     MIN_PRIME_BITS, MIN_SAFE_PRIME_BITS, Progress, ProgressFn, generate_prime,
     generate_prime_with_progress, generate_safe_prime, generate_safe_prime_with_progress,
 };
+/// The largest prime a search makes at run-time widths (`BoxedUint`):
+/// 16384 bits, as the largest RSA modulus (a larger request is
+/// [`Error::BitsTooLarge`] before any work).
+pub const MAX_PRIME_BITS: u32 = 16384;
+
+/// Worker threads allowed per available core ([`max_threads`]).
+pub const THREADS_PER_CORE: usize = 4;
+
 #[cfg(feature = "std")]
 pub use parallel::{
     generate_prime_parallel, generate_prime_parallel_with_progress,
     generate_rsa_primes_fips_parallel, generate_safe_prime_parallel,
     generate_safe_prime_parallel_with_progress, generate_strong_prime_parallel,
-    generate_strong_prime_parallel_with_progress,
+    generate_strong_prime_parallel_with_progress, max_threads,
 };
-#[doc(hidden)]
-pub use sieve::set_sieve_primes_for_tuning;
+
+/// Settings the library never uses, for benchmarks and tuning runs only
+/// (feature `insecure-bench-hooks`, which nothing in production should
+/// enable): fewer final Miller–Rabin rounds than MR64, or another sieve
+/// size. Each call takes its settings; nothing global changes.
+#[cfg(feature = "insecure-bench-hooks")]
+pub mod bench_hooks {
+    use rand_core::CryptoRng;
+
+    pub use crate::generate::Tuning;
+    use crate::generate::{Kind, search};
+    use crate::{Error, PrimeInt, ProgressFn};
+
+    /// [`generate_prime_with_progress`](crate::generate_prime_with_progress)
+    /// with `tuning`.
+    pub fn generate_prime_tuned<U: PrimeInt, R: CryptoRng + ?Sized>(
+        bits: u32,
+        rng: &mut R,
+        tuning: Tuning,
+        progress: ProgressFn<'_>,
+    ) -> Result<U, Error> {
+        search(Kind::Prime, bits, rng, 1, tuning, progress)
+    }
+
+    /// [`generate_safe_prime_with_progress`](crate::generate_safe_prime_with_progress)
+    /// with `tuning`.
+    pub fn generate_safe_prime_tuned<U: PrimeInt, R: CryptoRng + ?Sized>(
+        bits: u32,
+        rng: &mut R,
+        tuning: Tuning,
+        progress: ProgressFn<'_>,
+    ) -> Result<U, Error> {
+        search(Kind::Safe, bits, rng, 1, tuning, progress)
+    }
+}

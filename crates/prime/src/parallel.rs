@@ -14,15 +14,32 @@ use subtle::Choice;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::generate::{Cancelled, Control, FINAL_CHUNK, Flow, Kind, Progress, ProgressFn, search};
+use crate::generate::{
+    Cancelled, Control, FINAL_CHUNK, Flow, Kind, Progress, ProgressFn, Tuning, search,
+};
 use crate::int::PrimeInt;
 use crate::rsa::{fips_primes, strong_prime};
 
-/// The number of workers for `threads`.
-pub(crate) fn thread_count(threads: Option<NonZeroUsize>) -> usize {
-    threads
-        .or_else(|| thread::available_parallelism().ok())
-        .map_or(1, NonZeroUsize::get)
+/// The cores the operating system offers this process (1 if it cannot say).
+fn available_cores() -> usize {
+    thread::available_parallelism().map_or(1, NonZeroUsize::get)
+}
+
+/// The most worker threads a search accepts: [`THREADS_PER_CORE`](crate::THREADS_PER_CORE)
+/// per available core, and at least 16 (more only cost memory and
+/// switching).
+pub fn max_threads() -> usize {
+    (crate::THREADS_PER_CORE * available_cores()).max(16)
+}
+
+/// The number of workers for `threads` (`None`: one per available core),
+/// checked against [`max_threads`].
+pub(crate) fn thread_count(threads: Option<NonZeroUsize>) -> Result<usize, Error> {
+    let n = threads.map_or_else(available_cores, NonZeroUsize::get);
+    if n > max_threads() {
+        return Err(Error::TooManyThreads { max: max_threads() });
+    }
+    Ok(n)
 }
 
 /// [`generate_prime`](crate::generate_prime) on `threads` worker threads
@@ -45,7 +62,14 @@ pub fn generate_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>
     threads: Option<NonZeroUsize>,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
-    search(Kind::Prime, bits, rng, thread_count(threads), progress)
+    search(
+        Kind::Prime,
+        bits,
+        rng,
+        thread_count(threads)?,
+        Tuning::DEFAULT,
+        progress,
+    )
 }
 
 /// [`generate_safe_prime`](crate::generate_safe_prime) on `threads`
@@ -67,7 +91,14 @@ pub fn generate_safe_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?S
     threads: Option<NonZeroUsize>,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
-    search(Kind::Safe, bits, rng, thread_count(threads), progress)
+    search(
+        Kind::Safe,
+        bits,
+        rng,
+        thread_count(threads)?,
+        Tuning::DEFAULT,
+        progress,
+    )
 }
 
 /// [`generate_strong_prime`](crate::generate_strong_prime) with each of
@@ -90,7 +121,7 @@ pub fn generate_strong_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + 
     threads: Option<NonZeroUsize>,
     progress: ProgressFn<'_>,
 ) -> Result<U, Error> {
-    strong_prime(bits, rng, thread_count(threads), progress)
+    strong_prime(bits, rng, thread_count(threads)?, progress)
 }
 
 /// [`generate_rsa_primes_fips`](crate::generate_rsa_primes_fips) with the
@@ -102,7 +133,7 @@ pub fn generate_rsa_primes_fips_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
     rng: &mut R,
     threads: Option<NonZeroUsize>,
 ) -> Result<(U, U), Error> {
-    fips_primes(nlen, e, rng, thread_count(threads))
+    fips_primes(nlen, e, rng, thread_count(threads)?)
 }
 
 /// What the workers of one search share.

@@ -9,7 +9,7 @@ use zeroize::Zeroize;
 
 use crate::Error;
 use crate::generate::{
-    Control, Flow, Inline, Kind, Progress, ProgressFn, Sequence, final_test, search,
+    Control, Flow, Inline, Kind, Progress, ProgressFn, Sequence, Tuning, final_test, search,
 };
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
@@ -64,7 +64,8 @@ pub(crate) fn strong_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
     let mut key = [0u8; 32];
     rng.fill_bytes(&mut key);
     let result = loop {
-        let mut s = aux_prime(&zero, bits / 2 - 16, rng, threads, &mut total, progress)?;
+        let sbits = bits / 2 - 16;
+        let mut s = aux_prime(&zero, sbits, rng, threads, &mut total, progress)?;
         let mut t = aux_prime(&zero, bits / 2 - 32, rng, threads, &mut total, progress)?;
         let one = zero.like_u64(1);
         let two = zero.like_u64(2);
@@ -93,8 +94,12 @@ pub(crate) fn strong_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
         let (jmin, rem) = low.wrapping_sub(&p0).div_rem(&rs2)?;
         let round_up = zero.like_u64(u64::from(!bool::from(rem.is_zero())));
         let jmin = jmin.wrapping_add(&round_up);
-        let span = one.shl_vartime(bits - 2).div_rem(&rs2)?.0;
-        let offset = U::random_below(rng, &span.shr_vartime(1))?;
+        // The offset is drawn below a bound that depends only on the sizes:
+        // with 2rs < 2^(rbits + sbits + 1), the range's span
+        // 2^(bits-2) / 2rs is at least twice 2^(bits - 4 - rbits - sbits),
+        // and a bound computed from r and s would leak their size.
+        let offset_bound = one.shl_vartime(bits - 4 - rbits - sbits);
+        let offset = U::random_below(rng, &offset_bound)?;
         let start = p0.wrapping_add(&jmin.wrapping_add(&offset).wrapping_mul(&rs2));
         let found = sub_search(bits, &start, &rs2, &key, threads, &mut total, progress);
         for v in [&mut s, &mut t, &mut r, &mut u] {
@@ -122,7 +127,7 @@ fn aux_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
 ) -> Result<U, Error> {
     let base = *total;
     let mut last = Progress::default();
-    let v: U = search(Kind::Prime, bits, rng, threads, &mut |p| {
+    let v: U = search(Kind::Prime, bits, rng, threads, Tuning::DEFAULT, &mut |p| {
         last = *p;
         progress(&base.plus(p))
     })?;
@@ -153,6 +158,7 @@ fn sub_search<U: PrimeInt>(
         step,
         public_step: None,
         key,
+        tuning: Tuning::DEFAULT,
     };
     seq.run(threads, total, progress)
 }

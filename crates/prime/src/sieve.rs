@@ -16,8 +16,6 @@
 //! secret amount are register shifts, whose timing does not depend on the
 //! amount.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
-
 use numcrypt_limbs::Unsigned;
 use zeroize::Zeroize;
 
@@ -64,17 +62,6 @@ pub(crate) const MAX_SIEVE_PRIMES: usize = crate::table::PRIMES_LEN;
 #[cfg(not(feature = "alloc"))]
 pub(crate) const MAX_SIEVE_PRIMES: usize = 2048;
 
-/// Overrides [`sieve_primes`] when non-zero (for the tuning example only).
-static SIEVE_PRIMES_OVERRIDE: AtomicUsize = AtomicUsize::new(0);
-
-/// Sets the number of sieve primes for every later search (0 restores the
-/// tuned default). Only for measuring the trade-off: see
-/// `examples/tune_sieve.rs`.
-#[doc(hidden)]
-pub fn set_sieve_primes_for_tuning(k: usize) {
-    SIEVE_PRIMES_OVERRIDE.store(k, Ordering::Relaxed);
-}
-
 /// Number of table primes the sieve uses for candidates of `bits` bits,
 /// chosen by measurement (`examples/tune_sieve.rs`; `benches/RESULTS.md` has the
 /// figures). More primes mean fewer survivors but a longer set-up (the
@@ -82,20 +69,20 @@ pub fn set_sieve_primes_for_tuning(k: usize) {
 /// sieves a few hundred times more candidates per result than a prime
 /// search and tests each survivor with a full exponentiation, so it pays
 /// to sieve much deeper.
-pub(crate) fn sieve_primes(bits: u32, safe: bool) -> usize {
-    let k = match SIEVE_PRIMES_OVERRIDE.load(Ordering::Relaxed) {
-        0 if safe => match bits {
+pub(crate) fn sieve_primes(bits: u32, safe: bool, tuned: Option<usize>) -> usize {
+    let k = match tuned {
+        Some(k) => k,
+        None if safe => match bits {
             0..=640 => 16_384,
             641..=1536 => 65_536,
             _ => 131_072,
         },
-        0 => match bits {
+        None => match bits {
             0..=640 => 2048,
             641..=1536 => 8192,
             1537..=2560 => 16_384,
             _ => 32_768,
         },
-        k => k,
     };
     k.clamp(MAX_WALKED, MAX_SIEVE_PRIMES)
 }

@@ -113,7 +113,16 @@ fn bad_sizes_are_errors() {
         generate_safe_prime::<Uint<2>, _>(129, &mut rng),
         Err(Error::BitsTooLarge { max: 128 })
     );
-    assert!(BoxedUint::zero_for_bits(100_000).is_ok());
+    // Run-time widths stop at MAX_PRIME_BITS, before any allocation or work.
+    assert!(BoxedUint::zero_for_bits(numcrypt_prime::MAX_PRIME_BITS).is_ok());
+    assert_eq!(
+        generate_prime::<BoxedUint, _>(100_000, &mut rng),
+        Err(Error::BitsTooLarge { max: 16384 })
+    );
+    assert_eq!(
+        generate_safe_prime::<BoxedUint, _>(u32::MAX, &mut rng),
+        Err(Error::BitsTooLarge { max: 16384 })
+    );
 }
 
 #[test]

@@ -127,6 +127,37 @@ pub use signer::Signature;
 pub use numcrypt_limbs::BoxedUint;
 pub use {der, pkcs1, pkcs8, signature, spki};
 
+/// Operations the library never offers, for benchmarks only (feature
+/// `insecure-bench-hooks`, which nothing in production should enable).
+#[cfg(feature = "insecure-bench-hooks")]
+pub mod bench_hooks {
+    use alloc::vec::Vec;
+
+    use rand_core::CryptoRng;
+
+    use crate::{Error, HashAlg, RsaPrivateKey};
+
+    /// A PKCS#1 v1.5 signature made without blinding, to measure what
+    /// blinding costs. Still constant time and checked, but without the
+    /// defence in depth that blinding gives.
+    pub fn sign_pkcs1v15_unblinded(
+        key: &RsaPrivateKey,
+        hash: HashAlg,
+        msg: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        key.sign_pkcs1v15_unblinded(hash, msg)
+    }
+
+    /// Draws a fresh blinding pair into the key's state (as happens every
+    /// 32 operations), to time a refresh.
+    pub fn refresh_blinding<R: CryptoRng + ?Sized>(
+        key: &RsaPrivateKey,
+        rng: &mut R,
+    ) -> Result<(), Error> {
+        key.refresh_blinding(rng)
+    }
+}
+
 /// The smallest modulus read: 1024 bits (public operations only).
 pub const MIN_MODULUS_BITS: u32 = 1024;
 

@@ -78,11 +78,10 @@ impl RsaPrivateKey {
         self.sign_pkcs1v15_in(Some(rng), hash, digest, Mode::default())
     }
 
-    /// [`sign_pkcs1v15`](Self::sign_pkcs1v15) without blinding, for the
-    /// benchmark that measures what blinding costs. Still constant time
-    /// and checked; do not use it otherwise.
-    #[doc(hidden)]
-    pub fn sign_pkcs1v15_unblinded_for_benchmark(
+    /// [`sign_pkcs1v15`](Self::sign_pkcs1v15) without blinding (see
+    /// [`bench_hooks`](crate::bench_hooks)).
+    #[cfg(feature = "insecure-bench-hooks")]
+    pub(crate) fn sign_pkcs1v15_unblinded(
         &self,
         hash: HashAlg,
         msg: &[u8],

@@ -524,12 +524,9 @@ impl RsaPrivateKey {
     }
 
     /// Draws a fresh blinding pair into the key's state, as happens every
-    /// 32 operations: for the benchmark that times a refresh.
-    #[doc(hidden)]
-    pub fn refresh_blinding_for_benchmark<R: CryptoRng + ?Sized>(
-        &self,
-        rng: &mut R,
-    ) -> Result<(), Error> {
+    /// 32 operations (see [`bench_hooks`](crate::bench_hooks)).
+    #[cfg(feature = "insecure-bench-hooks")]
+    pub(crate) fn refresh_blinding<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> Result<(), Error> {
         self.blinding.reset();
         self.blinding.take(self, Some(rng)).map(drop)
     }

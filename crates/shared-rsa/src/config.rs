@@ -10,7 +10,7 @@
 //! batch = 8                      # optional: candidates per lane per round trip
 //! sieve_bound = 700              # optional (largest that fits)
 //! trial_division_bound = 131072  # optional (tuned default)
-//! timeout_secs = 60              # optional
+//! timeout_secs = 60              # optional: 1 to 86400
 //! listen = "0.0.0.0:7002"        # optional (own address)
 //! key_share = "share-2.pem"      # where to write this party's share
 //! public_key = "public.pem"      # optional: the RSA public key (SPKI PEM, for verifiers)
@@ -136,7 +136,14 @@ impl PartyConfig {
             });
         }
         let parties: Vec<Peer> = parties.into_iter().flatten().collect();
-        let timeout = Duration::from_secs(file.timeout_secs.unwrap_or(60).max(1));
+        let timeout_secs = file.timeout_secs.unwrap_or(60);
+        if !(1..=crate::MAX_TIMEOUT.as_secs()).contains(&timeout_secs) {
+            return Err(Error::InvalidConfig(format!(
+                "timeout_secs = {timeout_secs}: from 1 to {}",
+                crate::MAX_TIMEOUT.as_secs()
+            )));
+        }
+        let timeout = Duration::from_secs(timeout_secs);
         let mut keygen = KeyGenConfig::new(file.bits);
         if let Some(e) = file.public_exponent {
             keygen.public_exponent = e;
@@ -165,9 +172,17 @@ impl PartyConfig {
         })
     }
 
-    /// Reads the configuration file at `path`.
+    /// Reads the configuration file at `path` (at most 1 MiB).
     pub fn from_file(path: &Path) -> Result<Self, Error> {
-        let text = Zeroizing::new(std::fs::read_to_string(path)?);
+        use std::io::Read;
+        const MAX_LEN: u64 = 1 << 20;
+        let mut text = Zeroizing::new(String::new());
+        std::fs::File::open(path)?
+            .take(MAX_LEN + 1)
+            .read_to_string(&mut text)?;
+        if text.len() as u64 > MAX_LEN {
+            return Err(Error::InvalidConfig("larger than 1 MiB".into()));
+        }
         let base = path.parent().unwrap_or(Path::new("."));
         Self::from_toml(&text, base)
     }

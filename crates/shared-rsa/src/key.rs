@@ -26,9 +26,6 @@
 //! SHARE`. `w` is a hash of `N` ([`SharedPublicKey::verification_base`]).
 
 use std::fmt;
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::path::Path;
 
 use der::asn1::{AnyRef, BitStringRef, UintRef};
 use der::pem::LineEnding;
@@ -313,11 +310,6 @@ impl SharedPublicKey {
             ))),
         }
     }
-
-    /// Writes [`to_pem`](Self::to_pem) to `path` atomically.
-    pub fn write_pem_file(&self, path: &Path) -> Result<(), Error> {
-        write_atomically(path, self.to_pem()?.as_bytes(), false)
-    }
 }
 
 impl fmt::Debug for SharedPublicKey {
@@ -353,7 +345,8 @@ impl SharedKeyShare {
         share: BoxedUint,
     ) -> Result<Self, Error> {
         let share = Zeroizing::new(share);
-        if index >= public.parties || share.bits_vartime() > public.bits() {
+        // Constant time in the share: only validity is revealed.
+        if index >= public.parties || share.bits() > public.bits() {
             return Err(Error::InvalidEncoding(
                 "share index or size out of range".into(),
             ));
@@ -400,7 +393,9 @@ impl SharedKeyShare {
         })
     }
 
-    /// PEM (`NUMCRYPT SHARED RSA KEY SHARE`), secret.
+    /// PEM (`NUMCRYPT SHARED RSA KEY SHARE`), secret: write it as one
+    /// (mode 0600, through a temporary file and a rename, never over
+    /// another file), as `numcrypt shared-rsa party` does.
     pub fn to_pem(&self) -> Result<Zeroizing<String>, Error> {
         Ok(Zeroizing::new(
             der::pem::encode_string(SHARE_LABEL, LineEnding::LF, &self.to_der()?)
@@ -448,20 +443,6 @@ impl SharedKeyShare {
         }
         Self::from_der(&der)
     }
-
-    /// Writes the share to `path` atomically (a temporary file in the same
-    /// folder, synced, then renamed over `path`), readable by its owner
-    /// only on Unix: a crash leaves the old file or the new one, never half
-    /// of one.
-    pub fn write_pem_file(&self, path: &Path) -> Result<(), Error> {
-        write_atomically(path, self.to_pem()?.as_bytes(), true)
-    }
-
-    /// Reads a share written by [`write_pem_file`](Self::write_pem_file).
-    pub fn read_pem_file(path: &Path) -> Result<Self, Error> {
-        let text = Zeroizing::new(fs::read_to_string(path)?);
-        Self::from_pem(&text)
-    }
 }
 
 impl fmt::Debug for SharedKeyShare {
@@ -471,49 +452,4 @@ impl fmt::Debug for SharedKeyShare {
             .field("public", &self.public)
             .finish_non_exhaustive()
     }
-}
-
-/// Writes `contents` to `path` through a temporary file and a rename.
-pub(crate) fn write_atomically(path: &Path, contents: &[u8], secret: bool) -> Result<(), Error> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => std::path::PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .ok_or(Error::InvalidInput("the output path names no file"))?
-        .to_string_lossy()
-        .into_owned();
-    let mut nonce = [0u8; 8];
-    getrandom::fill(&mut nonce).map_err(|_| Error::Randomness)?;
-    let tmp = dir.join(format!(
-        ".{name}.tmp-{}-{:016x}",
-        std::process::id(),
-        u64::from_le_bytes(nonce)
-    ));
-    let result = (|| -> Result<(), Error> {
-        let mut options = OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(if secret { 0o600 } else { 0o644 });
-        }
-        #[cfg(not(unix))]
-        let _ = secret;
-        let mut file = options.open(&tmp)?;
-        file.write_all(contents)?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, path)?;
-        // Make the rename itself durable (not every system can sync a folder).
-        if let Ok(d) = fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }

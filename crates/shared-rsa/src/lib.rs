@@ -142,9 +142,14 @@ pub use keygen::{
 };
 pub use numcrypt_rsa::HashAlg;
 pub use sign::{
-    PartialSignature, combine, encode_pkcs1v15, encode_pss, partial_is_consistent, sign_jointly,
+    PartialSignature, combine, encode_pkcs1v15, encode_pkcs1v15_prehashed, encode_pss,
+    encode_pss_prehashed, partial_is_consistent, sign_jointly,
 };
 pub use transport::{MemoryNetwork, MemoryTransport, Peer, TcpConfig, TcpTransport, Transport};
 
 /// The largest number of parties supported.
 pub const MAX_PARTIES: usize = 64;
+
+/// The longest timeout or interval accepted (configuration files,
+/// [`KeyGenConfig`], [`TcpConfig`], [`sign_jointly`]): one day.
+pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(86_400);

@@ -41,11 +41,17 @@ pub fn encode_pkcs1v15(
     hash: HashAlg,
     msg: &[u8],
 ) -> Result<Vec<u8>, Error> {
-    Ok(numcrypt_rsa::pkcs1v15::encode(
-        hash,
-        &hash.digest(msg),
-        public.size(),
-    )?)
+    encode_pkcs1v15_prehashed(public, hash, &hash.digest(msg))
+}
+
+/// [`encode_pkcs1v15`] of a message already hashed with `hash` (for a
+/// message streamed through the hash).
+pub fn encode_pkcs1v15_prehashed(
+    public: &SharedPublicKey,
+    hash: HashAlg,
+    digest: &[u8],
+) -> Result<Vec<u8>, Error> {
+    Ok(numcrypt_rsa::pkcs1v15::encode(hash, digest, public.size())?)
 }
 
 /// EMSA-PSS-ENCODE (RFC 8017 §9.1.1) of `msg` with `salt` (MGF1 over the
@@ -58,7 +64,17 @@ pub fn encode_pss(
     msg: &[u8],
     salt: &[u8],
 ) -> Result<Vec<u8>, Error> {
-    let em = numcrypt_rsa::pss::encode_checked(hash, &hash.digest(msg), salt, public.bits() - 1)?;
+    encode_pss_prehashed(public, hash, &hash.digest(msg), salt)
+}
+
+/// [`encode_pss`] of a message already hashed with `hash`.
+pub fn encode_pss_prehashed(
+    public: &SharedPublicKey,
+    hash: HashAlg,
+    digest: &[u8],
+    salt: &[u8],
+) -> Result<Vec<u8>, Error> {
+    let em = numcrypt_rsa::pss::encode_checked(hash, digest, salt, public.bits() - 1)?;
     Ok(em.to_vec())
 }
 
@@ -323,6 +339,9 @@ pub fn sign_jointly<T: Transport + ?Sized>(
     em: &[u8],
     timeout: Duration,
 ) -> Result<Vec<u8>, Error> {
+    if timeout > crate::MAX_TIMEOUT {
+        return Err(Error::InvalidInput("a timeout above one day"));
+    }
     let public = share.public_key();
     let (n, me) = (public.parties(), share.index());
     if transport.party_count() != n || transport.index() != me {

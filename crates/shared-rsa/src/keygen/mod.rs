@@ -140,8 +140,14 @@ impl KeyGenConfig {
         if self.trial_division_bound.is_some_and(|b| b > 1 << 26) {
             return bad("trial-division bound above 2^26".into());
         }
-        if self.progress_interval.is_zero() {
-            return bad("progress interval of zero".into());
+        if self.progress_interval.is_zero()
+            || self.progress_interval > crate::MAX_TIMEOUT
+            || self.timeout > crate::MAX_TIMEOUT
+        {
+            return bad(format!(
+                "timeout and progress interval must be from 1 ns to {} s",
+                crate::MAX_TIMEOUT.as_secs()
+            ));
         }
         if self.sieve_bound.is_some_and(|b| b > 1 << 20) {
             return bad("sieve bound above 2^20".into());

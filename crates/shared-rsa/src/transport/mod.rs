@@ -116,7 +116,9 @@ impl Mailbox {
         channel: u16,
         timeout: Duration,
     ) -> Result<Vec<u8>, Error> {
-        let deadline = Instant::now() + timeout;
+        // Callers check timeouts against MAX_TIMEOUT; the cap keeps the
+        // sum from overflowing whatever they pass.
+        let deadline = Instant::now() + timeout.min(crate::MAX_TIMEOUT);
         let mut state = self.lock();
         loop {
             if state.aborted {

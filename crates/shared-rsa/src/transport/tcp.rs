@@ -336,6 +336,12 @@ impl TcpTransport {
     /// [`connect`](Self::connect) on a listener the caller has bound (for
     /// example to port 0, with the addresses in `config` filled in after).
     pub fn connect_with_listener(config: &TcpConfig, listener: TcpListener) -> Result<Self, Error> {
+        if config.timeout > crate::MAX_TIMEOUT {
+            return Err(Error::InvalidConfig(format!(
+                "timeout above {} s",
+                crate::MAX_TIMEOUT.as_secs()
+            )));
+        }
         let n = config.parties.len();
         let me = config.index;
         let deadline = Instant::now() + config.timeout;
