@@ -1,5 +1,5 @@
-//! Replays the checked-in cargo-fuzz corpora of the `differential`,
-//! `is_prime` and `dlog_parsers` targets (`fuzz/corpus/<target>/`) through
+//! Replays the checked-in cargo-fuzz corpora of every target
+//! (`fuzz/corpus/<target>/`) through
 //! the same checks the fuzzer runs, so that CI exercises every saved input
 //! without libFuzzer or a nightly toolchain.
 
@@ -9,6 +9,10 @@ mod differential;
 mod dlog_parsers;
 #[path = "../fuzz/src/is_prime.rs"]
 mod is_prime;
+#[path = "../fuzz/src/rsa.rs"]
+mod rsa;
+#[path = "../fuzz/src/shared_rsa.rs"]
+mod shared_rsa;
 
 use std::fs;
 use std::path::PathBuf;
@@ -26,6 +30,21 @@ fn is_prime_corpus() {
 #[test]
 fn dlog_parsers_corpus() {
     replay("dlog_parsers", dlog_parsers::check);
+}
+
+#[test]
+fn rsa_parsers_corpus() {
+    replay("rsa_parsers", rsa::parsers);
+}
+
+#[test]
+fn rsa_differential_corpus() {
+    replay("rsa_differential", rsa::differential);
+}
+
+#[test]
+fn shared_rsa_parsers_corpus() {
+    replay("shared_rsa_parsers", shared_rsa::check);
 }
 
 fn replay(target: &str, check: fn(&[u8])) {

@@ -4,3 +4,5 @@
 pub mod differential;
 pub mod dlog_parsers;
 pub mod is_prime;
+pub mod rsa;
+pub mod shared_rsa;

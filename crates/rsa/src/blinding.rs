@@ -99,6 +99,7 @@ impl Blinding {
 
     /// Forgets the pair, so the next operation draws a fresh one (benches
     /// use it to time a refresh).
+    #[cfg(feature = "insecure-bench-hooks")]
     pub(crate) fn reset(&self) {
         *self.pair.lock() = None;
     }
