@@ -39,17 +39,21 @@ fn ident_before(line: &str, end: usize) -> &str {
 fn declared_fn(line: &str) -> Option<&str> {
     let code = line.trim_start();
     let at = code.find("fn ")?;
-    let before = &code[..at];
-    let qualifiers = [
-        "pub",
-        "pub(crate)",
-        "pub(super)",
-        "const",
-        "unsafe",
-        "extern",
-        "async",
-    ];
-    if !before.split_whitespace().all(|w| qualifiers.contains(&w)) {
+    // `pub(in path)` and the like: drop what is in parentheses.
+    let mut before = String::new();
+    let mut depth = 0;
+    for c in code[..at].chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => before.push(c),
+            _ => {}
+        }
+    }
+    let qualifier = |w: &str| {
+        ["pub", "const", "unsafe", "extern", "async", "default"].contains(&w) || w.starts_with('"')
+    };
+    if !before.split_whitespace().all(qualifier) {
         return None;
     }
     let rest = &code[at + 3..];

@@ -5,7 +5,7 @@
 //! Exit status: 0 on success, 1 when `verify` finds the signature invalid,
 //! 2 on a usage or input error (one line on standard error).
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,8 +19,8 @@ use zeroize::Zeroizing;
 
 use crate::dsa::{hash, streaming};
 use crate::files::{
-    KeyFiles, PassIn, PassOut, Status, digest_file, exit, open_input, read, read_up_to, rng,
-    verdict, write_private_key,
+    KeyFiles, MAX_READ, PassIn, PassOut, Status, digest_file, exit, open_input, read, read_up_to,
+    rng, verdict, write_private_key,
 };
 use crate::output::{Output, SecretOut, write_all, write_public};
 
@@ -254,10 +254,17 @@ fn decrypt(
     let in_error = |e: numcrypt_elgamal::Error| format!("{}: {e}", input.display());
     let mut header = read_up_to(&mut reader, key.stream_header_len(), input)?;
     if !header.starts_with(MAGIC) {
-        // The one-piece format earlier versions wrote (`PublicKey::seal`).
-        reader
-            .read_to_end(&mut header)
-            .map_err(|e| format!("{}: {e}", input.display()))?;
+        // The one-piece format earlier versions wrote (`PublicKey::seal`),
+        // read whole, so within the limit of files read whole.
+        let rest = read_up_to(&mut reader, MAX_READ + 1 - header.len(), input)?;
+        header.extend_from_slice(&rest);
+        if header.len() > MAX_READ {
+            return Err(format!(
+                "{}: not a stream, and larger than {} MiB for the one-piece format",
+                input.display(),
+                MAX_READ >> 20
+            ));
+        }
         let plain = key.open(&header, aad.as_bytes()).map_err(in_error)?;
         return write_all(writer, &plain);
     }

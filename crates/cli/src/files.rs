@@ -151,6 +151,9 @@ pub struct PassOut {
     pub passout: Option<String>,
 }
 
+/// The longest password read from standard input.
+const PASSWORD_MAX: usize = 4096;
+
 /// The password named by `source` (openssl's pass phrase arguments).
 fn password(flag: &str, source: &str) -> Result<Zeroizing<String>, String> {
     let first_line = |text: &str| Zeroizing::new(text.lines().next().unwrap_or("").to_owned());
@@ -163,11 +166,17 @@ fn password(flag: &str, source: &str) -> Result<Zeroizing<String>, String> {
     } else if let Some(path) = source.strip_prefix("file:") {
         Ok(first_line(&read_text(Path::new(path))?))
     } else if source == "stdin" {
-        let mut line = Zeroizing::new(String::new());
-        std::io::stdin()
-            .read_line(&mut line)
-            .map_err(|e| format!("{flag} stdin: {e}"))?;
-        Ok(first_line(&line))
+        // Allocated once and bounded, so that no copy of the password is
+        // left behind by a reallocation.
+        let mut line = Zeroizing::new(Vec::with_capacity(PASSWORD_MAX + 1));
+        std::io::BufRead::read_until(
+            &mut std::io::stdin().lock().take(PASSWORD_MAX as u64),
+            b'\n',
+            &mut line,
+        )
+        .map_err(|e| format!("{flag} stdin: {e}"))?;
+        let text = std::str::from_utf8(&line).map_err(|_| format!("{flag} stdin: not UTF-8"))?;
+        Ok(first_line(text))
     } else {
         Err(format!(
             "{flag} {source:?}: expected pass:TEXT, env:VAR, file:PATH or stdin"

@@ -14,7 +14,7 @@ mod output;
 mod rsa;
 mod shared_rsa;
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
 use std::process::ExitCode;
@@ -205,11 +205,13 @@ fn is_prime_command(numbers: &[String], hex: bool) -> ExitCode {
         let _ = writeln!(out, "{text} {verdict}");
     };
     if numbers.is_empty() {
-        for line in std::io::stdin().lock().lines() {
-            let line = match line {
-                Ok(line) => line,
-                Err(e) => {
-                    eprintln!("numcrypt: error: reading standard input: {e}");
+        let mut input = std::io::stdin().lock();
+        loop {
+            let line = match numbers::read_line(&mut input) {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(message) => {
+                    eprintln!("numcrypt: error: {message}");
                     return ExitCode::from(2);
                 }
             };

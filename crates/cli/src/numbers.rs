@@ -53,6 +53,27 @@ pub fn parse_signed(name: &str, text: &str, bare_hex: bool) -> Result<Signed, St
     })
 }
 
+/// The next line of `input` (standard input of `is-prime`), refused once
+/// it is longer than any number read could be; `None` at the end.
+pub fn read_line(input: &mut impl std::io::BufRead) -> Result<Option<String>, String> {
+    let mut line = Vec::new();
+    let limit = (MAX_DIGITS + 8) as u64;
+    let mut bounded = std::io::Read::take(&mut *input, limit + 1);
+    std::io::BufRead::read_until(&mut bounded, b'\n', &mut line)
+        .map_err(|e| format!("reading standard input: {e}"))?;
+    if line.is_empty() {
+        return Ok(None);
+    }
+    if line.len() as u64 > limit && line.last() != Some(&b'\n') {
+        return Err(format!(
+            "standard input: a line longer than {MAX_DIGITS} digits, more than {MAX_BITS} bits"
+        ));
+    }
+    String::from_utf8(line)
+        .map(Some)
+        .map_err(|_| "standard input: not UTF-8".into())
+}
+
 /// `text` as an error quotes it: whole if short, else its ends.
 fn shorten(text: &str) -> String {
     match (text.get(..12), text.get(text.len().saturating_sub(12)..)) {

@@ -1,12 +1,14 @@
 //! Where a command's output goes: standard output, or a file written as a
 //! careful tool writes one. The bytes go to a temporary file in the target's
 //! folder (mode 0600 from its creation for a secret), which is flushed to
-//! disk and then renamed into place, and the folder is synced: a reader, or
-//! a crash, sees the old file or the whole new one, never a part. A command
-//! that fails drops its `Output`, which removes the temporary file. An
-//! existing file is never replaced by a secret (private keys, key shares,
-//! decrypted data) unless `--force` says so; public outputs (public keys,
-//! signatures, ciphertexts) replace it, as `openssl -out` does.
+//! disk and then renamed into place (through a symbolic link, over the file
+//! it names), and the folder is synced: a reader, or a crash, sees the old
+//! file or the whole new one, never a part. A command that fails drops its
+//! `Output`, which removes the temporary file (a killed one can leave it
+//! behind, named `.numcrypt-*.tmp`). An existing file is never replaced by a
+//! secret (private keys, key shares, decrypted data) unless `--force` says
+//! so; public outputs (public keys, signatures, ciphertexts) replace it.
+//! Devices and pipes (`/dev/null`, `>(gzip)`) are written in place.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
@@ -43,10 +45,20 @@ pub struct Output {
 
 enum Target {
     Stdout(io::StdoutLock<'static>),
+    /// A non-regular file, written in place.
+    Device {
+        file: fs::File,
+        path: PathBuf,
+    },
     File {
         file: BufWriter<NamedTempFile>,
+        /// As given.
         path: PathBuf,
+        /// With symbolic links resolved: what the rename replaces.
+        real: PathBuf,
+        folder: PathBuf,
         replace: bool,
+        secret: bool,
     },
 }
 
@@ -68,12 +80,30 @@ impl Output {
                 target: Target::Stdout(io::stdout().lock()),
             });
         };
+        // A device, pipe or other non-regular file (`/dev/null`, `>(gzip)`)
+        // is written in place: there is nothing to replace atomically.
+        if let Ok(meta) = fs::metadata(path)
+            && !meta.is_file()
+        {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| error(Some(path), &e))?;
+            return Ok(Self {
+                target: Target::Device {
+                    file,
+                    path: path.to_owned(),
+                },
+            });
+        }
         if !replace && path.symlink_metadata().is_ok() {
             return Err(exists(path));
         }
-        let folder = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
+        // Through a symbolic link, the file it names is the one replaced.
+        let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+        let folder = match real.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
         };
         let mut builder = tempfile::Builder::new();
         builder.prefix(".numcrypt-").suffix(".tmp");
@@ -83,29 +113,34 @@ impl Output {
             use std::os::unix::fs::PermissionsExt;
             builder.permissions(fs::Permissions::from_mode(0o644));
         }
-        #[cfg(not(unix))]
-        let _ = secret;
         let file = builder
-            .tempfile_in(folder)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .tempfile_in(&folder)
+            .map_err(|e| error(Some(path), &e))?;
         Ok(Self {
             target: Target::File {
                 file: BufWriter::new(file),
                 path: path.to_owned(),
+                real,
+                folder,
                 replace,
+                secret,
             },
         })
     }
 
-    /// Finishes the output: flushes standard output, or syncs the file and
-    /// renames it into place.
+    /// Finishes the output: flushes standard output or a device, or syncs
+    /// the file and renames it into place.
     pub fn commit(self) -> Result<(), String> {
         match self.target {
             Target::Stdout(mut out) => out.flush().map_err(|e| error(None, &e)),
+            Target::Device { mut file, path } => file.flush().map_err(|e| error(Some(&path), &e)),
             Target::File {
                 file,
                 path,
+                real,
+                folder,
                 replace,
+                secret,
             } => {
                 let tmp = file
                     .into_inner()
@@ -114,18 +149,27 @@ impl Output {
                     .sync_all()
                     .map_err(|e| error(Some(&path), &e))?;
                 let persisted = if replace {
-                    tmp.persist(&path)
+                    tmp.persist(&real)
                 } else {
-                    tmp.persist_noclobber(&path)
+                    tmp.persist_noclobber(&real)
                 };
-                persisted.map_err(|e| match e.error.kind() {
-                    io::ErrorKind::AlreadyExists => exists(&path),
-                    _ => error(Some(&path), &e.error),
-                })?;
+                if let Err(e) = persisted {
+                    let why = match e.error.kind() {
+                        io::ErrorKind::AlreadyExists => exists(&path),
+                        _ => error(Some(&path), &e.error),
+                    };
+                    // A secret that cannot be put in place is kept where it
+                    // is rather than lost (it may be a key share no one can
+                    // make again).
+                    return Err(match secret.then(|| e.file.keep()) {
+                        Some(Ok((_, kept))) => {
+                            format!("{why}; the output is in {}", kept.display())
+                        }
+                        _ => why,
+                    });
+                }
                 // Make the rename durable (not every system syncs a folder).
-                if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty())
-                    && let Ok(f) = fs::File::open(folder)
-                {
+                if let Ok(f) = fs::File::open(&folder) {
                     let _ = f.sync_all();
                 }
                 Ok(())
@@ -137,7 +181,7 @@ impl Output {
     pub fn error(&self, e: &io::Error) -> String {
         match &self.target {
             Target::Stdout(_) => error(None, e),
-            Target::File { path, .. } => error(Some(path), e),
+            Target::Device { path, .. } | Target::File { path, .. } => error(Some(path), e),
         }
     }
 }
@@ -146,6 +190,7 @@ impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match &mut self.target {
             Target::Stdout(out) => out.write(buf),
+            Target::Device { file, .. } => file.write(buf),
             Target::File { file, .. } => file.write(buf),
         }
     }
@@ -153,6 +198,7 @@ impl Write for Output {
     fn flush(&mut self) -> io::Result<()> {
         match &mut self.target {
             Target::Stdout(out) => out.flush(),
+            Target::Device { file, .. } => file.flush(),
             Target::File { file, .. } => file.flush(),
         }
     }

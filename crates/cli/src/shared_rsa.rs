@@ -572,6 +572,13 @@ impl KeyOutputs {
         shared_public: Option<&Path>,
         force: bool,
     ) -> Result<Self, String> {
+        let mut all: Vec<&Path> = shares.iter().map(PathBuf::as_path).collect();
+        all.extend(rsa_public.iter().chain(shared_public.iter()));
+        for (i, p) in all.iter().enumerate() {
+            if all[..i].contains(p) {
+                return Err(format!("{}: named for two outputs", p.display()));
+            }
+        }
         let shares = shares
             .iter()
             .map(|p| Output::secret(Some(p), force))

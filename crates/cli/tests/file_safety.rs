@@ -225,3 +225,40 @@ fn failure_mid_write_leaves_the_old_file() {
     );
     assert_eq!(std::fs::read(&target).unwrap(), data);
 }
+
+/// Devices are written in place, and a symbolic link keeps pointing at the
+/// file it names, which is the one replaced.
+#[cfg(unix)]
+#[test]
+fn devices_and_symbolic_links() {
+    let dir = scratch("links");
+    let (key, real, link) = (p(&dir, "key.pem"), p(&dir, "real.pem"), p(&dir, "link.pem"));
+    ok(numcrypt(&["rsa", "keygen", "--out", &key]), "keygen");
+    ok(
+        numcrypt(&["rsa", "pubkey", "--in", &key, "--out", "/dev/null"]),
+        "pubkey to /dev/null",
+    );
+    ok(
+        numcrypt(&["rsa", "keygen", "--bits", "2048", "--out", "/dev/null"]),
+        "a key to /dev/null",
+    );
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let null = std::fs::metadata("/dev/null").unwrap().file_type();
+        assert!(null.is_char_device(), "/dev/null is still a device");
+    }
+    old_file(&real);
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    ok(
+        numcrypt(&["rsa", "pubkey", "--in", &key, "--out", &link]),
+        "pubkey through a link",
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(text(&std::fs::read(&real).unwrap()).starts_with("-----BEGIN PUBLIC KEY-----"));
+    assert_eq!(listing(&dir), ["key.pem", "link.pem", "real.pem"]);
+}

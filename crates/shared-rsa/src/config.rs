@@ -176,15 +176,19 @@ impl PartyConfig {
     pub fn from_file(path: &Path) -> Result<Self, Error> {
         use std::io::Read;
         const MAX_LEN: u64 = 1 << 20;
-        let mut text = Zeroizing::new(String::new());
+        // Allocated once, so that no copy of the keys in it is left behind
+        // by a reallocation.
+        let mut bytes = Zeroizing::new(Vec::with_capacity(MAX_LEN as usize + 1));
         std::fs::File::open(path)?
             .take(MAX_LEN + 1)
-            .read_to_string(&mut text)?;
-        if text.len() as u64 > MAX_LEN {
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > MAX_LEN {
             return Err(Error::InvalidConfig("larger than 1 MiB".into()));
         }
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| Error::InvalidConfig("not UTF-8 text".into()))?;
         let base = path.parent().unwrap_or(Path::new("."));
-        Self::from_toml(&text, base)
+        Self::from_toml(text, base)
     }
 }
 

@@ -141,6 +141,7 @@ impl KeyGenConfig {
             return bad("trial-division bound above 2^26".into());
         }
         if self.progress_interval.is_zero()
+            || self.timeout.is_zero()
             || self.progress_interval > crate::MAX_TIMEOUT
             || self.timeout > crate::MAX_TIMEOUT
         {
@@ -581,6 +582,9 @@ where
     let running = RunningLanes::new(setup.lanes);
     let results: Vec<Option<Found>> = std::thread::scope(|scope| {
         let (shared, fail, running) = (&shared, &fail, &running);
+        // Should the callback (or a spawn) panic, the lanes are stopped
+        // rather than left to finish.
+        let _stop_on_panic = AbortOnPanic(transport);
         let handles: Vec<_> = seeds
             .into_iter()
             .enumerate()
@@ -596,9 +600,7 @@ where
                 })
             })
             .collect();
-        // This thread reports while the lanes search; should the callback
-        // panic, the lanes are stopped rather than left to finish.
-        let _stop_on_panic = AbortOnPanic(transport);
+        // This thread reports while the lanes search.
         loop {
             let report = KeyGenProgress::Searching(shared.stats(start, bytes_before));
             if progress(&report).is_break() {
