@@ -4,6 +4,7 @@ use core::fmt;
 
 use digest::Digest;
 use hmac::EagerHash;
+use numcrypt_limbs::ct_audit::{declassify, declassify_choice};
 use numcrypt_limbs::{BoxedUint, MontyForm, Unsigned};
 use rand_core::CryptoRng;
 use sha2::{Sha224, Sha256, Sha384, Sha512};
@@ -167,7 +168,7 @@ impl SigningKey {
         // is whether it is valid.
         let valid = !x.is_zero() & x.ct_lt_value(q);
         let mut x = at_width(x, q.nlimbs());
-        if !bool::from(valid) {
+        if !declassify_choice(valid) {
             x.zeroize();
             return Err(Error::InvalidPrivateKey);
         }
@@ -177,7 +178,10 @@ impl SigningKey {
     fn from_secret(params: DomainParameters, x: BoxedUint) -> Result<Self, Error> {
         let pm = params.p_monty();
         let y_monty = pm.pow_bounded(params.g_monty(), &x, params.sizes().n());
-        let y = pm.from_monty(&y_monty);
+        // The public key: no secret from here on.
+        let mut y = pm.from_monty(&y_monty);
+        declassify(y.as_mut());
+        let y_monty = pm.to_monty(&y);
         Ok(Self {
             verifying: VerifyingKey { params, y, y_monty },
             x,
@@ -295,7 +299,8 @@ impl SigningKey {
         let mut drbg = NonceGenerator::<D>::new(q, &self.x, prehash, additional);
         loop {
             let mut k = drbg.next_candidate();
-            if !bool::from(!k.is_zero() & k.ct_lt(q)) {
+            // A rejected nonce is discarded: its verdict is public.
+            if !declassify_choice(!k.is_zero() & k.ct_lt(q)) {
                 k.zeroize();
                 continue;
             }
@@ -308,8 +313,10 @@ impl SigningKey {
             gk.zeroize();
             k_inv.zeroize();
             xr.zeroize();
-            let (r, s) = (qm.from_monty(&r), qm.from_monty(&s));
+            let (mut r, mut s) = (qm.from_monty(&r), qm.from_monty(&s));
             // r and s are about to be published: testing them is safe.
+            declassify(r.as_mut());
+            declassify(s.as_mut());
             if !bool::from(r.is_zero()) && !bool::from(s.is_zero()) {
                 x.zeroize();
                 return Ok(Signature::from_components(r, s));

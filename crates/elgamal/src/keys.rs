@@ -8,6 +8,7 @@ use core::fmt;
 use chacha20poly1305::aead::{Aead, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, KeyInit, Nonce};
 use hkdf::Hkdf;
+use numcrypt_limbs::ct_audit::{declassify, declassify_choice};
 use numcrypt_limbs::{BoxedUint, MontyForm, Unsigned};
 use rand_core::CryptoRng;
 use sha2::Sha256;
@@ -259,7 +260,7 @@ impl SecretKey {
         // is whether it is valid.
         let valid = !x.is_zero() & x.ct_lt_value(q);
         let mut x = at_width(x, q.nlimbs());
-        if !bool::from(valid) {
+        if !declassify_choice(valid) {
             x.zeroize();
             return Err(Error::InvalidPrivateKey);
         }
@@ -269,7 +270,10 @@ impl SecretKey {
     fn from_secret(group: Group, x: BoxedUint) -> Self {
         let pm = group.p_monty();
         let y_monty = pm.pow_bounded(group.g_monty(), &x, group.exponent_bits());
-        let y = pm.from_monty(&y_monty);
+        // The public key: no secret from here on.
+        let mut y = pm.from_monty(&y_monty);
+        declassify(y.as_mut());
+        let y_monty = pm.to_monty(&y);
         Self {
             public: PublicKey { group, y, y_monty },
             x,

@@ -136,7 +136,8 @@ impl SecretKey {
             let mut k = drbg.next_candidate();
             // gcd(k, 2q) = 1 and k ∈ [1, p − 2]: k odd, k ≠ q, k < p − 1.
             let usable = k.is_odd() & !k.ct_eq_value(q) & k.ct_lt(&p_minus_1);
-            if !bool::from(usable) {
+            // A rejected nonce is discarded: its verdict is public.
+            if !numcrypt_limbs::ct_audit::declassify_choice(usable) {
                 k.zeroize();
                 continue;
             }
@@ -158,7 +159,11 @@ impl SecretKey {
             k_q.zeroize();
             k_inv.zeroize();
             xr.zeroize();
-            // s is about to be published: testing it is safe.
+            // s is about to be published (r is already: g^k): testing it is
+            // safe.
+            let mut r = r;
+            numcrypt_limbs::ct_audit::declassify(r.as_mut());
+            numcrypt_limbs::ct_audit::declassify(s.as_mut());
             if !bool::from(s.is_zero()) {
                 x_q.zeroize();
                 return Ok(Signature::from_components(r, s));

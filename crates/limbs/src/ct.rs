@@ -60,17 +60,18 @@ pub(crate) fn swap_if(a: &mut [Limb], b: &mut [Limb], c: Choice) {
 /// depend on `index`.
 ///
 /// The masks come from arithmetic rather than `subtle`'s per-call
-/// optimisation barrier (which cost more than the reads at 512 bits); one
-/// `black_box` over the index keeps the compiler from knowing which mask is
-/// the non-zero one, so it cannot skip entries.
+/// optimisation barrier (which goes through memory and cost more than the
+/// reads at 512 bits); a register-only barrier on each mask keeps the
+/// compiler from knowing that it is 0 or all ones, so it cannot skip
+/// entries (it did, without one: memcheck's audit found it).
 pub(crate) fn lookup(out: &mut [Limb], table: &[Limb], index: Limb) {
     let n = out.len();
     out.fill(0);
-    let index = core::hint::black_box(index);
     for (i, entry) in table.chunks_exact(n).enumerate() {
         // i ^ index is below 2^63 (both are table positions), so subtracting
         // one sets the top bit exactly when they are equal.
         let m = (0 as Limb).wrapping_sub(((i as Limb ^ index).wrapping_sub(1)) >> (Limb::BITS - 1));
+        let m = crate::backend::value_barrier(m);
         for (o, &e) in out.iter_mut().zip(entry) {
             *o |= e & m;
         }

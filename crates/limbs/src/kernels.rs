@@ -116,6 +116,7 @@ pub fn sub_limb_assign(r: &mut [Limb], c: Limb) -> Limb {
 #[inline]
 pub fn cnd_add_assign(r: &mut [Limb], b: &[Limb], mask: Limb) -> Limb {
     assert_eq!(r.len(), b.len());
+    let mask = crate::backend::value_barrier(mask);
     let mut carry = 0;
     for (ri, &bi) in r.iter_mut().zip(b) {
         (*ri, carry) = adc(*ri, bi & mask, carry);
@@ -127,6 +128,7 @@ pub fn cnd_add_assign(r: &mut [Limb], b: &[Limb], mask: Limb) -> Limb {
 #[inline]
 pub fn cnd_sub_assign(r: &mut [Limb], b: &[Limb], mask: Limb) -> Limb {
     assert_eq!(r.len(), b.len());
+    let mask = crate::backend::value_barrier(mask);
     let mut borrow = 0;
     for (ri, &bi) in r.iter_mut().zip(b) {
         (*ri, borrow) = sbb(*ri, bi & mask, borrow);

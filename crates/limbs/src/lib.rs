@@ -49,6 +49,7 @@ pub mod backend;
 #[cfg(feature = "alloc")]
 mod boxed;
 mod ct;
+pub mod ct_audit;
 mod error;
 pub mod fixed;
 pub mod kernels;

@@ -34,7 +34,7 @@ pub struct MontyParams<U: Unsigned> {
 /// A residue in Montgomery form, made by (and only meaningful with) the
 /// [`MontyParams`] that created it. Always fully reduced, below the modulus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MontyForm<U>(U);
+pub struct MontyForm<U>(pub(crate) U);
 
 impl<U: Unsigned> MontyForm<U> {
     /// The raw Montgomery representation `x·R mod m`.
@@ -95,13 +95,14 @@ impl<U: Unsigned> MontyParams<U> {
     /// Errors: [`Error::DivisionByZero`] for 0, [`Error::ModulusTooSmall`]
     /// for 1, [`Error::EvenModulus`] for an even modulus.
     pub fn new(modulus: U) -> Result<Self, Error> {
-        if bool::from(modulus.is_zero()) {
+        use crate::ct_audit::declassify_choice as public;
+        if public(modulus.is_zero()) {
             return Err(Error::DivisionByZero);
         }
-        if !bool::from(modulus.is_odd()) {
+        if !public(modulus.is_odd()) {
             return Err(Error::EvenModulus);
         }
-        if bool::from(modulus.ct_eq_value(&modulus.like_u64(1))) {
+        if public(modulus.ct_eq_value(&modulus.like_u64(1))) {
             return Err(Error::ModulusTooSmall);
         }
         let m = modulus.as_ref();

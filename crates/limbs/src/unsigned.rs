@@ -347,7 +347,7 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     /// `m`). [`Error::NotInvertible`] when `gcd(self, m) ≠ 1`.
     fn inv_mod(&self, m: &Self) -> Result<Self, Error> {
         check_modulus(m)?;
-        if !bool::from(m.is_odd()) {
+        if !crate::ct_audit::declassify_choice(m.is_odd()) {
             return Err(Error::EvenModulus);
         }
         let n = m.nlimbs();
@@ -357,7 +357,7 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
             div::div_rem_ct(None, x, self.as_ref(), m.as_ref());
             gcd::inv_mod_odd(out.as_mut(), x, m.as_ref(), rest)
         });
-        if bool::from(ok) {
+        if crate::ct_audit::declassify_choice(ok) {
             Ok(out)
         } else {
             Err(Error::NotInvertible)
@@ -468,7 +468,8 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         loop {
             let mut candidate = bound.zero_like();
             crate::random::fill_bits(rng, candidate.as_mut(), bits);
-            if bool::from(candidate.ct_lt_value(bound)) {
+            // Rejection reveals only the discarded candidates.
+            if crate::ct_audit::declassify_choice(candidate.ct_lt_value(bound)) {
                 return Ok(candidate);
             }
             zeroize::Zeroize::zeroize(candidate.as_mut());
@@ -499,7 +500,7 @@ fn rhs_fits<U: Unsigned>(lhs: &U, rhs: &U) -> Choice {
 fn check_nonzero<U: Unsigned>(m: &U) -> Result<(), Error> {
     // Zeroness of a divisor is treated as public: dividing by zero is a
     // caller error, not a secret-dependent event.
-    if bool::from(m.is_zero()) {
+    if crate::ct_audit::declassify_choice(m.is_zero()) {
         Err(Error::DivisionByZero)
     } else {
         Ok(())
@@ -518,7 +519,7 @@ fn check_nonzero_vartime<U: Unsigned>(m: &U) -> Result<(), Error> {
 fn check_modulus<U: Unsigned>(m: &U) -> Result<(), Error> {
     check_nonzero(m)?;
     let one = m.like_u64(1);
-    if bool::from(m.ct_eq_value(&one)) {
+    if crate::ct_audit::declassify_choice(m.ct_eq_value(&one)) {
         return Err(Error::ModulusTooSmall);
     }
     Ok(())

@@ -460,7 +460,10 @@ impl<U: PrimeInt> Sequence<'_, U> {
             let (mut c, carry) = self.start.carrying_add(&advance, 0);
             // Past 2^cbits (a secret-dependent event, but one with
             // probability about 2^-50 even at 64 bits): start again.
-            if c.bits() > self.cbits || carry != 0 || !bool::from(high.is_zero()) {
+            let past_end = Choice::from((carry != 0) as u8)
+                | !high.is_zero()
+                | Choice::from((c.bits() > self.cbits) as u8);
+            if numcrypt_limbs::ct_audit::declassify_choice(past_end) {
                 c.as_mut().zeroize();
                 survivors.zeroize();
                 return Flow::Done(Event::Exhausted);
@@ -501,7 +504,7 @@ impl<U: PrimeInt> Sequence<'_, U> {
             return Flow::Next;
         };
         counts.tests += 1;
-        if !bool::from(mr.round_ct(&mr.two())) {
+        if !mr.base_two_passes() {
             return Flow::Next;
         }
         let rounds = self.tuning.final_rounds;
@@ -522,7 +525,7 @@ impl<U: PrimeInt> Sequence<'_, U> {
                     return Flow::Next;
                 };
                 counts.tests += 1;
-                if !bool::from(mrp.round_ct(&mrp.two())) {
+                if !mrp.base_two_passes() {
                     p.as_mut().zeroize();
                     return Flow::Next;
                 }
@@ -564,7 +567,9 @@ pub(crate) fn final_test<U: PrimeInt>(
             b.skip_limbs(2 * i * mr.limbs_per_base());
             all &= mr.rounds_ct(&mut b, (rounds - 2 * i).min(2));
         }
-        all
+        // Declassified: a unit's failure ends the candidate's rounds, which
+        // reveals only that the discarded candidate is composite.
+        Choice::from(numcrypt_limbs::ct_audit::declassified(all.unwrap_u8()))
     };
     let per_unit = 2 * tests.len() as u64;
     let flow = ctl.final_rounds(item, units, per_unit, counts, &round);

@@ -102,6 +102,19 @@ impl<U: Unsigned> MillerRabin<U> {
         base
     }
 
+    /// One round to base 2, the cheap filter before the final rounds, its
+    /// verdict public: a candidate that fails is discarded, and revealing
+    /// that reveals nothing about the one kept.
+    pub(crate) fn base_two_passes(&self) -> bool {
+        numcrypt_limbs::ct_audit::declassify_choice(self.round_ct(&self.two()))
+    }
+
+    /// The squarings a round makes: `s` revealed only when it exceeds
+    /// [`CT_SQUARINGS`] (probability `2^-32` for a random prime).
+    fn squarings(&self) -> u32 {
+        numcrypt_limbs::ct_audit::declassified(self.s.max(CT_SQUARINGS))
+    }
+
     /// One Miller–Rabin round, constant time in `n` and the base (the
     /// running time reveals `s` only when `s > 32`). True when `base` is
     /// not a witness of compositeness.
@@ -109,7 +122,7 @@ impl<U: Unsigned> MillerRabin<U> {
         let p = &self.params;
         let mut x = p.pow_bounded(base, &self.d, self.exp_bits);
         let mut pass = x.ct_eq(&self.one) | x.ct_eq(&self.minus_one);
-        for j in 1..self.s.max(CT_SQUARINGS) {
+        for j in 1..self.squarings() {
             x = p.square(&x);
             pass |= x.ct_eq(&self.minus_one) & j.ct_lt(&self.s);
         }
@@ -127,7 +140,7 @@ impl<U: Unsigned> MillerRabin<U> {
         let (mut x, mut y) = p.pow_bounded_pair(a, &self.d, p, b, &self.d, self.exp_bits);
         let start = |v: &MontyForm<U>| v.ct_eq(&self.one) | v.ct_eq(&self.minus_one);
         let (mut pass_x, mut pass_y) = (start(&x), start(&y));
-        for j in 1..self.s.max(CT_SQUARINGS) {
+        for j in 1..self.squarings() {
             x = p.square(&x);
             y = p.square(&y);
             let live = j.ct_lt(&self.s);

@@ -2,9 +2,10 @@
 
 use core::ops::ControlFlow;
 
+use numcrypt_limbs::ct_audit::declassify_choice;
 use numcrypt_limbs::{MontyParams, Unsigned};
 use rand_core::CryptoRng;
-use subtle::Choice;
+use subtle::{Choice, ConditionallySelectable};
 use zeroize::Zeroize;
 
 use crate::Error;
@@ -283,7 +284,7 @@ impl<U: PrimeInt> Fips<U> {
             }
             let mut c = c.shr_vartime(64 * self.limbs as u32 - self.half);
             c.as_mut()[0] |= 1;
-            if bool::from(self.big_enough(&c)) {
+            if declassify_choice(self.big_enough(&c)) {
                 return c;
             }
             c.as_mut().zeroize();
@@ -415,29 +416,34 @@ impl<U: PrimeInt> Fips<U> {
             bool::from(self.big_enough(c)),
             "draw() returns only big enough candidates"
         );
+        // Each verdict below is declassified: a rejection reveals only
+        // that this candidate, which is then discarded, failed the test.
         if let Some(p) = other {
-            let diff = if bool::from(c.ct_lt_value(p)) {
-                p.wrapping_sub(c)
-            } else {
-                c.wrapping_sub(p)
-            };
-            if !bool::from(one.shl_vartime(half - 100).ct_lt_value(&diff)) {
+            // |c − p|, without revealing which of the two is larger.
+            let mut diff = c.wrapping_sub(p);
+            let negated = diff.wrapping_neg();
+            let c_below = c.ct_lt_value(p);
+            for (d, n) in diff.as_mut().iter_mut().zip(negated.as_ref()) {
+                d.conditional_assign(n, c_below);
+            }
+            if !declassify_choice(one.shl_vartime(half - 100).ct_lt_value(&diff)) {
                 return Flow::Next;
             }
         }
         let digits = &c.as_ref()[..limbs];
-        if bool::from(small_factor_ct(digits, trial_division_primes(half))) {
+        if declassify_choice(small_factor_ct(digits, trial_division_primes(half))) {
             return Flow::Next;
         }
         let Some(mr) = MillerRabin::new(c, limbs) else {
             return Flow::Next;
         };
         counts.tests += 1;
-        if !bool::from(mr.round_ct(&mr.two())) {
+        if !mr.base_two_passes() {
             return Flow::Next;
         }
         // gcd(p - 1, e) = 1 exactly when p - 1 is invertible modulo odd e.
         let e = c.like_u64(self.e);
+        // (`inv_mod`'s error is its declassified verdict.)
         let coprime = c
             .wrapping_sub(&one)
             .rem(&e)

@@ -419,7 +419,8 @@ impl Survivors {
             index |= here & nonzero & !found;
             found |= nonzero;
         }
-        if found == 0 {
+        // Whether a survivor is left is public (see `generate_prime`).
+        if numcrypt_limbs::ct_audit::declassified(found) == 0 {
             return None;
         }
         for (w, word) in self.0.iter_mut().enumerate() {

@@ -230,16 +230,20 @@ fn assemble(
 ) -> Result<Option<RsaPrivateKey>, Error> {
     let nl = limbs_for(nlen);
     let n = p.resize(nl).wrapping_mul(&q.resize(nl));
-    let public = RsaPublicKey::new(&n.to_public(), &BoxedUint::from_u64(e, 1))?;
+    let mut n = n.to_public();
+    // The modulus is the public key: from here on, it is no secret.
+    numcrypt_limbs::ct_audit::declassify(n.as_mut());
+    let public = RsaPublicKey::new(&n, &BoxedUint::from_u64(e, 1))?;
     let (pm1, qm1) = (p.minus_one(), q.minus_one());
     // λ(n) = (p − 1)(q − 1) / gcd(p − 1, q − 1).
     let g = pm1.gcd(&qm1); // constant time
     let phi = pm1.resize(nl).wrapping_mul(&qm1.resize(nl));
     let lambda = phi.div_rem(&g).map_err(|_| Error::InconsistentKey)?.0;
     let d = inverse_of_public_exponent(e, &lambda)?;
-    // FIPS 186-5 A.1.3: d > 2^(nlen/2).
+    // FIPS 186-5 A.1.3: d > 2^(nlen/2). A rejection discards both primes,
+    // so its verdict is public.
     let half = SecretUint::from_u64(1, nl).shl_vartime(nlen / 2);
-    if !bool::from(half.ct_lt_value(&d)) {
+    if !numcrypt_limbs::ct_audit::declassify_choice(half.ct_lt_value(&d)) {
         return Ok(None);
     }
     let dp = d.rem(&pm1).map_err(|_| Error::InconsistentKey)?;

@@ -163,9 +163,11 @@ impl RsaPrivateKey {
             looking &= !is1;
         }
         good &= !looking & !bad_byte;
-        if !bool::from(good) {
+        // Validity is reported, and the message's length is the output's.
+        if !numcrypt_limbs::ct_audit::declassify_choice(good) {
             return Err(Error::Decryption);
         }
-        Ok(Zeroizing::new(db[index as usize + 1..].to_vec()))
+        let index = numcrypt_limbs::ct_audit::declassified(index) as usize;
+        Ok(Zeroizing::new(db[index + 1..].to_vec()))
     }
 }

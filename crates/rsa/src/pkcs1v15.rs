@@ -184,7 +184,9 @@ fn implicit_rejection_unpad(
     // PS has at least 8 bytes (and a zero was found: otherwise the index
     // is 0 and fails this too).
     good &= zero_index.ct_gt(&9);
-    let msg_index = u32::conditional_select(&synthetic_index, &(zero_index + 1), good) as usize;
+    let msg_index = u32::conditional_select(&synthetic_index, &(zero_index + 1), good);
+    // The output's length is public (and says nothing: see above).
+    let msg_index = numcrypt_limbs::ct_audit::declassified(msg_index) as usize;
     // The index no longer says which message this is (the synthetic
     // length is as random as a real one), but read both buffers at every
     // position so the memory access does not either.

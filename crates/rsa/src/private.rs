@@ -5,6 +5,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use alloc::vec;
+use numcrypt_limbs::ct_audit::{declassified, declassify_choice};
 use numcrypt_limbs::{BoxedUint, Limb, MontyForm, Unsigned, kernels};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};
@@ -95,7 +96,7 @@ impl RsaPrivateKey {
         let (p, q) = (secret_at_own_width(p), secret_at_own_width(q));
         let d = SecretUint::from_boxed(d.clone());
         let factors_ok = factors_usable(&p) & factors_usable(&q);
-        if !bool::from(factors_ok) {
+        if !declassify_choice(factors_ok) {
             return Err(Error::InconsistentKey);
         }
         let dp = d.rem(&p.minus_one()).map_err(|_| Error::InconsistentKey)?;
@@ -190,7 +191,7 @@ impl RsaPrivateKey {
     ) -> Result<Self, Error> {
         let public = RsaPublicKey::new(n, e)?;
         let (p, q) = (secret_at_own_width(p), secret_at_own_width(q));
-        if !bool::from(factors_usable(&p) & factors_usable(&q)) {
+        if !declassify_choice(factors_usable(&p) & factors_usable(&q)) {
             return Err(Error::InconsistentKey);
         }
         let d = SecretUint::from_boxed(d.clone());
@@ -201,7 +202,7 @@ impl RsaPrivateKey {
         let dp = d.rem(&pm1).map_err(|_| Error::InconsistentKey)?;
         let dq = d.rem(&qm1).map_err(|_| Error::InconsistentKey)?;
         let ok = dp.ct_eq_value(&dp_given) & dq.ct_eq_value(&dq_given) & qinv_given.ct_lt_value(&p);
-        if !bool::from(ok) {
+        if !declassify_choice(ok) {
             return Err(Error::InconsistentKey);
         }
         Self::assemble(public, d, p, q, dp, dq, qinv_given)
@@ -243,10 +244,11 @@ impl RsaPrivateKey {
             & dq.ct_lt_value(&qm1)
             & qinv.ct_lt_value(&p)
             & qinv_ok;
-        if !bool::from(ok) {
+        if !declassify_choice(ok) {
             return Err(Error::InconsistentKey);
         }
-        let (p_bits, q_bits) = (p.bits(), q.bits());
+        // The primes' sizes set widths, which are public.
+        let (p_bits, q_bits) = (declassified(p.bits()), declassified(q.bits()));
         let pmod = PrimeModulus::new(&p, p_bits).ok_or(Error::InconsistentKey)?;
         let qmod = PrimeModulus::new(&q, q_bits).ok_or(Error::InconsistentKey)?;
         // x < n = p·q is below p·R_p exactly when q < R_p (and vice versa).
@@ -408,7 +410,8 @@ impl RsaPrivateKey {
             Some(pair) => self.mul_by_form(&m, &pair.ai),
             None => m,
         };
-        if bool::from(self.check(&m, x)) {
+        // A fault is reported, so the verdict is public.
+        if declassify_choice(self.check(&m, x)) {
             Ok(m)
         } else {
             Err(Error::FaultDetected)
@@ -513,7 +516,7 @@ impl RsaPrivateKey {
             // draw again. Revealing that is harmless.
             let zero_p = ip.ct_eq(&self.p.params.zero());
             let zero_q = iq.ct_eq(&self.q.params.zero());
-            if bool::from(zero_p | zero_q) {
+            if declassify_choice(zero_p | zero_q) {
                 continue;
             }
             let r_inv = self.garner(&ip, &iq);
@@ -558,7 +561,7 @@ fn factors_usable(p: &SecretUint) -> Choice {
 /// widths follow from the key size, so they are not secrets).
 fn secret_at_own_width(x: &BoxedUint) -> SecretUint {
     let s = SecretUint::from_boxed(x.clone());
-    s.resize(limbs_for(s.bits()))
+    s.resize(limbs_for(declassified(s.bits())))
 }
 
 /// A generator for operations that need none (unblinded runs): never used.

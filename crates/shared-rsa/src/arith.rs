@@ -5,7 +5,7 @@
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
-use subtle::ConstantTimeLess;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeLess};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::Error;
@@ -145,7 +145,8 @@ impl Ring {
         }
         let v =
             Zeroizing::new(BoxedUint::from_be_slice(bytes, self.modulus().bits_precision()).ok()?);
-        if !bool::from(v.ct_lt(self.modulus())) {
+        // Out of range is reported, so the verdict is public.
+        if !numcrypt_limbs::ct_audit::declassify_choice(v.ct_lt(self.modulus())) {
             return None;
         }
         Some(self.params.to_monty(&v))
@@ -245,8 +246,9 @@ pub(crate) fn rem_small(x: &BoxedUint, e: u32) -> u32 {
         let mut r = v - q * e64; // below 3e
         for _ in 0..2 {
             let (d, borrow) = r.overflowing_sub(e64);
-            let keep = 0u64.wrapping_sub(u64::from(borrow));
-            r = (r & keep) | (d & !keep);
+            // `subtle`'s selection: with plain masks the compiler branched
+            // on the borrow (memcheck found it).
+            r = u64::conditional_select(&d, &r, Choice::from(u8::from(borrow)));
         }
         r
     };

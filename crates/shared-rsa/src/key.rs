@@ -346,7 +346,8 @@ impl SharedKeyShare {
     ) -> Result<Self, Error> {
         let share = Zeroizing::new(share);
         // Constant time in the share: only validity is revealed.
-        if index >= public.parties || share.bits() > public.bits() {
+        let too_long = share.bits() > public.bits();
+        if index >= public.parties || numcrypt_limbs::ct_audit::declassified(too_long) {
             return Err(Error::InvalidEncoding(
                 "share index or size out of range".into(),
             ));

@@ -203,7 +203,8 @@ impl SharedKeyShare {
         let public = self.public_key();
         let m = representative(public, em)?;
         let params = public.monty()?;
-        let value = self.power(&params, &params.to_monty(&m));
+        let mut value = self.power(&params, &params.to_monty(&m));
+        numcrypt_limbs::ct_audit::declassify(value.as_mut()); // published
         Ok(PartialSignature {
             index: self.index(),
             message: em.to_vec(),
@@ -224,7 +225,9 @@ impl SharedKeyShare {
             &params.pow_vartime(&params.to_monty(&m), &a),
             &params.pow_vartime(&w, &b),
         );
-        partial.check = Some(self.power(&params, &base));
+        let mut check = self.power(&params, &base);
+        numcrypt_limbs::ct_audit::declassify(check.as_mut()); // published
+        partial.check = Some(check);
         Ok(())
     }
 

@@ -30,7 +30,7 @@ pub(crate) fn div_rem_ct(mut q: Option<&mut [Limb]>, r: &mut [Limb], a: &[Limb],
 pub(crate) fn rem_ct_public_len(r: &mut [Limb], a: &[Limb], m: &[Limb]) {
     debug_assert_eq!(r.len(), m.len());
     r.fill(0);
-    let len = significant_limbs(m).max(1);
+    let len = crate::ct_audit::declassified(significant_limbs_ct(m)).max(1);
     if a.len() < len {
         r[..a.len()].copy_from_slice(a);
         return;
@@ -163,6 +163,18 @@ fn shl_into(dst: &mut [Limb], src: &[Limb], s: u32) -> Limb {
     carry
 }
 
+/// [`significant_limbs`] in constant time: for a secret whose length is
+/// public (the caller reveals the result, not how it was found).
+pub(crate) fn significant_limbs_ct(a: &[Limb]) -> usize {
+    let mut len = 0;
+    for (i, &x) in a.iter().enumerate() {
+        // All ones when x != 0: (x | -x) has its top bit set exactly then.
+        let nonzero = ((x | x.wrapping_neg()) >> (Limb::BITS - 1)).wrapping_neg() as usize;
+        len = (len & !nonzero) | ((i + 1) & nonzero);
+    }
+    len
+}
+
 /// Number of limbs up to and including the highest non-zero one (variable time).
 pub(crate) fn significant_limbs(a: &[Limb]) -> usize {
     a.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1)
@@ -175,4 +187,25 @@ pub(crate) fn rem_limb_vartime(a: &[Limb], m: Limb) -> Limb {
         rem = ((rem << Limb::BITS) | x as u128) % m as u128;
     }
     rem as Limb
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn significant_limbs_ct_matches_the_variable_time_count() {
+        let cases: [&[Limb]; 7] = [
+            &[],
+            &[0],
+            &[0, 0, 0],
+            &[1, 0, 0],
+            &[0, 0, Limb::MAX],
+            &[5, 0, 1 << 63, 0],
+            &[0, 1, 0, 0, 0],
+        ];
+        for a in cases {
+            assert_eq!(significant_limbs_ct(a), significant_limbs(a), "{a:?}");
+        }
+    }
 }

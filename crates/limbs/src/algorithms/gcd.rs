@@ -45,7 +45,9 @@ pub(crate) fn inv_mod_odd(
     u[0] = 1;
     v.fill(0);
 
-    let steps = 2 * ct::bit_length(m);
+    // `m`'s bit length is public (see `Unsigned::inv_mod`), even when `m`
+    // is secret.
+    let steps = 2 * crate::ct_audit::declassified(ct::bit_length(m));
     for _ in 0..steps {
         let odd = a[0] & 1;
         // a -= b when a is odd; a borrow means a < b, and we swap roles.

@@ -18,6 +18,7 @@
 use std::sync::PoisonError;
 use std::sync::atomic::Ordering;
 
+use numcrypt_limbs::ct_audit::{declassified, declassify, declassify_monty};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 use rand_chacha::ChaCha20Rng;
 use zeroize::{Zeroize, Zeroizing};
@@ -425,7 +426,8 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
                 let rq = Zeroizing::new(r.elem(field, "share of q")?);
                 let rz = Zeroizing::new(r.elem(field, "share of zero")?);
                 let s = r.u32("phi piece")?;
-                if s >= e {
+                // A peer's error is reported, so the verdict is public.
+                if declassified(s >= e) {
                     return Err(r.malformed("phi piece out of range"));
                 }
                 p = field.add(&p, &rp);
@@ -433,9 +435,12 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
                 z = field.add(&z, &rz);
                 sigma = add_mod_small(sigma, s, e);
             }
-            let share_n = field.add(&field.mul(&p, &q), &z);
+            let mut share_n = field.add(&field.mul(&p, &q), &z);
             p.zeroize();
             q.zeroize();
+            // Broadcast: public from here on, as everything broadcast is.
+            declassify_monty(&mut share_n);
+            declassify(&mut sigma);
             reveal.elem(field, &share_n);
             reveal.u32(sigma);
             mine_n.push((share_n, sigma));
@@ -597,7 +602,8 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
         let mut msg = Writer::default();
         let mut mine = Vec::with_capacity(survivors.len());
         for (s, &i) in survivors.iter().enumerate() {
-            let v = self.biprimality_value(&cands[i], &moduli[i].0, &rings[s], 0)?;
+            let mut v = self.biprimality_value(&cands[i], &moduli[i].0, &rings[s], 0)?;
+            declassify_monty(&mut v); // broadcast
             msg.elem(&rings[s], &v);
             mine.push(v);
         }
@@ -723,7 +729,8 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
             zz = ring.add(&zz, &rd.elem(ring, "gcd share")?);
             rd.end()?;
         }
-        let share_z = ring.add(&ring.mul(&rr, &ssum), &zz);
+        let mut share_z = ring.add(&ring.mul(&rr, &ssum), &zz);
+        declassify_monty(&mut share_z); // broadcast
         rr.zeroize();
         ssum.zeroize();
         let mut w = Writer::default();
@@ -759,7 +766,8 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
         let mut msg = Writer::default();
         let mut mine = Vec::with_capacity(rounds);
         for round in 1..=rounds {
-            let v = self.biprimality_value(c, modulus, ring, round)?;
+            let mut v = self.biprimality_value(c, modulus, ring, round)?;
+            declassify_monty(&mut v); // broadcast
             msg.elem(ring, &v);
             mine.push(v);
         }

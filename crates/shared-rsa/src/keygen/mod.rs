@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use numcrypt_limbs::ct_audit::{declassified, declassify_monty};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{CryptoRng, SeedableRng};
@@ -687,6 +688,16 @@ pub(crate) fn verification_base(n: &BoxedUint) -> BoxedUint {
 
 /// Shares of `d` for the found biprime (Boneh–Franklin for small `e`),
 /// checked by a trial signature that also finds the public correction.
+/// `a − b`, which must not be negative, in constant time: a negative
+/// one is [`Error::KeyCheckFailed`] (reported, so its verdict is public).
+fn difference(a: &BoxedUint, b: &BoxedUint) -> Result<BoxedUint, Error> {
+    let (diff, borrow) = a.borrowing_sub(b, 0);
+    if declassified(borrow) != 0 {
+        return Err(Error::KeyCheckFailed);
+    }
+    Ok(diff)
+}
+
 fn compute_shares<T: Transport + ?Sized>(
     transport: &T,
     setup: &Setup,
@@ -720,7 +731,7 @@ fn compute_shares<T: Transport + ?Sized>(
         let (quot, _) = num.div_rem(&e_big)?;
         let quot = Zeroizing::new(quot);
         let offset = k.wrapping_mul(&BoxedUint::from_u64(setup.n as u64 - 1, width));
-        Option::<BoxedUint>::from(quot.checked_sub(&offset)).ok_or(Error::KeyCheckFailed)?
+        difference(&quot, &offset)?
     } else {
         // −⌈ζ σ_i / e⌉ + K, with σ_i = p_i + q_i.
         let num = Zeroizing::new(
@@ -729,7 +740,7 @@ fn compute_shares<T: Transport + ?Sized>(
         );
         let (quot, _) = num.div_rem(&e_big)?;
         let quot = Zeroizing::new(quot);
-        Option::<BoxedUint>::from(k.checked_sub(&quot)).ok_or(Error::KeyCheckFailed)?
+        difference(&k, &quot)?
     };
     let d = Zeroizing::new(d.resize(width)?);
 
@@ -737,7 +748,8 @@ fn compute_shares<T: Transport + ?Sized>(
     let n_ring = Ring::new(found.n.clone(), setup.n)?;
     let w = verification_base(&found.n);
     let w_m = n_ring.elem(&w);
-    let v_me = n_ring.params().pow_bounded(&w_m, &*d, setup.bits);
+    let mut v_me = n_ring.params().pow_bounded(&w_m, &*d, setup.bits);
+    declassify_monty(&mut v_me); // published
     let mut msg = Writer::default();
     msg.elem(&n_ring, &v_me);
     let theirs = exchange_all(transport, setup, 0, msg.finish())?;

@@ -1,0 +1,87 @@
+//! Constant-time auditing under valgrind's memcheck, as BoringSSL does it.
+//!
+//! Memcheck reports every branch and every memory address that depends on an
+//! undefined value. Marking secrets undefined ([`mark_secret`]) turns it into
+//! a constant-time checker: any report is a branch or an index that depends
+//! on a secret. Where a result derived from secrets is public by design (a
+//! signature, a public modulus, the verdict of a validity check whose failure
+//! is reported anyway), the library says so with [`declassify`] and memcheck
+//! stops following it.
+//!
+//! With the `ct-audit` feature, these functions are valgrind client requests:
+//! a few instructions that do nothing on a real CPU. Without it (the
+//! default), they are empty and vanish. The audit harness
+//! (`examples/ct_memcheck.rs`, run by `.ci/ct-memcheck`) turns the feature on.
+
+use subtle::Choice;
+
+use crate::{MontyForm, Unsigned};
+
+#[cfg(feature = "ct-audit")]
+use crate::backend::valgrind::{Request, client_request};
+
+/// Marks `value`'s bytes secret: memcheck reports any branch or address
+/// that depends on them from now on.
+#[inline(always)]
+pub fn mark_secret<T: ?Sized>(value: &mut T) {
+    #[cfg(feature = "ct-audit")]
+    client_request(
+        Request::MakeMemUndefined,
+        value as *mut T as *mut u8 as usize,
+        core::mem::size_of_val(value),
+    );
+    #[cfg(not(feature = "ct-audit"))]
+    let _ = value;
+}
+
+/// Marks `value`'s bytes public: a result derived from secrets that the
+/// caller is about to reveal by design.
+#[inline(always)]
+pub fn declassify<T: ?Sized>(value: &mut T) {
+    #[cfg(feature = "ct-audit")]
+    client_request(
+        Request::MakeMemDefined,
+        value as *mut T as *mut u8 as usize,
+        core::mem::size_of_val(value),
+    );
+    #[cfg(not(feature = "ct-audit"))]
+    let _ = value;
+}
+
+/// [`declassify`] for a value passed by copy.
+#[inline(always)]
+pub fn declassified<T: Copy>(mut value: T) -> T {
+    declassify(&mut value);
+    value
+}
+
+/// [`declassify`] for a Montgomery form (its limbs).
+#[inline(always)]
+pub fn declassify_monty<U: Unsigned>(value: &mut MontyForm<U>) {
+    declassify(value.0.as_mut());
+}
+
+/// A verdict derived from secrets, made public to be branched on: for checks
+/// whose outcome the caller reveals anyway (an error, a retry).
+#[inline(always)]
+pub fn declassify_choice(choice: Choice) -> bool {
+    declassified(choice.unwrap_u8()) != 0
+}
+
+/// Whether the process runs under valgrind (always false without the
+/// `ct-audit` feature).
+pub fn running_on_valgrind() -> bool {
+    #[cfg(feature = "ct-audit")]
+    return client_request(Request::RunningOnValgrind, 0, 0) != 0;
+    #[cfg(not(feature = "ct-audit"))]
+    false
+}
+
+/// The number of errors valgrind has reported so far (0 when not under
+/// valgrind, or without the `ct-audit` feature).
+pub fn errors_reported() -> usize {
+    #[cfg(feature = "ct-audit")]
+    return client_request(Request::CountErrors, 0, 0);
+    #[cfg(not(feature = "ct-audit"))]
+    0
+}
