@@ -13,12 +13,15 @@ use std::convert::Infallible;
 use std::process::ExitCode;
 
 use std::hint::black_box;
+use std::num::NonZeroUsize;
 
 use numcrypt::dsa::sha2::Sha256;
 use numcrypt::elgamal::NamedGroup;
 use numcrypt::limbs::rand_core::{TryCryptoRng, TryRng};
 use numcrypt::limbs::{BoxedUint, MontyParams, U256, U512, U1024, Unsigned, backend, ct_audit};
-use numcrypt::prime::{generate_prime, generate_safe_prime};
+use numcrypt::prime::{
+    generate_prime, generate_prime_parallel, generate_safe_prime, generate_strong_prime, is_prime,
+};
 use numcrypt::rsa::{HashAlg, KeyGen, RsaPrivateKey, pss::SaltLength};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
@@ -187,14 +190,27 @@ fn limbs(audit: &mut Audit) {
 }
 
 fn primes(audit: &mut Audit) {
-    audit.section("prime: a 1024-bit prime (sieve and MR64)", |rng| {
-        let p: U1024 = generate_prime(1024, rng).expect("prime");
-        black_box(p);
-    });
     audit.section("prime: a 512-bit safe prime", |rng| {
         let p: U512 = generate_safe_prime(512, rng).expect("safe prime");
         black_box(p);
     });
+    audit.section("prime: a 1024-bit strong prime (Gordon)", |rng| {
+        let p: U1024 = generate_strong_prime(1024, rng).expect("strong prime");
+        black_box(p);
+    });
+    audit.section("prime: a 512-bit prime on two threads", |rng| {
+        let p: U512 = generate_prime_parallel(512, rng, NonZeroUsize::new(2)).expect("prime");
+        black_box(p);
+    });
+    audit.section(
+        "prime: a 512-bit prime (sieve and MR64), MR64 on it and on its square",
+        |rng| {
+            let p: U1024 = generate_prime(512, rng).expect("prime");
+            // The verdicts are the caller's to reveal.
+            assert!(ct_audit::declassified(is_prime(&p)));
+            assert!(!ct_audit::declassified(is_prime(&p.wrapping_mul(&p))));
+        },
+    );
 }
 
 fn rsa(audit: &mut Audit) {
@@ -203,6 +219,12 @@ fn rsa(audit: &mut Audit) {
         generated = Some(KeyGen::new(2048).generate(rng).expect("keygen"));
     });
     let generated = generated.expect("generated");
+    audit.section("rsa: key generation on two threads", |rng| {
+        let key = KeyGen::new(2048)
+            .threads(NonZeroUsize::new(2))
+            .generate(rng);
+        black_box(key.expect("keygen"));
+    });
     // A key loaded from a file, its secret parts marked before the checks
     // and precomputation that building the key does.
     let pem = include_str!("data/rsa-2048.pem");

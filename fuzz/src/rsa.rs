@@ -38,6 +38,28 @@ fn rng(data: &[u8]) -> ChaCha20Rng {
     ChaCha20Rng::seed_from_u64(data.len() as u64)
 }
 
+/// The same seeded generator for RustCrypto's `rsa` 0.9 (on `rand_core`
+/// 0.6), so that a failing input replays exactly.
+struct TheirRng(ChaCha20Rng);
+
+impl rustcrypto_rsa::rand_core::RngCore for TheirRng {
+    fn next_u32(&mut self) -> u32 {
+        rand_core::Rng::next_u32(&mut self.0)
+    }
+    fn next_u64(&mut self) -> u64 {
+        rand_core::Rng::next_u64(&mut self.0)
+    }
+    fn fill_bytes(&mut self, dest: &mut [u8]) {
+        rand_core::Rng::fill_bytes(&mut self.0, dest);
+    }
+    fn try_fill_bytes(&mut self, dest: &mut [u8]) -> Result<(), rustcrypto_rsa::rand_core::Error> {
+        self.fill_bytes(dest);
+        Ok(())
+    }
+}
+
+impl rustcrypto_rsa::rand_core::CryptoRng for TheirRng {}
+
 /// Byte 0 modulo 6: 0 a private key (DER: PKCS#1 or PKCS#8), 1 a private
 /// key (PEM text), 2 a public key (DER: PKCS#1 or SPKI), 3 a public key
 /// (PEM), 4 a signature on a fixed message (PKCS#1 v1.5, and PSS with the
@@ -166,11 +188,7 @@ pub fn differential(data: &[u8]) {
         3 => {
             let msg = &bytes[..bytes.len().min(ours.size() - 66)];
             let ct = their_public
-                .encrypt(
-                    &mut rustcrypto_rsa::rand_core::OsRng,
-                    Oaep::new::<Sha256>(),
-                    msg,
-                )
+                .encrypt(&mut TheirRng(self::rng(msg)), Oaep::new::<Sha256>(), msg)
                 .expect("encrypts");
             let plain = ours
                 .decrypt_oaep(&mut rng, HashAlg::Sha256, b"", &ct)

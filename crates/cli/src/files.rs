@@ -37,13 +37,13 @@ pub fn exit(result: Result<(), String>) -> ExitCode {
 pub fn verdict<E: std::fmt::Display>(checked: Result<Result<(), E>, String>) -> ExitCode {
     match checked {
         Ok(Ok(())) => {
-            println!("Verified OK");
+            outln!("Verified OK");
             ExitCode::SUCCESS
         }
         Ok(Err(e)) => {
             // openssl's exact line on standard output; the reason beside it
             // on standard error.
-            println!("Verification failure");
+            outln!("Verification failure");
             eprintln!("numcrypt: {e}");
             ExitCode::from(1)
         }

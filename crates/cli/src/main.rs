@@ -6,6 +6,15 @@
 //! signature is invalid.
 #![forbid(unsafe_code)]
 
+/// `println!` that ignores a closed standard output (`numcrypt … | head`):
+/// the reader has what it wanted, which is no error (`println!` panics).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod dsa;
 mod elgamal;
 mod files;
@@ -145,7 +154,7 @@ fn main() -> ExitCode {
     };
     match run(command) {
         Ok(output) => {
-            println!("{output}");
+            outln!("{output}");
             ExitCode::SUCCESS
         }
         Err(message) => {

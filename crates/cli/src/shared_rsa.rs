@@ -465,7 +465,7 @@ fn demo(
         None => None,
     };
     let imp = config.improvements;
-    println!(
+    outln!(
         "shared RSA: {n} parties, {bits}-bit key, e = {}, loopback TCP; threads {}, batch {}; \
          sieving {}, multithreading {}, load balancing {}, parallel trial division {}",
         config.public_exponent,
@@ -486,14 +486,15 @@ fn demo(
         let s = &r.outputs[0].stats;
         let public = r.outputs[0].share.public_key();
         if run == 1 {
-            println!(
+            outln!(
                 "sieve bound {} (M excludes primes up to {n}), trial division to {}",
-                s.sieve_bound, s.trial_division_bound
+                s.sieve_bound,
+                s.trial_division_bound
             );
         }
         let bytes: Vec<u64> = r.outputs.iter().map(|o| o.stats.bytes_sent).collect();
         let mean_bytes = bytes.iter().sum::<u64>() as f64 / n as f64;
-        println!(
+        outln!(
             "run {run}: {:.2} s, {} candidates ({:.3} ms each), {} passed trial division, \
              {} biprimality tests ({} to the end), sent per party {} (mean {:.2} MB)",
             r.keygen_time.as_secs_f64(),
@@ -510,7 +511,7 @@ fn demo(
             mean_bytes / 1e6,
         );
         if run == 1 {
-            println!(
+            outln!(
                 "public key: N = {:#x}…  ({} bits), e = {}, correction r = {}",
                 TruncatedHex(public.n()),
                 public.bits(),
@@ -519,7 +520,7 @@ fn demo(
             );
         }
         match &r.signature_ok {
-            Ok(()) => println!(
+            Ok(()) => outln!(
                 "  joint PKCS#1 v1.5 signature on {:?}: {:.1} ms, verified under (N, e)",
                 String::from_utf8_lossy(DEMO_MESSAGE),
                 r.sign_time.as_secs_f64() * 1e3
@@ -530,7 +531,7 @@ fn demo(
             && let (Some(files), Some(dir)) = (key_files.take(), out_dir)
         {
             files.write(&r.outputs.iter().map(|o| &o.share).collect::<Vec<_>>())?;
-            println!(
+            outln!(
                 "shares, public.pem and shared-public.pem written to {}",
                 dir.display()
             );
@@ -542,7 +543,7 @@ fn demo(
         traffic.push(mean_bytes);
     }
     if runs > 1 {
-        println!(
+        outln!(
             "median of {runs}: {:.2} s, {:.0} candidates, {:.3} ms per candidate, {:.0} biprimality \
              tests, {:.2} MB sent per party (mean time {:.2} s)",
             median(times.clone()),
@@ -655,7 +656,7 @@ fn party(path: &Path, force: bool) -> Result<(), String> {
     .map_err(|e| e.to_string())?;
     outputs.write(&[&out.share])?;
     let s = &out.stats;
-    println!(
+    outln!(
         "party {me}: {}-bit shared key in {:.2} s ({} candidates, {} biprimality tests, {:.2} MB sent); \
          share written to {}",
         out.share.public_key().bits(),

@@ -113,3 +113,22 @@ fn negative_base_is_taken_modulo_the_modulus() {
         );
     }
 }
+
+#[test]
+fn a_closed_standard_output_is_not_a_panic() {
+    // `numcrypt modexp … | head -c0`: the reader is gone before the result
+    // is written. The result is simply not delivered (exit 0), where
+    // `println!` used to panic (exit 101).
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_numcrypt"))
+        .args(["modexp", "4", "13", "497"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -44,11 +44,15 @@ impl PrimeInt for numcrypt_limbs::BoxedUint {
     }
 }
 
-/// The value's significant limbs, at least one (variable time in the
-/// value's length only).
+/// The value's significant limbs, at least one: its size, which the
+/// primality tests reveal (their time depends on it), found without a
+/// branch on the value, so that the value itself stays secret.
 pub(crate) fn significant_limbs<U: Unsigned>(n: &U) -> usize {
-    n.as_ref()
-        .iter()
-        .rposition(|&x| x != 0)
-        .map_or(1, |i| i + 1)
+    let mut len = 1;
+    for (i, &x) in n.as_ref().iter().enumerate() {
+        // All ones when x != 0: (x | -x) has its top bit set exactly then.
+        let nonzero = ((x | x.wrapping_neg()) >> 63).wrapping_neg() as usize;
+        len = (len & !nonzero) | ((i + 1) & nonzero);
+    }
+    numcrypt_limbs::ct_audit::declassified(len)
 }

@@ -236,7 +236,10 @@ impl Sieve {
         }
         start_res.zeroize();
         step_res.zeroize();
-        if divides_step != 0 {
+        // Public: only a step with a small factor is divisible by a sieve
+        // prime, and the secret steps (strong primes' 2t and 2rs, for
+        // primes t, r, s of hundreds of bits) never have one.
+        if numcrypt_limbs::ct_audit::declassified(divides_step) != 0 {
             sieve.large = 0;
         }
         sieve
