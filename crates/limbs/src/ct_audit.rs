@@ -25,11 +25,7 @@ use crate::backend::valgrind::{Request, client_request};
 #[inline(always)]
 pub fn mark_secret<T: ?Sized>(value: &mut T) {
     #[cfg(feature = "ct-audit")]
-    client_request(
-        Request::MakeMemUndefined,
-        value as *mut T as *mut u8 as usize,
-        core::mem::size_of_val(value),
-    );
+    about_memory(Request::MakeMemUndefined, value);
     #[cfg(not(feature = "ct-audit"))]
     let _ = value;
 }
@@ -39,13 +35,16 @@ pub fn mark_secret<T: ?Sized>(value: &mut T) {
 #[inline(always)]
 pub fn declassify<T: ?Sized>(value: &mut T) {
     #[cfg(feature = "ct-audit")]
-    client_request(
-        Request::MakeMemDefined,
-        value as *mut T as *mut u8 as usize,
-        core::mem::size_of_val(value),
-    );
+    about_memory(Request::MakeMemDefined, value);
     #[cfg(not(feature = "ct-audit"))]
     let _ = value;
+}
+
+/// A memcheck request about `value`'s bytes.
+#[cfg(feature = "ct-audit")]
+fn about_memory<T: ?Sized>(request: Request, value: &mut T) {
+    let address = value as *mut T as *mut u8 as usize;
+    client_request(request, address, core::mem::size_of_val(value));
 }
 
 /// [`declassify`] for a value passed by copy.
