@@ -10,10 +10,9 @@
 //! `.ci/ct-memcheck` runs it on each backend valgrind can run.
 
 use std::convert::Infallible;
-use std::process::ExitCode;
-
 use std::hint::black_box;
 use std::num::NonZeroUsize;
+use std::process::ExitCode;
 
 use numcrypt::dsa::sha2::Sha256;
 use numcrypt::elgamal::NamedGroup;
@@ -89,8 +88,7 @@ impl Audit {
     fn control(&mut self) {
         let name = "control: a branch and an index on a secret (reports expected)";
         let reports = Self::count(name, || {
-            let secret = self.rng.0.next_u64();
-            let mut marked = secret;
+            let mut marked = self.rng.0.next_u64();
             ct_audit::mark_secret(&mut marked);
             let table = [0u8; 16];
             if black_box(marked) & 1 == 1 {
