@@ -276,6 +276,29 @@ proptest! {
     }
 }
 
+/// Split squares whose doubled cross product carries into an all-ones top
+/// half: the carry must ripple through every limb above the cross product
+/// (proptest found this at 24 limbs; the other split sizes in the same
+/// shape).
+#[test]
+fn split_square_carries_through_the_top() {
+    for (n, h) in [(24, 16), (32, 16), (48, 32), (64, 32)] {
+        let mut a = vec![0u64; n];
+        a[h - 2] = 1;
+        a[h - 1] = 1 << 63;
+        a[h] = 1 << 63;
+        a[n - 2] = u64::MAX;
+        a[n - 1] = u64::MAX;
+        for_each_backend(|k| {
+            let mut r = vec![0; 2 * n];
+            k.sqr(&mut r, &a);
+            prop_assert_eq!(to_big(&r), to_big(&a) * to_big(&a), "{} sqr at {} limbs", k.name(), n);
+            Ok(())
+        })
+        .unwrap();
+    }
+}
+
 /// The carry extremes of Montgomery multiplication at 1 to 10 limbs, on every
 /// backend: operands 0, 1, m - 1 and all ones against the largest modulus
 /// (all ones), the smallest (3), one just above 2^(64n-1), and one with a

@@ -213,18 +213,13 @@ impl Adx {
                 "jrcxz 3f",
                 "jmp 2b",
                 "3:",
-                // x's top bit (CF) and the sum's carry (OF) into the rest.
+                // x's top bit (CF) and the sum's carry (OF) into the rest:
+                // both chains run to the end, since either can carry on.
                 "mov rcx, {rest}",
-                "jrcxz 5f",
-                "mov {t}, [{rp}]",
-                "adcx {t}, {z}",
-                "adox {t}, {z}",
-                "mov [{rp}], {t}",
-                "lea {rp}, [{rp} + 8]",
-                "lea rcx, [rcx - 1]",
                 "jrcxz 5f",
                 "4:",
                 "mov {t}, [{rp}]",
+                "adcx {t}, {z}",
                 "adox {t}, {z}",
                 "mov [{rp}], {t}",
                 "lea {rp}, [{rp} + 8]",
