@@ -40,6 +40,10 @@
 //!   AWS-LC its own `BN_mod_exp_mont_consttime` (through aws-lc-sys, the
 //!   context built per call the same way);
 //!   num-bigint `modpow` is NOT constant time (labelled `_vartime`).
+//! - `inverse`: `a^-1 mod m` for the `modexp_ct` modulus and a random residue.
+//!   numcrypt `inv_mod` and crypto-bigint `invert_odd_mod` (both safegcd,
+//!   constant time); GMP `mpz_invert` (variable time, labelled `_vartime`),
+//!   a reference point only.
 //!
 //! Every group runs twice: wall time, and (x86_64 only) cycles read with
 //! `rdtsc` through `criterion_cycles_per_byte::CyclesPerByte` (groups suffixed
@@ -398,6 +402,47 @@ fn openssl_words(n: &BigNum, limbs: usize) -> Vec<u64> {
         .collect()
 }
 
+fn inverse_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp: &Inputs) {
+    let bits = inp.bits;
+    let (na, nm) = (to_nc::<L>(&inp.ar), to_nc::<L>(&inp.m));
+    let (ca, cm) = (
+        to_cb::<L>(&inp.ar),
+        Odd::new(to_cb::<L>(&inp.m)).expect("odd modulus"),
+    );
+    let (ga, gm) = (to_gmp(&inp.ar), to_gmp(&inp.m));
+
+    let expect = gmp_words(&ga.clone().invert(&gm).expect("invertible"), L);
+    assert_eq!(
+        na.inv_mod(&nm).expect("numcrypt inverse").as_ref(),
+        expect,
+        "numcrypt inverse at {bits}"
+    );
+    assert_eq!(
+        ca.invert_odd_mod(&cm)
+            .expect("crypto-bigint inverse")
+            .as_words(),
+        &expect[..],
+        "crypto-bigint inverse at {bits}"
+    );
+
+    g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
+        b.iter(|| black_box(&na).inv_mod(black_box(&nm)))
+    });
+    g.bench_function(format!("{bits}/crypto-bigint_U{bits}"), |b| {
+        b.iter(|| black_box(&ca).invert_odd_mod(black_box(&cm)))
+    });
+    let mut out = Integer::with_capacity(bits + 64);
+    g.bench_function(format!("{bits}/gmp_mpz_invert_vartime"), |b| {
+        b.iter(|| {
+            out.assign(
+                black_box(&ga)
+                    .invert_ref(black_box(&gm))
+                    .expect("invertible"),
+            )
+        })
+    });
+}
+
 /// Runs `$f::<M, L>` for every operand size.
 macro_rules! all_sizes {
     ($f:ident, $g:expr) => {
@@ -447,4 +492,17 @@ fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-common::time_and_cycles_main!(bench_mul, bench_square, bench_mont_mul, bench_modexp_ct);
+fn bench_inverse<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("inverse"));
+    configure(&mut g);
+    all_sizes!(inverse_at, &mut g);
+    g.finish();
+}
+
+common::time_and_cycles_main!(
+    bench_mul,
+    bench_square,
+    bench_mont_mul,
+    bench_modexp_ct,
+    bench_inverse
+);

@@ -342,20 +342,18 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         Ok(params.from_monty(&params.pow(&base, exp)))
     }
 
-    /// `self^-1 mod m` in constant time, for odd `m > 1` (Möller's binary
-    /// algorithm; the time depends only on the widths and the bit length of
-    /// `m`). [`Error::NotInvertible`] when `gcd(self, m) ≠ 1`.
+    /// `self^-1 mod m` in constant time, for odd `m > 1` (Bernstein and
+    /// Yang's safegcd; the time depends only on the widths and the bit
+    /// length of `m`). [`Error::NotInvertible`] when `gcd(self, m) ≠ 1`.
     fn inv_mod(&self, m: &Self) -> Result<Self, Error> {
         check_modulus(m)?;
         if !crate::ct_audit::declassify_choice(m.is_odd()) {
             return Err(Error::EvenModulus);
         }
-        let n = m.nlimbs();
         let mut out = m.zero_like();
-        let ok = self.with_scratch::<4, _>(n, |scratch| {
-            let (x, rest) = scratch.split_at_mut(n);
-            div::div_rem_ct(None, x, self.as_ref(), m.as_ref());
-            gcd::inv_mod_odd(out.as_mut(), x, m.as_ref(), rest)
+        let width = m.nlimbs().max(self.nlimbs());
+        let ok = self.with_scratch::<10, _>(width, |scratch| {
+            gcd::inv_mod_odd(out.as_mut(), self.as_ref(), m.as_ref(), scratch)
         });
         if crate::ct_audit::declassify_choice(ok) {
             Ok(out)
@@ -370,7 +368,7 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         check_modulus(m)?;
         let n = m.nlimbs();
         let mut out = m.zero_like();
-        let ok = self.with_scratch::<15, _>(n.max(self.nlimbs()), |scratch| {
+        let ok = self.with_scratch::<22, _>(n.max(self.nlimbs()), |scratch| {
             let (x, rest) = scratch.split_at_mut(n);
             let (q, rest) = rest.split_at_mut(self.nlimbs());
             div::div_rem_vartime(q, x, self.as_ref(), m.as_ref(), rest);

@@ -283,6 +283,7 @@ width_tests!(limbs_64, 64, 8);
 /// `BoxedUint`: runtime widths, and operands of different widths.
 mod boxed {
     use super::*;
+    use rand_core::Rng;
 
     fn boxed(max_limbs: usize) -> impl Strategy<Value = BoxedUint> {
         (1..=max_limbs)
@@ -359,6 +360,55 @@ mod boxed {
             let bits = big(&a).bits() as u32;
             if bits > 1 {
                 prop_assert_eq!(BoxedUint::from_be_slice(&be, bits - 1).unwrap_err(), Error::Overflow);
+            }
+        }
+    }
+
+    /// The constant-time inverse at every width from 1 to 70 limbs, on the
+    /// moduli and values where its signed digits and end corrections are
+    /// most likely to go wrong: all ones, `2^k ± 1`, a small modulus in a
+    /// wide value, `x = 1`, `x = m − 1`, `x` sharing a factor with `m`, and
+    /// random values with few bits set.
+    #[test]
+    fn inverse_edges_at_every_width() {
+        let mut rng = seeded_rng(17);
+        for n in 1..=70usize {
+            let bits = 64 * n as u64;
+            let mut moduli = vec![
+                (BigUint::one() << bits) - 1u32,
+                (BigUint::one() << (bits - 1)) + 1u32,
+                (BigUint::one() << (bits - 1)) - 1u32,
+                BigUint::from(3u32),
+                BigUint::from(0xffff_fffbu32),
+            ];
+            let random = BigUint::from_bytes_le(
+                &(0..8 * n).map(|_| rng.next_u32() as u8).collect::<Vec<_>>(),
+            );
+            moduli.push(random | BigUint::one());
+            for m in moduli {
+                let mut values = vec![
+                    BigUint::one(),
+                    &m - 1u32,
+                    &m - 2u32,
+                    BigUint::from(2u32),
+                    BigUint::zero(),
+                    (&m >> 1) + 1u32,
+                ];
+                // Shares the factor 3 with m when 3 divides m.
+                values.push(BigUint::from(3u32) % &m);
+                let sparse = BigUint::one() << (rng.next_u32() as u64 % (m.bits().max(1)));
+                values.push(sparse % &m);
+                let mb = BoxedUint::from_words(from_big_limbs(&m, n));
+                for x in values {
+                    let xb = BoxedUint::from_words(from_big_limbs(&x, n));
+                    let got = xb.inv_mod(&mb).ok().map(|i| big(&i));
+                    let expect = if m.is_one() {
+                        None
+                    } else {
+                        reference_inverse(&x, &m)
+                    };
+                    assert_eq!(got, expect, "{n} limbs: {x:#x}^-1 mod {m:#x}");
+                }
             }
         }
     }

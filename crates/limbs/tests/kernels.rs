@@ -292,7 +292,13 @@ fn split_square_carries_through_the_top() {
         for_each_backend(|k| {
             let mut r = vec![0; 2 * n];
             k.sqr(&mut r, &a);
-            prop_assert_eq!(to_big(&r), to_big(&a) * to_big(&a), "{} sqr at {} limbs", k.name(), n);
+            prop_assert_eq!(
+                to_big(&r),
+                to_big(&a) * to_big(&a),
+                "{} sqr at {} limbs",
+                k.name(),
+                n
+            );
             Ok(())
         })
         .unwrap();

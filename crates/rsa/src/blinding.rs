@@ -8,14 +8,14 @@
 //! and any timing difference in the arithmetic this crate does not know
 //! of): the values they see are independent of `x`.
 //!
-//! A fresh pair `(r^e, r^-1)` costs two 1024-bit exponentiations at 2048
-//! bits (the inverse, by Fermat modulo each prime), about as much as the
-//! private operation itself. So, as OpenSSL's `BN_BLINDING` does, each key
+//! A fresh pair `(r^e, r^-1)` costs a constant-time inverse and a public
+//! exponentiation modulo each prime, a sizeable fraction of the private
+//! operation (`benches/RESULTS.md`). So, as OpenSSL's `BN_BLINDING` does, each key
 //! keeps one pair and moves it on after every use by squaring both halves
-//! (`r → r²`: one Montgomery squaring each), drawing a fresh `r` from the
+//! (`r → r²`: a Montgomery squaring modulo each prime), drawing a fresh `r` from the
 //! caller's generator every [`REFRESH_AFTER`] uses. A pair is never used
 //! twice. The pair sits behind a (spin) mutex held only to copy it out and
-//! square it (two Montgomery squarings); a fresh pair is computed outside
+//! square it (four half-width Montgomery squarings); a fresh pair is computed outside
 //! the lock, so concurrent signers never wait for one.
 //!
 //! What it does not protect: the squared sequence is deterministic between
@@ -33,24 +33,34 @@ use crate::{Error, RsaPrivateKey};
 /// `BN_BLINDING_COUNTER`.
 pub(crate) const REFRESH_AFTER: u32 = 32;
 
-/// `(r^e, r^-1)` in Montgomery form modulo `n`.
+/// `(r^e, r^-1)` modulo `p` and modulo `q`, in Montgomery form: the
+/// private operation blinds and unblinds each CRT half at half the width of
+/// `n` (the same `r` modulo `n`, by the CRT), which costs half as much as
+/// doing it modulo `n`.
 #[derive(Clone)]
 pub(crate) struct BlindingPair {
-    pub(crate) a: MontyForm<SecretUint>,
-    pub(crate) ai: MontyForm<SecretUint>,
+    /// `r^e mod p`, `r^e mod q`.
+    pub(crate) a: [MontyForm<SecretUint>; 2],
+    /// `r^-1 mod p`, `r^-1 mod q`.
+    pub(crate) ai: [MontyForm<SecretUint>; 2],
     uses: u32,
 }
 
 impl BlindingPair {
-    pub(crate) fn new(a: MontyForm<SecretUint>, ai: MontyForm<SecretUint>) -> Self {
+    pub(crate) fn new(a: [MontyForm<SecretUint>; 2], ai: [MontyForm<SecretUint>; 2]) -> Self {
         Self { a, ai, uses: 0 }
     }
 
     /// `r → r²`.
     fn advance(&mut self, key: &RsaPrivateKey) {
-        let params = key.public_key().params();
-        self.a = params.square(&self.a);
-        self.ai = params.square(&self.ai);
+        for (params, (a, ai)) in key
+            .prime_params()
+            .into_iter()
+            .zip(self.a.iter_mut().zip(&mut self.ai))
+        {
+            *a = params.square(a);
+            *ai = params.square(ai);
+        }
         self.uses += 1;
     }
 }

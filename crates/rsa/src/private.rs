@@ -4,9 +4,8 @@
 use alloc::vec::Vec;
 use core::fmt;
 
-use alloc::vec;
 use numcrypt_limbs::ct_audit::{declassified, declassify_choice};
-use numcrypt_limbs::{BoxedUint, Limb, MontyForm, Unsigned, kernels};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroizing;
@@ -40,8 +39,6 @@ pub struct RsaPrivateKey {
     /// Whether `x < n` implies `x < p·R` (and `q·R`), which lets the
     /// private operation reduce modulo `p` without a division.
     redc_fits: bool,
-    /// `-n^-1 mod 2^64`, for blinding by one Montgomery multiplication.
-    n_inv: Limb,
     /// SHA-256 of `d` (as `k` big-endian bytes): the HMAC key of the
     /// implicit-rejection key derivation.
     pub(crate) kdk_key: Zeroizing<[u8; 32]>,
@@ -269,7 +266,6 @@ impl RsaPrivateKey {
             q: qmod,
             qinv_mont,
             redc_fits,
-            n_inv: kernels::mont_inverse_limb(n.as_ref()[0]),
             kdk_key,
             blinding: Blinding::new(),
         };
@@ -390,26 +386,25 @@ impl RsaPrivateKey {
         } else {
             Some(self.blinding.take(self, rng)?)
         };
-        let blinded = match &pair {
-            Some(pair) => self.mul_by_form(x, &pair.a),
-            None => x.clone(),
-        };
+        let (p, q) = (&self.p, &self.q);
+        let (mut xp, mut xq) = (p.reduce(x, self.redc_fits), q.reduce(x, self.redc_fits));
+        if let Some(pair) = &pair {
+            xp = p.params.mul(&xp, &pair.a[0]);
+            xq = q.params.mul(&xq, &pair.a[1]);
+        }
         // Both halves in one call: the IFMA backend runs them interleaved.
-        let (mp, mq) = self.p.params.pow_bounded_pair(
-            &self.p.reduce(&blinded, self.redc_fits),
-            &self.dp,
-            &self.q.params,
-            &self.q.reduce(&blinded, self.redc_fits),
-            &self.dq,
-            self.p.bits.max(self.q.bits),
-        );
+        let (mut mp, mut mq) =
+            p.params
+                .pow_bounded_pair(&xp, &self.dp, &q.params, &xq, &self.dq, p.bits.max(q.bits));
         #[cfg(test)]
-        let (mp, mq) = self.inject_fault(mp, mq, mode);
+        {
+            (mp, mq) = self.inject_fault(mp, mq, mode);
+        }
+        if let Some(pair) = &pair {
+            mp = p.params.mul(&mp, &pair.ai[0]);
+            mq = q.params.mul(&mq, &pair.ai[1]);
+        }
         let m = self.garner(&mp, &mq);
-        let m = match &pair {
-            Some(pair) => self.mul_by_form(&m, &pair.ai),
-            None => m,
-        };
         // A fault is reported, so the verdict is public.
         if declassify_choice(self.check(&m, x)) {
             Ok(m)
@@ -429,25 +424,6 @@ impl RsaPrivateKey {
             self.public.e(),
         );
         mp.ct_eq(&p.reduce(x, self.redc_fits)) & mq.ct_eq(&q.reduce(x, self.redc_fits))
-    }
-
-    /// `x·y mod n` for a plain `x < n` (at `n`'s width) and a Montgomery
-    /// form `y` (held as `y·R`): one Montgomery multiplication of the two
-    /// raw values, where converting `x` in and the product out would take
-    /// three.
-    fn mul_by_form(&self, x: &SecretUint, y: &MontyForm<SecretUint>) -> SecretUint {
-        let n = self.public.params().modulus();
-        let mut out = n.zero_like();
-        let mut scratch = Zeroizing::new(vec![0 as Limb; 2 * n.nlimbs()]);
-        kernels::mont_mul(
-            out.as_mut(),
-            x.as_ref(),
-            y.as_montgomery().as_ref(),
-            n.as_ref(),
-            self.n_inv,
-            &mut scratch,
-        );
-        out
     }
 
     /// Garner's recombination of `m_p` (Montgomery form mod `p`) and `m_q`
@@ -489,41 +465,34 @@ impl RsaPrivateKey {
         }
     }
 
-    /// A fresh blinding pair `(r^e, r^-1)` in Montgomery form modulo `n`,
-    /// for a uniformly random unit `r`: `r^e` by the public exponentiation,
-    /// `r^-1` by Fermat modulo each prime (`r^(p−2) mod p` and
-    /// `r^(q−2) mod q`, constant-time exponentiations run as one interleaved
-    /// pair, like the signature's own: far cheaper here than the limbs
-    /// crate's binary inverse modulo `n`) and Garner.
+    /// A fresh blinding pair: `r^e` and `r^-1` modulo `p` and modulo `q`
+    /// for a uniformly random unit `r` modulo `n` (whose residues are then
+    /// uniform modulo each prime), `r^e` by the public exponentiation and
+    /// `r^-1` by the limbs crate's constant-time inverse (safegcd).
     pub(crate) fn fresh_blinding_pair<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
     ) -> Result<BlindingPair, Error> {
-        let params = self.public.params();
-        let n = params.modulus();
+        let (p, q) = (&self.p, &self.q);
         loop {
-            let r = SecretUint::random_below(rng, n).map_err(|_| Error::Rng)?;
-            let minus_two = |m: &PrimeModulus| m.modulus().wrapping_sub(&m.modulus().like_u64(2));
-            let (ip, iq) = self.p.params.pow_bounded_pair(
-                &self.p.reduce(&r, self.redc_fits),
-                &minus_two(&self.p),
-                &self.q.params,
-                &self.q.reduce(&r, self.redc_fits),
-                &minus_two(&self.q),
-                self.p.bits.max(self.q.bits),
-            );
-            // r ≡ 0 modulo a prime (probability about 2^-1023) gives 0:
-            // draw again. Revealing that is harmless.
-            let zero_p = ip.ct_eq(&self.p.params.zero());
-            let zero_q = iq.ct_eq(&self.q.params.zero());
-            if declassify_choice(zero_p | zero_q) {
+            let r = SecretUint::random_below(rng, self.public.params().modulus())
+                .map_err(|_| Error::Rng)?;
+            let (rp, rq) = (p.reduce(&r, self.redc_fits), q.reduce(&r, self.redc_fits));
+            // A zero residue (probability about 2^-1023) is reported by the
+            // inverse: draw again. Revealing that is harmless.
+            let (Ok(ip), Ok(iq)) = (p.params.invert(&rp), q.params.invert(&rq)) else {
                 continue;
-            }
-            let r_inv = self.garner(&ip, &iq);
-            let a = params.pow_vartime(&params.to_monty(&r), self.public.e());
-            let ai = params.to_monty(&r_inv);
-            return Ok(BlindingPair::new(a, ai));
+            };
+            let (ap, aq) = p
+                .params
+                .pow_vartime_pair(&rp, &q.params, &rq, self.public.e());
+            return Ok(BlindingPair::new([ap, aq], [ip, iq]));
         }
+    }
+
+    /// The Montgomery parameters modulo `p` and modulo `q`.
+    pub(crate) fn prime_params(&self) -> [&MontyParams<SecretUint>; 2] {
+        [&self.p.params, &self.q.params]
     }
 
     /// Draws a fresh blinding pair into the key's state, as happens every
@@ -595,7 +564,6 @@ impl Clone for RsaPrivateKey {
             qinv: self.qinv.clone(),
             qinv_mont: self.qinv_mont.clone(),
             redc_fits: self.redc_fits,
-            n_inv: self.n_inv,
             kdk_key: self.kdk_key.clone(),
             blinding: Blinding::new(),
         }

@@ -99,13 +99,14 @@ fn unchecked_fault_would_reveal_a_factor() {
 #[test]
 fn blinding_pair_is_consistent() {
     let key = key(4, 2048);
-    let params = key.public_key().params();
     let mut rng = ChaCha20Rng::seed_from_u64(5);
     let pair = key.fresh_blinding_pair(&mut rng).unwrap();
-    // r^e · (r^-1)^e = 1.
-    let ai_e = params.pow_vartime(&pair.ai, key.public_key().e());
-    let one = params.from_monty(&params.mul(&pair.a, &ai_e));
-    assert_eq!(one.to_public(), numcrypt_limbs::BoxedUint::from_u64(1, 32));
+    // r^e · (r^-1)^e = 1 modulo each prime.
+    for (i, params) in key.prime_params().into_iter().enumerate() {
+        let ai_e = params.pow_vartime(&pair.ai[i], key.public_key().e());
+        let one = params.from_monty(&params.mul(&pair.a[i], &ai_e));
+        assert_eq!(one.to_public(), numcrypt_limbs::BoxedUint::from_u64(1, 16));
+    }
     // Many uses through the shared state, across refreshes.
     let x = SecretUint::from_u64(42, 32);
     let plain = key

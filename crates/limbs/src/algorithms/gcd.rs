@@ -7,72 +7,261 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeLess};
 use super::div::{div_rem_vartime, div_rem_vartime_scratch, significant_limbs};
 use super::shift::{shr_vartime, shr1_with};
 use crate::Limb;
+use crate::backend::value_barrier;
 use crate::ct;
-use crate::kernels::{
-    adc, add_limb_assign, cnd_add_assign, cnd_sub_assign, mask_from_bit, mul, sub_assign,
-};
+use crate::kernels::{add_limb_assign, cnd_sub_assign, mul, sub_assign};
 
-/// Limbs of scratch space [`inv_mod_odd`] needs for an `n`-limb modulus.
-pub(crate) const fn inv_mod_odd_scratch(n: usize) -> usize {
-    3 * n
+/// Bits per digit of the signed representation [`inv_mod_odd`] works in:
+/// 62, so that a divstep matrix entry (at most `2^62` in magnitude) times a
+/// digit fits an `i128` with room for three such sums.
+const DIGIT_BITS: u32 = 62;
+const DIGIT_MASK: u64 = (1 << DIGIT_BITS) - 1;
+
+/// Digits of [`DIGIT_BITS`] for an `n`-limb value with the two extra bits
+/// the ranges below need (`d` and `e` lie in `(−2m, m)`).
+const fn digits(n: usize) -> usize {
+    (Limb::BITS as usize * n + 2).div_ceil(DIGIT_BITS as usize)
 }
 
-/// Constant-time modular inverse for an odd modulus (Möller's binary
-/// algorithm, as in GMP's `mpn_sec_invert` and Nettle).
+/// Limbs of scratch space [`inv_mod_odd`] needs for operands of at most
+/// `n` limbs.
+pub(crate) const fn inv_mod_odd_scratch(n: usize) -> usize {
+    5 * digits(n)
+}
+
+/// Constant-time modular inverse for an odd modulus: Bernstein and Yang's
+/// safegcd ("Fast constant-time gcd computation and modular inversion",
+/// 2019), in the form libsecp256k1's `modinv64` uses (62 divsteps on the
+/// low words, then one matrix update of the full-width values).
 ///
 /// Writes `out = x^-1 mod m` and returns true when `gcd(x, m) = 1`; otherwise
-/// `out` is meaningless and the result is false. Requires `m` odd and
-/// `x < m`, all `n` limbs. The running time depends only on `n` and the bit
-/// length of `m` (public).
+/// `out` is meaningless and the result is false. Requires `m` odd and above
+/// 1, with `out` as wide as `m`; `x` may have any width and need not be
+/// below `m`. The running time depends only on the widths.
 ///
-/// Invariants: `a ≡ u·x` and `b ≡ v·x (mod m)`, `b` odd. Each step makes `a`
-/// even (subtracting `b`, swapping first if `a < b`) and halves it, so
-/// `bits(a) + bits(b)` falls by at least one per step until `a = 0`;
-/// `2·bits(m)` steps always suffice, and then `b = gcd(x, m)`.
+/// Invariants: `f ≡ d·x` and `g ≡ e·x (mod m)`, from `(f, g, d, e) =
+/// (m, x, 0, 1)`. Each divstep keeps `gcd(f, g)`; after the number of steps
+/// the paper's Theorem 11.2 bounds (for `f² + 4g² ≤ 5·2^(2b)`, which the
+/// widths give with `b` bits), `g = 0` and `f = ±gcd(x, m)`, so the inverse
+/// is `±d`. Values are held in signed base-2^62 digits, the top digit
+/// carrying the sign; `d` and `e` stay in `(−2m, m)`.
 pub(crate) fn inv_mod_odd(
     out: &mut [Limb],
     x: &[Limb],
     m: &[Limb],
     scratch: &mut [Limb],
 ) -> Choice {
-    let n = m.len();
-    let (a, rest) = scratch[..3 * n].split_at_mut(n);
-    let (b, u) = rest.split_at_mut(n);
-    let v = out;
-    a.copy_from_slice(x);
-    b.copy_from_slice(m);
-    u.fill(0);
-    u[0] = 1;
-    v.fill(0);
+    let width = m.len().max(x.len());
+    let len = digits(width);
+    let (f, rest) = scratch[..5 * len].split_at_mut(len);
+    let (g, rest) = rest.split_at_mut(len);
+    let (d, rest) = rest.split_at_mut(len);
+    let (e, modulus) = rest.split_at_mut(len);
+    to_digits(f, m);
+    to_digits(g, x);
+    to_digits(modulus, m);
+    d.fill(0);
+    e.fill(0);
+    e[0] = 1;
+    let m_inv = crate::kernels::mont_inverse_limb(m[0]).wrapping_neg() & DIGIT_MASK;
 
-    // `m`'s bit length is public (see `Unsigned::inv_mod`), even when `m`
-    // is secret.
-    let steps = 2 * crate::ct_audit::declassified(ct::bit_length(m));
-    for _ in 0..steps {
-        let odd = a[0] & 1;
-        // a -= b when a is odd; a borrow means a < b, and we swap roles.
-        let swap = cnd_sub_assign(a, b, mask_from_bit(odd));
-        cnd_add_assign(b, a, mask_from_bit(swap)); // b = old a
-        cnd_negate(a, mask_from_bit(swap)); // a = old b - old a
-        ct::swap_if(u, v, Choice::from(swap as u8));
-        let borrow = cnd_sub_assign(u, v, mask_from_bit(odd));
-        cnd_add_assign(u, m, mask_from_bit(borrow));
-        // a is even now: halve it, and u modulo m.
-        shr1_with(a, 0);
-        let u_odd = u[0] & 1;
-        let carry = cnd_add_assign(u, m, mask_from_bit(u_odd));
-        shr1_with(u, carry);
+    let bits = Limb::BITS as usize * width;
+    let steps = if bits < 46 {
+        (49 * bits + 80) / 17
+    } else {
+        (49 * bits + 57) / 17
+    };
+    let mut delta = 1;
+    for _ in 0..steps.div_ceil(DIGIT_BITS as usize) {
+        let t = divsteps(&mut delta, f[0], g[0]);
+        update_de(d, e, &t, modulus, m_inv);
+        update_fg(f, g, &t);
     }
-    // b = gcd(x, m); the inverse exists iff it is 1.
-    b[0] ^= 1;
-    ct::is_zero(b)
+
+    // f = ±gcd(x, m): the inverse exists iff f = 1 or f = −1 (canonical
+    // digits: all below 2^62 but the signed top one).
+    let top = len - 1;
+    let mut not_one = f[0] ^ 1;
+    let mut not_minus_one = f[0] ^ DIGIT_MASK;
+    for (i, &digit) in f.iter().enumerate().skip(1) {
+        not_one |= digit;
+        not_minus_one |= digit ^ if i == top { Limb::MAX } else { DIGIT_MASK };
+    }
+    let f_negative = ((f[top] as i64) >> 63) as Limb;
+    // d from (−2m, m) to [0, m), negated when f = −1.
+    add_masked(d, modulus, ((d[top] as i64) >> 63) as Limb);
+    negate_masked(d, f_negative);
+    add_masked(d, modulus, ((d[top] as i64) >> 63) as Limb);
+    from_digits(out, d);
+    ct::is_zero(&[not_one]) | ct::is_zero(&[not_minus_one])
 }
 
-/// Two's-complement negation of `a` when `mask` is all ones.
-fn cnd_negate(a: &mut [Limb], mask: Limb) {
-    let mut carry = mask & 1;
-    for x in a.iter_mut() {
-        (*x, carry) = adc(*x ^ mask, 0, carry);
+/// A divstep matrix scaled by `2^62`: after the steps,
+/// `2^62·(f', g') = (u·f + v·g, q·f + r·g)`.
+struct Transition {
+    u: i64,
+    v: i64,
+    q: i64,
+    r: i64,
+}
+
+/// 62 of Bernstein and Yang's divsteps on the low words of `f` (odd) and
+/// `g`, without a branch:
+/// `δ > 0` and `g` odd: `(δ, f, g) → (1 − δ, g, (g − f)/2)`;
+/// `g` odd otherwise: `(1 + δ, f, (g + f)/2)`; `g` even: `(1 + δ, f, g/2)`.
+/// Step `i` needs the low `64 − i` bits of `g` only, so the words suffice.
+/// The arrangement is libsecp256k1's (`divsteps_59`): `g` takes `±f` before
+/// `f` takes the old `g` as `f + (g − f)`, which keeps `g`'s dependency
+/// chain at five operations a step.
+fn divsteps(delta: &mut i64, mut f: u64, mut g: u64) -> Transition {
+    let (mut u, mut v, mut q, mut r) = (1i64, 0i64, 0i64, 1i64);
+    for _ in 0..DIGIT_BITS {
+        // c1: δ > 0 (then f's row is subtracted, not added); c2: g odd.
+        let mut c1 = delta.wrapping_neg() >> 63;
+        let c2 = (g & 1).wrapping_neg() as i64;
+        let x = ((f as i64 ^ c1).wrapping_sub(c1)) as u64;
+        let y = (u ^ c1).wrapping_sub(c1);
+        let z = (v ^ c1).wrapping_sub(c1);
+        g = g.wrapping_add(x & c2 as u64);
+        q = q.wrapping_add(y & c2);
+        r = r.wrapping_add(z & c2);
+        // A swap: δ > 0 and g odd.
+        c1 &= c2;
+        *delta = (*delta ^ c1).wrapping_sub(c1).wrapping_add(1);
+        f = f.wrapping_add(g & c1 as u64);
+        u = u.wrapping_add(q & c1);
+        v = v.wrapping_add(r & c1);
+        g >>= 1;
+        u = u.wrapping_shl(1);
+        v = v.wrapping_shl(1);
+    }
+    Transition { u, v, q, r }
+}
+
+/// `(f, g) ← (u·f + v·g, q·f + r·g) / 2^62`, exact by construction.
+fn update_fg(f: &mut [Limb], g: &mut [Limb], t: &Transition) {
+    let (u, v, q, r) = (t.u as i128, t.v as i128, t.q as i128, t.r as i128);
+    let (f0, g0) = (f[0] as i64 as i128, g[0] as i64 as i128);
+    let mut cf = u * f0 + v * g0;
+    let mut cg = q * f0 + r * g0;
+    debug_assert_eq!(cf as u64 & DIGIT_MASK, 0);
+    debug_assert_eq!(cg as u64 & DIGIT_MASK, 0);
+    cf >>= DIGIT_BITS;
+    cg >>= DIGIT_BITS;
+    for i in 1..f.len() {
+        let (fi, gi) = (f[i] as i64 as i128, g[i] as i64 as i128);
+        cf += u * fi + v * gi;
+        cg += q * fi + r * gi;
+        f[i - 1] = cf as u64 & DIGIT_MASK;
+        g[i - 1] = cg as u64 & DIGIT_MASK;
+        cf >>= DIGIT_BITS;
+        cg >>= DIGIT_BITS;
+    }
+    let top = f.len() - 1;
+    f[top] = cf as i64 as u64;
+    g[top] = cg as i64 as u64;
+}
+
+/// `(d, e) ← (u·d + v·e, q·d + r·e) / 2^62 mod m`, keeping both in
+/// `(−2m, m)`: a multiple of `m` makes the low digit vanish (`m_inv` is
+/// `m^-1 mod 2^62`), and adding `m` times the matrix's row when `d` or `e`
+/// is negative keeps the result above `−2m` (libsecp256k1's
+/// `update_de_62`).
+fn update_de(d: &mut [Limb], e: &mut [Limb], t: &Transition, modulus: &[Limb], m_inv: u64) {
+    let top = d.len() - 1;
+    let sd = value_barrier(((d[top] as i64) >> 63) as Limb) as i64;
+    let se = value_barrier(((e[top] as i64) >> 63) as Limb) as i64;
+    let mut md = (t.u & sd) + (t.v & se);
+    let mut me = (t.q & sd) + (t.r & se);
+    let (u, v, q, r) = (t.u as i128, t.v as i128, t.q as i128, t.r as i128);
+    let (d0, e0) = (d[0] as i64 as i128, e[0] as i64 as i128);
+    let mut cd = u * d0 + v * e0;
+    let mut ce = q * d0 + r * e0;
+    md -= (m_inv.wrapping_mul(cd as u64).wrapping_add(md as u64) & DIGIT_MASK) as i64;
+    me -= (m_inv.wrapping_mul(ce as u64).wrapping_add(me as u64) & DIGIT_MASK) as i64;
+    let (md, me) = (md as i128, me as i128);
+    let m0 = modulus[0] as i128;
+    cd += m0 * md;
+    ce += m0 * me;
+    debug_assert_eq!(cd as u64 & DIGIT_MASK, 0);
+    debug_assert_eq!(ce as u64 & DIGIT_MASK, 0);
+    cd >>= DIGIT_BITS;
+    ce >>= DIGIT_BITS;
+    for i in 1..d.len() {
+        let (di, ei, mi) = (d[i] as i64 as i128, e[i] as i64 as i128, modulus[i] as i128);
+        cd += u * di + v * ei + mi * md;
+        ce += q * di + r * ei + mi * me;
+        d[i - 1] = cd as u64 & DIGIT_MASK;
+        e[i - 1] = ce as u64 & DIGIT_MASK;
+        cd >>= DIGIT_BITS;
+        ce >>= DIGIT_BITS;
+    }
+    d[top] = cd as i64 as u64;
+    e[top] = ce as i64 as u64;
+}
+
+/// `a += m` when `mask` is all ones (signed digits, carried).
+fn add_masked(a: &mut [Limb], m: &[Limb], mask: Limb) {
+    // The barrier keeps the compiler from branching on the mask.
+    let mask = value_barrier(mask);
+    let top = a.len() - 1;
+    let mut carry = 0i64;
+    for (i, (x, &y)) in a.iter_mut().zip(m).enumerate() {
+        let sum = (*x as i64) + ((y & mask) as i64) + carry;
+        *x = if i == top {
+            sum as u64
+        } else {
+            sum as u64 & DIGIT_MASK
+        };
+        carry = sum >> DIGIT_BITS;
+    }
+}
+
+/// `a = −a` when `mask` is all ones (signed digits, carried).
+fn negate_masked(a: &mut [Limb], mask: Limb) {
+    let top = a.len() - 1;
+    let mask = value_barrier(mask) as i64;
+    let mut carry = 0i64;
+    for (i, x) in a.iter_mut().enumerate() {
+        let digit = ((*x as i64) ^ mask).wrapping_sub(mask) + carry;
+        *x = if i == top {
+            digit as u64
+        } else {
+            digit as u64 & DIGIT_MASK
+        };
+        carry = digit >> DIGIT_BITS;
+    }
+}
+
+/// Base-2^62 digits of the non-negative `x` (`out` has [`digits`]`(x.len())`).
+fn to_digits(out: &mut [Limb], x: &[Limb]) {
+    for (i, digit) in out.iter_mut().enumerate() {
+        let bit = i * DIGIT_BITS as usize;
+        let (k, s) = (bit / 64, bit % 64);
+        let low = x.get(k).map_or(0, |&w| w >> s);
+        let high = match (s, x.get(k + 1)) {
+            (0, _) | (_, None) => 0,
+            (_, Some(&w)) => w << (64 - s),
+        };
+        *digit = (low | high) & DIGIT_MASK;
+    }
+}
+
+/// The limbs of a value in `[0, 2^(64·out.len()))` held as non-negative
+/// base-2^62 digits.
+fn from_digits(out: &mut [Limb], digits: &[Limb]) {
+    out.fill(0);
+    for (i, &digit) in digits.iter().enumerate() {
+        let bit = i * DIGIT_BITS as usize;
+        let (k, s) = (bit / 64, bit % 64);
+        if let Some(w) = out.get_mut(k) {
+            *w |= digit << s;
+        }
+        if s > 64 - DIGIT_BITS as usize
+            && let Some(w) = out.get_mut(k + 1)
+        {
+            *w |= digit >> (64 - s);
+        }
     }
 }
 
