@@ -25,12 +25,22 @@
 //!   constant, its fastest form for a fixed modulus), for every prime;
 //! - `p256`: RustCrypto's P-256 field element (p256 0.14).
 //!
-//! Ids are `<group>/<prime>/<peer>`; groups `field_mul` and `field_sqr` run
-//! in wall time, and (x86_64) `field_mul_cycles`/`field_sqr_cycles` in
-//! rdtsc cycles. `python3 benches/summarize_field.py` prints the tables,
-//! with the ratios and the special-versus-random efficiency table.
+//! Two measures of each operation:
+//! - throughput, groups `field_mul` and `field_sqr`: one operation on inputs
+//!   through `black_box`, so consecutive calls overlap in the CPU;
+//! - latency, groups `field_mul_chain` and `field_sqr_chain`: a chain of 100
+//!   operations, each result the next input (`x ← x·b`, `x ← x²`), as a
+//!   Montgomery ladder or an inversion by Fermat runs them; the figure is
+//!   the time of the whole chain, the chain's result checked against
+//!   num-bigint before timing. Unsaturated peers relax each result into
+//!   the next input, as their own ladders do.
 //!
-//! Run with `cargo bench --bench field` (about 12 minutes); one prime with
+//! Ids are `<group>/<prime>/<peer>`; the groups run in wall time and
+//! (x86_64) again in rdtsc cycles (`_cycles`). `python3
+//! benches/summarize_field.py` prints the tables, with the ratios and the
+//! special-versus-random efficiency table.
+//!
+//! Run with `cargo bench --bench field` (about 25 minutes); one prime with
 //! for example `cargo bench --bench field -- '/c25519/'`.
 
 mod common;
@@ -88,17 +98,68 @@ fn configure<M: Measurement>(g: &mut BenchmarkGroup<'_, M>) {
     }
 }
 
-/// The operation a group measures.
+/// The operation a group measures: a multiplication or a squaring, either
+/// alone (independent operations: throughput) or as a chain of [`CHAIN`]
+/// where each waits for the last (latency, as in a Montgomery ladder).
 #[derive(Clone, Copy, PartialEq)]
 enum Op {
     Mul,
     Sqr,
+    MulChain,
+    SqrChain,
 }
 
+/// Operations in one timed chain; the chain groups report the time of the
+/// whole chain (`summarize_field.py` divides).
+const CHAIN: usize = 100;
+
+impl Op {
+    fn is_mul(self) -> bool {
+        matches!(self, Op::Mul | Op::MulChain)
+    }
+
+    fn is_chain(self) -> bool {
+        matches!(self, Op::MulChain | Op::SqrChain)
+    }
+}
+
+/// What the timed code gives: one operation, or a whole chain (`a·b^CHAIN`,
+/// `a^(2^CHAIN)`).
 fn reference(op: Op, a: &BigUint, b: &BigUint, p: &BigUint) -> BigUint {
-    match op {
-        Op::Mul => a * b % p,
-        Op::Sqr => a * a % p,
+    let steps = if op.is_chain() { CHAIN } else { 1 };
+    if op.is_mul() {
+        a * b.modpow(&BigUint::from(steps), p) % p
+    } else {
+        a.modpow(&(BigUint::from(1u32) << steps), p)
+    }
+}
+
+/// Times one operation (`Op::Mul`, `Op::Sqr`: `single`, whose operands go
+/// through `black_box`, so calls overlap) or a chain of [`CHAIN`] `step`s
+/// from `start` (each result the next input; steps read any second operand
+/// through `black_box`), after handing what `step` computes (once, or over
+/// the chain) to `check`.
+fn bench_op<T: Copy, R, M: Measurement>(
+    g: &mut BenchmarkGroup<'_, M>,
+    id: String,
+    op: Op,
+    start: T,
+    step: impl Fn(T) -> T + Copy,
+    single: impl Fn() -> R + Copy,
+    check: impl Fn(T),
+) {
+    if op.is_chain() {
+        let chain = move |mut x: T| {
+            for _ in 0..CHAIN {
+                x = step(x);
+            }
+            x
+        };
+        check(chain(start));
+        g.bench_function(id, |bench| bench.iter(move || chain(*black_box(&start))));
+    } else {
+        check(step(start));
+        g.bench_function(id, |bench| bench.iter(single));
     }
 }
 
@@ -114,16 +175,23 @@ fn numcrypt<B: Backend, M: Measurement>(
     let n = Fp::<B>::BYTES;
     let a = Fp::<B>::from_le_bytes(&le_bytes(&x, n)).unwrap();
     let b = Fp::<B>::from_le_bytes(&le_bytes(&y, n)).unwrap();
-    let r = if op == Op::Mul { a * b } else { a.square() };
-    assert_eq!(
-        to_biguint(r.to_uint().as_ref()),
-        reference(op, &x, &y, &p),
-        "{peer} {prime}"
-    );
-    g.bench_function(format!("{prime}/{peer}"), |bench| match op {
-        Op::Mul => bench.iter(|| black_box(&a) * black_box(&b)),
-        Op::Sqr => bench.iter(|| black_box(&a).square()),
-    });
+    let expect = reference(op, &x, &y, &p);
+    let check = |r: Fp<B>| assert_eq!(to_biguint(r.to_uint().as_ref()), expect, "{peer} {prime}");
+    let id = format!("{prime}/{peer}");
+    if op.is_mul() {
+        let single = || black_box(&a) * black_box(&b);
+        bench_op(g, id, op, a, |x| x * *black_box(&b), single, check);
+    } else {
+        bench_op(
+            g,
+            id,
+            op,
+            a,
+            |x| x.square(),
+            || black_box(&a).square(),
+            check,
+        );
+    }
 }
 
 /// crypto-bigint's `ConstMontyForm` for the modulus `P`.
@@ -141,16 +209,29 @@ fn crypto_bigint<P: ConstMontyParams<L>, const L: usize, M: Measurement>(
     };
     let a = ConstMontyForm::<P, L>::new(&to(&x));
     let b = ConstMontyForm::<P, L>::new(&to(&y));
-    let r = if op == Op::Mul { a.mul(&b) } else { a.square() };
-    assert_eq!(
-        to_biguint(r.retrieve().as_words()),
-        reference(op, &x, &y, &p),
-        "crypto-bigint {prime}"
-    );
-    g.bench_function(format!("{prime}/crypto-bigint"), |bench| match op {
-        Op::Mul => bench.iter(|| black_box(&a).mul(black_box(&b))),
-        Op::Sqr => bench.iter(|| black_box(&a).square()),
-    });
+    let expect = reference(op, &x, &y, &p);
+    let check = |r: ConstMontyForm<P, L>| {
+        assert_eq!(
+            to_biguint(r.retrieve().as_words()),
+            expect,
+            "crypto-bigint {prime}"
+        )
+    };
+    let id = format!("{prime}/crypto-bigint");
+    if op.is_mul() {
+        let single = || black_box(&a).mul(black_box(&b));
+        bench_op(g, id, op, a, |x| x.mul(black_box(&b)), single, check);
+    } else {
+        bench_op(
+            g,
+            id,
+            op,
+            a,
+            |x| x.square(),
+            || black_box(&a).square(),
+            check,
+        );
+    }
 }
 
 const_monty_params!(CbM127, U128, "7fffffffffffffffffffffffffffffff");
@@ -305,36 +386,60 @@ macro_rules! fiat_unsaturated {
             l
         };
         let (a, b) = (decode(&x), decode(&y));
-        let mut r = $tight([0; $limbs]);
-        if $op == Op::Mul {
-            $carry_mul(&mut r, &a, &b);
+        let expect = reference($op, &x, &y, p);
+        let check = |r: $tight| {
+            let mut out = [0u8; $bytes];
+            $to_bytes(&mut out, &r);
+            assert_eq!(BigUint::from_bytes_le(&out), expect, "{} {}", $peer, $prime);
+        };
+        // A chain relaxes each (tight) result into the next (loose) input,
+        // as a ladder does; the first input is `a` tightened.
+        let mut start = $tight([0; $limbs]);
+        $carry_mul(&mut start, &a, &decode(&BigUint::from(1u32)));
+        let id = format!("{}/{}", $prime, $peer);
+        if $op.is_mul() {
+            let single = || {
+                let mut r = $tight([0; $limbs]);
+                $carry_mul(&mut r, black_box(&a), black_box(&b));
+                r
+            };
+            bench_op(
+                $g,
+                id,
+                $op,
+                start,
+                |x| {
+                    let mut l = $loose([0; $limbs]);
+                    $relax(&mut l, &x);
+                    let mut r = $tight([0; $limbs]);
+                    $carry_mul(&mut r, &l, black_box(&b));
+                    r
+                },
+                single,
+                check,
+            );
         } else {
-            $carry_square(&mut r, &a);
+            let single = || {
+                let mut r = $tight([0; $limbs]);
+                $carry_square(&mut r, black_box(&a));
+                r
+            };
+            bench_op(
+                $g,
+                id,
+                $op,
+                start,
+                |x| {
+                    let mut l = $loose([0; $limbs]);
+                    $relax(&mut l, &x);
+                    let mut r = $tight([0; $limbs]);
+                    $carry_square(&mut r, &l);
+                    r
+                },
+                single,
+                check,
+            );
         }
-        let mut out = [0u8; $bytes];
-        $to_bytes(&mut out, &r);
-        assert_eq!(
-            BigUint::from_bytes_le(&out),
-            reference($op, &x, &y, p),
-            "{} {}",
-            $peer,
-            $prime
-        );
-        $g.bench_function(format!("{}/{}", $prime, $peer), |bench| {
-            if $op == Op::Mul {
-                bench.iter(|| {
-                    let mut r = $tight([0; $limbs]);
-                    $carry_mul(&mut r, black_box(&a), black_box(&b));
-                    r
-                })
-            } else {
-                bench.iter(|| {
-                    let mut r = $tight([0; $limbs]);
-                    $carry_square(&mut r, black_box(&a));
-                    r
-                })
-            }
-        });
     }};
 }
 
@@ -352,35 +457,52 @@ macro_rules! fiat_monty {
             d
         };
         let (a, b) = (enc(&x), enc(&y));
-        let mut r = $dom([0; $n]);
-        if $op == Op::Mul {
-            $mul(&mut r, &a, &b);
+        let expect = reference($op, &x, &y, p);
+        let check = |r: $dom| {
+            let mut plain = $nondom([0; $n]);
+            $from(&mut plain, &r);
+            assert_eq!(to_biguint(&plain.0), expect, "fiat {}", $prime);
+        };
+        let id = format!("{}/fiat_monty", $prime);
+        if $op.is_mul() {
+            let single = || {
+                let mut r = $dom([0; $n]);
+                $mul(&mut r, black_box(&a), black_box(&b));
+                r
+            };
+            bench_op(
+                $g,
+                id,
+                $op,
+                a,
+                |x| {
+                    let mut r = $dom([0; $n]);
+                    $mul(&mut r, &x, black_box(&b));
+                    r
+                },
+                single,
+                check,
+            );
         } else {
-            $sqr(&mut r, &a);
+            let single = || {
+                let mut r = $dom([0; $n]);
+                $sqr(&mut r, black_box(&a));
+                r
+            };
+            bench_op(
+                $g,
+                id,
+                $op,
+                a,
+                |x| {
+                    let mut r = $dom([0; $n]);
+                    $sqr(&mut r, &x);
+                    r
+                },
+                single,
+                check,
+            );
         }
-        let mut plain = $nondom([0; $n]);
-        $from(&mut plain, &r);
-        assert_eq!(
-            to_biguint(&plain.0),
-            reference($op, &x, &y, p),
-            "fiat {}",
-            $prime
-        );
-        $g.bench_function(format!("{}/fiat_monty", $prime), |bench| {
-            if $op == Op::Mul {
-                bench.iter(|| {
-                    let mut r = $dom([0; $n]);
-                    $mul(&mut r, black_box(&a), black_box(&b));
-                    r
-                })
-            } else {
-                bench.iter(|| {
-                    let mut r = $dom([0; $n]);
-                    $sqr(&mut r, black_box(&a));
-                    r
-                })
-            }
-        });
     }};
 }
 
@@ -394,25 +516,48 @@ fn fiat_25519_solinas<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op, p: 
         d.try_into().unwrap()
     };
     let (a, b) = (w(&x), w(&y));
-    let mut r = [0; 4];
-    if op == Op::Mul {
-        f25519s::fiat_curve25519_solinas_mul(&mut r, &a, &b);
-    } else {
-        f25519s::fiat_curve25519_solinas_square(&mut r, &a);
-    }
-    assert_eq!(to_biguint(&r) % p, reference(op, &x, &y, p), "fiat solinas");
-    g.bench_function("c25519/fiat_solinas_4x64", |bench| match op {
-        Op::Mul => bench.iter(|| {
+    let expect = reference(op, &x, &y, p);
+    let check = |r: [u64; 4]| assert_eq!(to_biguint(&r) % p, expect, "fiat solinas");
+    let id = "c25519/fiat_solinas_4x64".to_string();
+    if op.is_mul() {
+        let single = || {
             let mut r = [0; 4];
             f25519s::fiat_curve25519_solinas_mul(&mut r, black_box(&a), black_box(&b));
             r
-        }),
-        Op::Sqr => bench.iter(|| {
+        };
+        bench_op(
+            g,
+            id,
+            op,
+            a,
+            |x| {
+                let mut r = [0; 4];
+                f25519s::fiat_curve25519_solinas_mul(&mut r, &x, black_box(&b));
+                r
+            },
+            single,
+            check,
+        );
+    } else {
+        let single = || {
             let mut r = [0; 4];
             f25519s::fiat_curve25519_solinas_square(&mut r, black_box(&a));
             r
-        }),
-    });
+        };
+        bench_op(
+            g,
+            id,
+            op,
+            a,
+            |x| {
+                let mut r = [0; 4];
+                f25519s::fiat_curve25519_solinas_square(&mut r, &x);
+                r
+            },
+            single,
+            check,
+        );
+    }
 }
 
 type P256Fe = <p256::NistP256 as p256::elliptic_curve::hazmat::FieldArithmetic>::FieldElement;
@@ -428,16 +573,23 @@ fn rustcrypto_p256<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op, p: &Bi
         P256Fe::from_repr(repr.into()).unwrap()
     };
     let (a, b) = (fe(&x), fe(&y));
-    let r = if op == Op::Mul { a * b } else { a.square() };
-    assert_eq!(
-        BigUint::from_bytes_be(&r.to_repr()),
-        reference(op, &x, &y, p),
-        "p256"
-    );
-    g.bench_function("p256/p256", |bench| match op {
-        Op::Mul => bench.iter(|| *black_box(&a) * black_box(&b)),
-        Op::Sqr => bench.iter(|| black_box(&a).square()),
-    });
+    let expect = reference(op, &x, &y, p);
+    let check = |r: P256Fe| assert_eq!(BigUint::from_bytes_be(&r.to_repr()), expect, "p256");
+    let id = "p256/p256".to_string();
+    if op.is_mul() {
+        let single = || *black_box(&a) * black_box(&b);
+        bench_op(g, id, op, a, |x| x * *black_box(&b), single, check);
+    } else {
+        bench_op(
+            g,
+            id,
+            op,
+            a,
+            |x| x.square(),
+            || black_box(&a).square(),
+            check,
+        );
+    }
 }
 
 type B<T> = <T as Elem>::B;
@@ -622,4 +774,18 @@ fn bench_sqr<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-common::time_and_cycles_main!(bench_mul, bench_sqr);
+fn bench_mul_chain<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("field_mul_chain"));
+    configure(&mut g);
+    run(&mut g, Op::MulChain);
+    g.finish();
+}
+
+fn bench_sqr_chain<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("field_sqr_chain"));
+    configure(&mut g);
+    run(&mut g, Op::SqrChain);
+    g.finish();
+}
+
+common::time_and_cycles_main!(bench_mul, bench_sqr, bench_mul_chain, bench_sqr_chain);

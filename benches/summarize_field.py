@@ -4,7 +4,9 @@ as markdown from criterion's output in target/criterion, after
 `cargo bench --bench field`:
 
 1. multiply and square per prime, every peer, with numcrypt's cycles
-   divided by each peer's (below 1: numcrypt is faster);
+   divided by each peer's (below 1: numcrypt is faster): throughput
+   (independent operations), then latency (the `_chain` groups: a chain of
+   dependent operations, given per operation);
 2. the efficiency ratio: a random prime's Montgomery multiplication
    divided by a special prime's multiplication of the same size, beside
    the 1.8-3.1 estimates it is compared with.
@@ -104,9 +106,14 @@ def fmt_time(ns):
     return f"{ns:.1f} ns" if ns < 1e3 else f"{ns / 1e3:.2f} µs"
 
 
+CHAIN = 100  # operations per timed chain (benches/field.rs)
+
+
 def table(op, ghz):
     group = f"field_{op}"
-    print(f"### `{group}`: cycles (time), and numcrypt ÷ peer by cycles\n")
+    per = CHAIN if op.endswith("_chain") else 1
+    what = "latency: a chain's cycles (time) per operation" if per > 1 else "cycles (time)"
+    print(f"### `{group}`: {what}, and numcrypt ÷ peer by cycles\n")
     print("| prime | numcrypt | other peers |")
     print("|---|---|---|")
     for key, label in PRIMES:
@@ -114,7 +121,9 @@ def table(op, ghz):
         nc = median(group + "_cycles", key, "numcrypt")
         if nc is None:
             continue
+        nc /= per
         nt = median(group, key, "numcrypt")
+        nt = nt / per if nt else nt
         cells = []
         for p in ps:
             if p == "numcrypt":
@@ -122,6 +131,7 @@ def table(op, ghz):
             c, t = median(group + "_cycles", key, p), median(group, key, p)
             if c is None:
                 continue
+            c, t = c / per, (t / per if t else t)
             ratio = f"{nc / c:.2f}" if nc else "–"
             when = f" ({fmt_time(t)})" if t else ""
             cells.append(f"{p} {c:,.0f}{mark(c, t, ghz, key)}{when}: **{ratio}**")
@@ -157,10 +167,12 @@ def main():
     ghz = clock_ghz()
     table("mul", ghz)
     table("sqr", ghz)
+    table("mul_chain", ghz)
+    table("sqr_chain", ghz)
     efficiency(ghz)
     if FLAGGED:
         ids = "|".join(k for k, _ in PRIMES if k in FLAGGED)
-        print(f"Rerun the entries marked †: cargo bench --bench field -- 'field_(mul|sqr)(_cycles)?/({ids})/'")
+        print(f"Rerun the entries marked †: cargo bench --bench field -- 'field_(mul|sqr)(_chain)?(_cycles)?/({ids})/'")
 
 
 if __name__ == "__main__":
