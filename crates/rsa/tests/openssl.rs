@@ -3,7 +3,6 @@
 //! an MGF1 hash of their own, PKCS#1 v1.5 encryption, and RSA-PSS keys read
 //! and written as openssl does. Skipped when there is no `openssl`.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use numcrypt_rsa::pss::{self, SaltLength};
@@ -12,6 +11,7 @@ use numcrypt_rsa::{HashAlg, KeyAlgorithm, RsaPrivateKey, RsaPublicKey, oaep, pkc
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha3::{Digest, Sha3_256, Sha3_384};
+use tempfile::TempDir;
 
 fn openssl(args: &[&str]) -> Option<Vec<u8>> {
     let out = Command::new("openssl").args(args).output().ok()?;
@@ -23,12 +23,14 @@ fn openssl(args: &[&str]) -> Option<Vec<u8>> {
     Some(out.stdout)
 }
 
-/// A scratch folder and an openssl-made key of `algorithm` with `opts`, or
-/// `None` without openssl.
-fn setup(name: &str, algorithm: &str, opts: &[&str]) -> Option<(PathBuf, String)> {
-    let dir = std::env::temp_dir().join(format!("numcrypt-rsa-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let key = dir.join("key.pem").display().to_string();
+/// A scratch folder (removed when dropped: it holds private keys) and an
+/// openssl-made key of `algorithm` with `opts`, or `None` without openssl.
+fn setup(name: &str, algorithm: &str, opts: &[&str]) -> Option<(TempDir, String)> {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("numcrypt-rsa-{name}-"))
+        .tempdir()
+        .unwrap();
+    let key = path(&dir, "key.pem");
     let mut args = vec![
         "genpkey",
         "-algorithm",
@@ -46,8 +48,8 @@ fn setup(name: &str, algorithm: &str, opts: &[&str]) -> Option<(PathBuf, String)
     Some((dir, key))
 }
 
-fn path(dir: &Path, file: &str) -> String {
-    dir.join(file).display().to_string()
+fn path(dir: &TempDir, file: &str) -> String {
+    dir.path().join(file).display().to_string()
 }
 
 #[test]
