@@ -352,13 +352,14 @@ impl RsaPrivateKey {
 
     /// RSASP1/RSADP: `x^d mod n` for `x < n`, blinded, by CRT, checked.
     ///
-    /// 1. Blinding: `x' = x·r^e mod n` with a blinding pair `(r^e, r^-1)`
-    ///    (see [`crate::blinding`]).
-    /// 2. `m_p = x'^dP mod p`, `m_q = x'^dQ mod q`: constant-time
+    /// 1. Blinding: `x'_p = x·r^e mod p` and `x'_q = x·r^e mod q`, with a
+    ///    blinding pair `(r^e, r^-1)` held modulo each prime (see
+    ///    [`crate::blinding`]).
+    /// 2. `m'_p = x'_p^dP mod p`, `m'_q = x'_q^dQ mod q`: constant-time
     ///    fixed-window exponentiations (the limbs crate's `pow_bounded`,
     ///    on its AVX-512 IFMA backend where the CPU has one).
-    /// 3. Garner: `h = qInv·(m_p − m_q) mod p`, `m' = m_q + h·q`.
-    /// 4. Unblinding: `m = m'·r^-1 mod n`.
+    /// 3. Unblinding: `m_p = m'_p·r^-1 mod p`, `m_q = m'_q·r^-1 mod q`.
+    /// 4. Garner: `h = qInv·(m_p − m_q) mod p`, `m = m_q + h·q`.
     /// 5. The check: `m^e mod n = x`, or [`Error::FaultDetected`] and no
     ///    output. A fault in one half (Boneh–DeMillo–Lipton) would give an
     ///    `m` with `gcd(m^e − x, n)` a prime factor; the check stops it from
