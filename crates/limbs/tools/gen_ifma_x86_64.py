@@ -6,44 +6,63 @@ kernels:
 
 (`.ci/run` checks that the file matches this script's output.)
 
-One function per vector count V (a residue of up to 4V digits of 52 bits)
-and interleave K (K independent multiplications in one loop, each with its
-own modulus). Each computes, for k < K,
+One function per vector count V, interleave K (K independent
+multiplications in one loop, each with its own modulus) and digit count
+N (4V, or one of the shorter counts in TAILS). Each computes, for k < K,
 
-    r[k] = a[k] · b[k] · 2^(−52·digits) mod m[k]   (below 2·m[k]),
+    r[k] = a[k] · b[k] · 2^(−52·N) mod m[k]   (below 2·m[k]),
 
 with the digits normalised (each below 2^52), for a[k], b[k] below 2·m[k],
-4·m[k] < 2^(52·digits), k0[k] = −m[k]⁻¹ mod 2^52, and the digits of a[k]
-and m[k] from `digits` to 4V zero (b's are not read). This is Gueron and
-Krasnov's AMM, as OpenSSL's and AWS-LC's `rsaz-*k-avx512` compute it.
+4·m[k] < 2^(52·N), k0[k] = −m[k]⁻¹ mod 2^52, and the digits of a[k] and
+m[k] from N to 4V zero. This is Gueron and Krasnov's AMM, as OpenSSL's
+and AWS-LC's `rsaz-*k-avx512` compute it.
 
-The loop (one iteration per digit b_i of b) keeps the accumulator in
-registers, lane j of vector v holding position i + 4v + j, and:
+# Layout: digit j in vector j mod V, lane j div V
+
+Operands, moduli and results are held "strided": vector v holds digits
+v, v + V, v + 2V, v + 3V. The loop runs once per digit b_i of b (operand
+scanning) and keeps the accumulator in V registers, position p (relative
+to the digit being retired) in logical vector p mod V, lane p div V. Each
+iteration ends by moving every position down one, which in this layout
+is a renaming of registers (logical vector v + 1 becomes v) for all but
+logical vector 0, whose lanes shift down one (a single `valignq`; its
+lane 0, the retired position, drops out). OpenSSL's and AWS-LC's
+contiguous layout shift every vector instead (V `valignq` an iteration,
+which compete with IFMA for the vector ports). The renaming repeats every
+V iterations, so the loop body is V iterations, written once as an
+assembler macro (`.macro`, removed again with `.purgem`) invoked with the
+V rotations of the register names; N − V·⌊N/V⌋ further iterations follow
+the loop when V does not divide N.
+
+# An iteration
 
 - scalar (general-purpose registers), `q_i` and the lowest position, with
-  a look-ahead: the position that will be lowest next is read from lane 1
-  before this iteration's vector work, and this iteration's contributions
-  to it (lo(a1·b_i), lo(m1·q_i) and the carry out of the lowest position)
-  are added in scalar code, so no vector latency sits between one q and
-  the next;
-- vector: lo(a·b_i) and lo(m·q_i) accumulate into the lanes, the lanes
-  shift down by one (valignq), then hi(a·b_i) and hi(m·q_i) accumulate
-  (the high halves belong one position up). Style "A" accumulates inside
-  the IFMA instructions (fewest instructions: the right choice when two
+  a look-ahead: the position that will be lowest next (logical vector 1,
+  lane 0) is read before this iteration's vector work, and this
+  iteration's contributions to it (lo(a1·b_i), lo(m1·q_i) and the carry
+  out of the lowest position) are added in scalar code, so no vector
+  latency sits between one q and the next;
+- vector: lo(a·b_i) and lo(m·q_i) accumulate into the logical vectors,
+  logical vector 0 shifts down a lane (the renaming does the rest), then
+  hi(a·b_i) and hi(m·q_i) accumulate into the renamed vectors (the high
+  halves belong one position up). Style "A" accumulates inside the IFMA
+  instructions (fewest instructions: the right choice when two
   multiplications interleave and the core is throughput-bound); style "T"
   sums the high halves in a fresh register and adds it after the shift,
-  which shortens the loop-carried chain per iteration from four IFMA
-  latencies to two (the right choice for a lone multiplication, which is
-  latency-bound).
+  which shortens the loop-carried chain (the right choice for a lone
+  multiplication, which is latency-bound).
 
 As many vectors of a and m as fit stay in registers; the rest are read
-from memory once per use. The final normalisation carries every lane into
-52 bits with a carry-lookahead over the lane masks (`((g << 1) + p) ^ p`)
-instead of a ripple.
+from memory once per use. The final normalisation carries every lane
+into 52 bits: one pass moves each lane's bits above 52 one position up,
+then a carry-lookahead over the lane masks (`((g << 1) + p) ^ p`, the
+masks gathered into position order with `pdep` and scattered back with
+`pext`) adds the last carries without a ripple.
 
-Constant time: every loop count is `digits` (public), no branch or address
-depends on a value, and IFMA, mulx, imul and the vector operations used
-have data-independent timing.
+Constant time: every loop count is public (the digit count), no branch or
+address depends on a value, and IFMA, mulx, imul, pdep, pext and the
+vector operations used have data-independent timing on the CPUs that
+have IFMA.
 """
 
 import sys
@@ -59,8 +78,13 @@ for v in VECTORS:
     if v <= 12:
         STYLE[(v, 2)] = "A"
 
+# Digit counts below 4V with a kernel of their own (the loop plus a tail),
+# where running 4V digits would cost a measurable share: RSA-3072's CRT
+# halves (24 limbs, 30 digits rather than 32). Every other size runs 4V.
+TAILS = {8: [30]}
 
-def kernel(V, K, style):
+
+def kernel(V, K, style, digits):
     stride = V * VB  # bytes per element
     vec = iter(range(32))
     R = [[f"ymm{next(vec)}" for _ in range(V)] for _ in range(K)]
@@ -77,26 +101,8 @@ def kernel(V, K, style):
                 if r is not None:
                     resident[(which, k, v)] = f"ymm{r}"
 
-    def x(reg):
+    def xmm(reg):
         return "xmm" + reg[3:]
-
-    S = [f"{{s{k}}}" for k in range(K)]
-    out = []
-    e = out.append
-    # k1: the top vector's shift takes zeros in; k2: lane 0 only; k3: lanes 1-3.
-    e('"mov {t:e}, 7"')
-    e('"kmovw k1, {t:e}"')
-    e('"mov {t:e}, 1"')
-    e('"kmovw k2, {t:e}"')
-    e('"mov {t:e}, 14"')
-    e('"kmovw k3, {t:e}"')
-    for k in range(K):
-        for v in range(V):
-            e(f'"vpxord {x(R[k][v])}, {x(R[k][v])}, {x(R[k][v])}"')
-        e(f'"xor {S[k]}, {S[k]}"')
-    for (which, k, v), reg in resident.items():
-        e(f'"vmovdqu64 {reg}, [{{{which}}} + {k * stride + v * VB}]"')
-    e('"2:"')
 
     def operand(which, k, v):
         return resident.get((which, k, v), f"[{{{which}}} + {k * stride + v * VB}]")
@@ -108,14 +114,45 @@ def kernel(V, K, style):
         tcount[0] += 1
         return r
 
+    S = [f"{{s{k}}}" for k in range(K)]
+    out = []
+    e = out.append
+    # k1: lanes 0-2 (logical vector 0's shift takes a zero in); k2: lane 0;
+    # k3: lanes 1-3.
+    for kreg, bits in (("k1", 7), ("k2", 1), ("k3", 14)):
+        e(f'"mov {{t:e}}, {bits}"')
+        e(f'"kmovw {kreg}, {{t:e}}"')
+    for k in range(K):
+        for v in range(V):
+            e(f'"vpxord {xmm(R[k][v])}, {xmm(R[k][v])}, {xmm(R[k][v])}"')
+        e(f'"xor {S[k]}, {S[k]}"')
+    for (which, k, v), reg in resident.items():
+        e(f'"vmovdqu64 {reg}, [{{{which}}} + {k * stride + v * VB}]"')
+
+    # One iteration, as a macro: `off` is the byte offset of b_i within its
+    # element (from the loop's b pointer), then the register numbers of the
+    # logical vectors 0..V-1 of each multiplication.
+    macro = f"amm_step_y{V}_x{K}_d{digits}"
+    params = [[f"r{k}_{v}" for v in range(V)] for k in range(K)]
+    e(f'".macro {macro} off, {", ".join(p for ps in params for p in ps)}"')
     for k in range(K):
         o = k * stride
+
+        def P(v, k=k):
+            """Logical vector v (this iteration's positions)."""
+            return f"ymm\\\\{params[k][v % V]}"
+
+        def N(v):
+            """Logical vector v after the shift."""
+            return P(v + 1)
+
+        e(f'"mov rdx, [{{b}} + {o} + \\\\off]"')
+        e(f'"vpbroadcastq {B[k]}, qword ptr [{{b}} + {o} + \\\\off]"')
         # Scalar: t = s + a0·b_i; q = t·k0 mod 2^52; the next lowest position
-        # s' = (t + m0·q) / 2^52 + lane 1 + lo(a1·b_i) + lo(m1·q).
-        e(f'"mov rdx, [{{b}} + {o}]"')
-        e(f'"vpbroadcastq {B[k]}, rdx"')
+        # s' = (t + m0·q) / 2^52 + its accumulated value + lo(a1·b_i) +
+        # lo(m1·q). Digit 1 is vector 1, lane 0.
         e(f'"mulx {{hi}}, {{lo}}, [{{a}} + {o}]"')
-        e(f'"mulx {{q}}, {{t}}, [{{a}} + {o + 8}]"')
+        e(f'"mulx {{q}}, {{t}}, [{{a}} + {o + VB}]"')
         e(f'"add {{lo}}, {S[k]}"')
         e('"adc {hi}, 0"')
         e('"mov {q}, {lo}"')
@@ -128,28 +165,28 @@ def kernel(V, K, style):
         e('"add {lo}, {q}"')
         e(f'"adc {{hi}}, {S[k]}"')
         e('"shrd {lo}, {hi}, 52"')
-        e(f'"mulx {{hi}}, rdx, [{{m}} + {o + 8}]"')
+        e(f'"mulx {{hi}}, rdx, [{{m}} + {o + VB}]"')
         e('"add {t}, {lo}"')
         e('"and rdx, {mask}"')
-        e(f'"vpextrq {S[k]}, {x(R[k][0])}, 1"')
+        e(f'"vmovq {S[k]}, {xmm(P(1))}"')
         e(f'"add {S[k]}, {{t}}"')
         e(f'"add {S[k]}, rdx"')
+        shift = f'"valignq {P(0)}{{{{k1}}}}{{{{z}}}}, {P(0)}, {P(0)}, 1"'
         if style == "A":
+            # The products of b_i first (b is known before q), those of q_i
+            # after; logical vector 0 takes its low halves, then shifts,
+            # then takes the high halves that land on it after the shift.
             for v in range(V):
-                e(f'"vpmadd52luq {R[k][v]}, {B[k]}, {operand("a", k, v)}"')
+                e(f'"vpmadd52luq {P(v)}, {B[k]}, {operand("a", k, v)}"')
+            for v in range(V - 1):
+                e(f'"vpmadd52huq {N(v)}, {B[k]}, {operand("a", k, v)}"')
             for v in range(V):
-                e(f'"vpmadd52luq {R[k][v]}, {Q[k]}, {operand("m", k, v)}"')
+                e(f'"vpmadd52luq {P(v)}, {Q[k]}, {operand("m", k, v)}"')
+            e(shift)
+            e(f'"vpmadd52huq {N(V - 1)}, {B[k]}, {operand("a", k, V - 1)}"')
             for v in range(V):
-                if v + 1 < V:
-                    e(f'"valignq {R[k][v]}, {R[k][v + 1]}, {R[k][v]}, 1"')
-                else:
-                    e(f'"valignq {R[k][v]}{{{{k1}}}}{{{{z}}}}, {R[k][v]}, {R[k][v]}, 1"')
-            for v in range(V):
-                e(f'"vpmadd52huq {R[k][v]}, {B[k]}, {operand("a", k, v)}"')
-            for v in range(V):
-                e(f'"vpmadd52huq {R[k][v]}, {Q[k]}, {operand("m", k, v)}"')
+                e(f'"vpmadd52huq {N(v)}, {Q[k]}, {operand("m", k, v)}"')
         else:
-            previous = None
             for v in range(V):
                 oa = resident.get(("a", k, v))
                 if oa is None:
@@ -159,87 +196,106 @@ def kernel(V, K, style):
                 if om is None:
                     om = temp()
                     e(f'"vmovdqu64 {om}, [{{m}} + {o + v * VB}]"')
-                e(f'"vpmadd52luq {R[k][v]}, {B[k]}, {oa}"')
-                e(f'"vpmadd52luq {R[k][v]}, {Q[k]}, {om}"')
+                e(f'"vpmadd52luq {P(v)}, {B[k]}, {oa}"')
+                e(f'"vpmadd52luq {P(v)}, {Q[k]}, {om}"')
                 high = temp()
-                e(f'"vpxord {x(high)}, {x(high)}, {x(high)}"')
+                e(f'"vpxord {xmm(high)}, {xmm(high)}, {xmm(high)}"')
                 e(f'"vpmadd52huq {high}, {B[k]}, {oa}"')
                 e(f'"vpmadd52huq {high}, {Q[k]}, {om}"')
-                if v > 0:
-                    e(f'"valignq {R[k][v - 1]}, {R[k][v]}, {R[k][v - 1]}, 1"')
-                    e(f'"vpaddq {R[k][v - 1]}, {R[k][v - 1]}, {previous}"')
-                previous = high
-            e(f'"valignq {R[k][V - 1]}{{{{k1}}}}{{{{z}}}}, {R[k][V - 1]}, {R[k][V - 1]}, 1"')
-            e(f'"vpaddq {R[k][V - 1]}, {R[k][V - 1]}, {previous}"')
-    e('"lea {b}, [{b} + 8]"')
-    e('"dec {n}"')
-    e('"jnz 2b"')
+                if v == 0:
+                    e(shift)
+                e(f'"vpaddq {N(v)}, {N(v)}, {high}"')
+    e('".endm"')
+
+    def iteration(u):
+        """Iteration u of a group of V: logical vector v is R[(v + u) % V]."""
+        regs = [R[k][(v + u) % V][3:] for k in range(K) for v in range(V)]
+        e(f'"{macro} {u * VB}, {", ".join(regs)}"')
+
+    # The loop: ⌊N/V⌋ groups of V iterations (digit gV + u of b is vector u,
+    # lane g: the b pointer moves one lane a group); then the tail.
+    if digits >= V:
+        e('"2:"')
+        for u in range(V):
+            iteration(u)
+        e('"lea {b}, [{b} + 8]"')
+        e('"dec {n}"')
+        e('"jnz 2b"')
+    tail = digits % V
+    for u in range(tail):
+        iteration(u)
+    e(f'".purgem {macro}"')
 
     # Normalisation and store, one element after the other. Registers past
-    # the accumulators are free now.
+    # the accumulators are free now; after the tail, logical vector v is
+    # R[(v + tail) % V].
     free = [f"ymm{i}" for i in range(K * V, 32)]
-    MASK, TP, TC, U = free[:4]
+    MASK, TOP, CARRY = free[:3]
     e(f'"vpbroadcastq {MASK}, {{mask}}"')
     e('"mov {n}, [{k0} + ' + str(8 * K) + ']"')  # the output pointer
     for k in range(K):
         o = k * stride
-        e(f'"vpbroadcastq {R[k][0]}{{{{k2}}}}, {S[k]}"')
-        # Pass 1: each lane's bits above 52 (below 2^12) move one lane up.
-        tp, tc = TP, TC
-        for v in range(V):
-            e(f'"vpsrlq {tc}, {R[k][v]}, 52"')
-            e(f'"vpandq {R[k][v]}, {R[k][v]}, {MASK}"')
-            if v == 0:
-                e(f'"valignq {U}{{{{k3}}}}{{{{z}}}}, {tc}, {tc}, 3"')
-            else:
-                e(f'"valignq {U}, {tc}, {tp}, 3"')
-            e(f'"vpaddq {R[k][v]}, {R[k][v]}, {U}"')
-            tp, tc = tc, tp
+
+        def L(v, k=k):
+            return R[k][(v + tail) % V]
+
+        e(f'"vpbroadcastq {L(0)}{{{{k2}}}}, {S[k]}"')
+        # Pass 1: each lane's bits above 52 (below 2^12) move one position
+        # up: logical vector v's to vector v + 1, the top vector's to vector
+        # 0, one lane up (the top lane's is zero: the result is below 2m).
+        e(f'"vpsrlq {TOP}, {L(V - 1)}, 52"')
+        e(f'"vpandq {L(V - 1)}, {L(V - 1)}, {MASK}"')
+        for v in range(V - 1, 0, -1):
+            e(f'"vpsrlq {CARRY}, {L(v - 1)}, 52"')
+            e(f'"vpandq {L(v - 1)}, {L(v - 1)}, {MASK}"')
+            e(f'"vpaddq {L(v)}, {L(v)}, {CARRY}"')
+        e(f'"valignq {TOP}{{{{k3}}}}{{{{z}}}}, {TOP}, {TOP}, 3"')
+        e(f'"vpaddq {L(0)}, {L(0)}, {TOP}"')
         # Pass 2: lanes are below 2^52 + 2^12, so at most one more carry
-        # each, rippling through lanes equal to 2^52 − 1. With g the lanes
-        # above 2^52 − 1 and p those equal to it, the lanes that receive a
-        # carry are ((g << 1) + p) ^ p, one addition over the lane bits.
+        # each, rippling through lanes equal to 2^52 − 1. With g the
+        # positions above 2^52 − 1 and p those equal to it (bit v + lV for
+        # vector v, lane l), the positions that receive a carry are
+        # ((g << 1) + p) ^ p, one addition.
         e('"xor {lo:e}, {lo:e}"')
         e('"xor {hi:e}, {hi:e}"')
         for v in range(V):
-            e(f'"vpcmpuq k4, {R[k][v]}, {MASK}, 6"')
-            e(f'"vpcmpuq k5, {R[k][v]}, {MASK}, 0"')
+            e(f'"vpcmpuq k4, {L(v)}, {MASK}, 6"')
+            e(f'"vpcmpuq k5, {L(v)}, {MASK}, 0"')
             e('"kmovw {t:e}, k4"')
             e('"kmovw {q:e}, k5"')
-            if v:
-                e(f'"shl {{t}}, {4 * v}"')
-                e(f'"shl {{q}}, {4 * v}"')
+            e(f'"mov rdx, {positions(V, v):#x}"')
+            e('"pdep {t}, {t}, rdx"')
+            e('"pdep {q}, {q}, rdx"')
             e('"or {lo}, {t}"')
             e('"or {hi}, {q}"')
         e('"lea {lo}, [{hi} + 2*{lo}]"')
         e('"xor {lo}, {hi}"')
         for v in range(V):
-            e('"kmovw k4, {lo:e}"')
-            if v + 1 < V:
-                e('"shr {lo}, 4"')
-            e(f'"vpsubq {R[k][v]}{{{{k4}}}}, {R[k][v]}, {MASK}"')
-            e(f'"vpandq {R[k][v]}, {R[k][v]}, {MASK}"')
-            e(f'"vmovdqu64 [{{n}} + {o + v * VB}], {R[k][v]}"')
+            e(f'"mov rdx, {positions(V, v):#x}"')
+            e('"pext {t}, {lo}, rdx"')
+            e('"kmovw k4, {t:e}"')
+            e(f'"vpsubq {L(v)}{{{{k4}}}}, {L(v)}, {MASK}"')
+            e(f'"vpandq {L(v)}, {L(v)}, {MASK}"')
+            e(f'"vmovdqu64 [{{n}} + {o + v * VB}], {L(v)}"')
     e('"vzeroupper"')
 
-    name = f"amm_y{V}_x{K}"
+    name = f"amm_y{V}_x{K}_d{digits}"
     lines = "\n".join(f"            {line}," for line in out)
     sregs = "".join(f"            s{k} = out(reg) _,\n" for k in range(K))
     clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(32))
     return f'''
-/// AMM of {K} pair{"s" if K > 1 else ""} of {4 * V}-digit operands ({V} ymm vectors each), style {style}.
+/// AMM of {K} pair{"s" if K > 1 else ""} of {digits}-digit operands ({V} ymm vectors each, strided), style {style}.
 ///
 /// # Safety
 /// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `b`, `m`
 /// and `r` point to {K} elements of {4 * V} digits each (consecutive), `k0`
 /// to {K} values followed by `r` itself (read back after the loop), and
-/// `0 < digits <= {4 * V}`, with the contract of the module above.
+/// `groups` is {digits // V}, with the contract of the module above.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,bmi2")]
-unsafe fn {name}(a: *const u64, b: *const u64, m: *const u64, k0: *const u64, digits: usize) {{
-    // SAFETY: the caller's contract: the block reads a, m (K elements),
-    // b (`digits` digits of each of K elements) and k0 (K + 1 words) and
-    // writes the K elements at the pointer stored after k0; it declares
-    // every register it changes and uses no stack.
+unsafe fn {name}(a: *const u64, b: *const u64, m: *const u64, k0: *const u64, groups: usize) {{
+    // SAFETY: the caller's contract: the block reads a, m, b (K elements)
+    // and k0 (K + 1 words) and writes the K elements at the pointer stored
+    // after k0; it declares every register it changes and uses no stack.
     unsafe {{
         core::arch::asm!(
 {lines}
@@ -247,7 +303,7 @@ unsafe fn {name}(a: *const u64, b: *const u64, m: *const u64, k0: *const u64, di
             b = inout(reg) b => _,
             m = in(reg) m,
             k0 = in(reg) k0,
-            n = inout(reg) digits => _,
+            n = inout(reg) groups => _,
             mask = in(reg) (1u64 << 52) - 1,
 {sregs}            lo = out(reg) _,
             hi = out(reg) _,
@@ -266,27 +322,35 @@ unsafe fn {name}(a: *const u64, b: *const u64, m: *const u64, k0: *const u64, di
 '''
 
 
+def positions(V, v):
+    """The bits of vector v's positions v, v + V, v + 2V, v + 3V."""
+    return sum(1 << (v + lane * V) for lane in range(LANES))
+
+
 def main():
-    sizes = sorted(STYLE.items(), key=lambda t: (t[0][1], t[0][0]))
+    kernels = []
+    for (v, k), style in sorted(STYLE.items(), key=lambda t: (t[0][1], t[0][0])):
+        for digits in [4 * v] + TAILS.get(v, []):
+            kernels.append((v, k, style, digits))
     print("//! The 256-bit AVX-512 IFMA almost-Montgomery multiplications.")
     print("//!")
     print("//! GENERATED by `tools/gen_ifma_x86_64.py`; do not edit by hand (`.ci/run`")
     print("//! checks that this file matches the script). The script's docstring has")
-    print("//! the algorithm and the contract.")
+    print("//! the algorithm, the layout and the contract.")
     print()
     print("use super::AmmKernel;")
     print()
-    print("/// The kernel for `vectors` 256-bit vectors and `interleave`")
-    print("/// multiplications, if there is one.")
-    print("pub(super) fn amm_kernel(vectors: usize, interleave: usize) -> Option<AmmKernel> {")
-    print("    match (vectors, interleave) {")
-    for (v, k), _ in sizes:
-        print(f"        ({v}, {k}) => Some(amm_y{v}_x{k}),")
+    print("/// The kernel for `vectors` 256-bit vectors, `interleave`")
+    print("/// multiplications and `digits` digits, if there is one.")
+    print("pub(super) fn amm_kernel(vectors: usize, interleave: usize, digits: usize) -> Option<AmmKernel> {")
+    print("    match (vectors, interleave, digits) {")
+    for v, k, _, d in kernels:
+        print(f"        ({v}, {k}, {d}) => Some(amm_y{v}_x{k}_d{d}),")
     print("        _ => None,")
     print("    }")
     print("}")
-    for (v, k), style in sizes:
-        print(kernel(v, k, style), end="")
+    for v, k, style, d in kernels:
+        print(kernel(v, k, style, d), end="")
 
 
 if __name__ == "__main__":

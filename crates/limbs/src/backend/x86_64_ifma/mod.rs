@@ -19,9 +19,11 @@
 //! - `ymm` ([`Exponentiation::Ifma256`]): generated assembly on 256-bit
 //!   registers, modulo `m` itself, the accumulation inside the IFMA
 //!   instructions (OpenSSL's schedule, with a scalar look-ahead for the
-//!   quotient digits): the fewest instructions per digit, for cores whose
-//!   IFMA throughput is the limit, such as Zen 4, which runs a 512-bit
-//!   operation as two 256-bit halves.
+//!   quotient digits), digits held strided ([`DigitLayout::Strided`]) so
+//!   that the accumulator's shift is mostly a renaming of registers: the
+//!   fewest instructions per digit, for cores whose IFMA throughput is the
+//!   limit, such as Zen 4, which runs a 512-bit operation as two 256-bit
+//!   halves.
 //! - `zmm` ([`Exponentiation::Ifma512`]): intrinsics on 512-bit registers,
 //!   modulo `m·k0` so that no multiplication sits on the quotient's chain,
 //!   the products summed outside the accumulator: the shortest chains, for
@@ -131,13 +133,36 @@ pub(crate) fn run<const K: usize>(
     }
 }
 
+/// Where digit `j` of a residue sits among its words.
+#[derive(Clone, Copy, Debug)]
+enum DigitLayout {
+    /// Word `j`.
+    Contiguous,
+    /// Lane `j / vectors` of vector `j % vectors`, four lanes to a vector:
+    /// the `ymm` kernels' layout, in which moving every digit down one
+    /// position renames vectors instead of shifting each of them.
+    Strided { vectors: usize },
+}
+
+impl DigitLayout {
+    /// The word that holds digit `j`.
+    fn word(self, j: usize) -> usize {
+        match self {
+            DigitLayout::Contiguous => j,
+            DigitLayout::Strided { vectors } => (j % vectors) * 4 + j / vectors,
+        }
+    }
+}
+
 /// The part of an exponentiation both kernel families share: `arith` holds
-/// the moduli already; elements are `K` values of `words` digits, `digits`
-/// of them significant. `elems` are four spare elements, `scratch` holds
-/// [`SCRATCH_ELEMS`]; both are wiped before returning.
+/// the moduli already; elements are `K` values of `words` words holding
+/// `digits` significant digits in `layout`. `elems` are four spare
+/// elements, `scratch` holds [`SCRATCH_ELEMS`]; both are wiped before
+/// returning.
 #[allow(clippy::too_many_arguments)]
 fn exponentiate<const K: usize>(
     arith: &mut dyn MontMul,
+    layout: DigitLayout,
     digits: usize,
     words: usize,
     outs: [&mut [Limb]; K],
@@ -161,10 +186,10 @@ fn exponentiate<const K: usize>(
         power.fill(0);
         power[e / 64] = 1 << (e % 64);
         kernels::mont_mul(product, power, ctx.r2, ctx.m, ctx.m_inv, wide);
-        limbs_to_digits(product, &mut factor[k * words..][..words]);
+        limbs_to_digits(product, &mut factor[k * words..][..words], layout);
         scratch[..4 * n].zeroize();
-        limbs_to_digits(ctx.one, &mut one[k * words..][..words]);
-        limbs_to_digits(bases[k], &mut y[k * words..][..words]);
+        limbs_to_digits(ctx.one, &mut one[k * words..][..words], layout);
+        limbs_to_digits(bases[k], &mut y[k * words..][..words], layout);
     }
     let one_limbs = &mut scratch[..K * words];
     one_limbs.copy_from_slice(one);
@@ -175,13 +200,13 @@ fn exponentiate<const K: usize>(
     // ≡ base^e·R², below m·R, which a limb Montgomery reduction takes to
     // base^e·R mod m.
     for (k, ctx) in ctxs.iter().enumerate() {
-        limbs_to_digits(ctx.r2, &mut factor[k * words..][..words]);
+        limbs_to_digits(ctx.r2, &mut factor[k * words..][..words], layout);
     }
     arith.mul(x, y, factor);
     for ((k, out), ctx) in outs.into_iter().enumerate().zip(ctxs) {
         let wide = &mut scratch[..2 * n];
         wide.fill(0);
-        let above = digits_to_limbs(&x[k * words..][..words], &mut wide[..n + 1]);
+        let above = digits_to_limbs(&x[k * words..][..words], &mut wide[..n + 1], layout);
         debug_assert_eq!(above, 0);
         kernels::mont_redc(out, wide, ctx.m, ctx.m_inv);
     }
@@ -191,9 +216,11 @@ fn exponentiate<const K: usize>(
     }
 }
 
-/// Digit `j` of `d` is bits `[52j, 52j + 52)` of `x` (zero past its end).
-fn limbs_to_digits(x: &[Limb], d: &mut [u64]) {
-    for (j, digit) in d.iter_mut().enumerate() {
+/// Digit `j` of `d` (in `layout`) is bits `[52j, 52j + 52)` of `x` (zero
+/// past its end).
+fn limbs_to_digits(x: &[Limb], d: &mut [u64], layout: DigitLayout) {
+    for j in 0..d.len() {
+        let digit = &mut d[layout.word(j)];
         let bit = j * DIGIT_BITS as usize;
         let (limb, offset) = (bit / 64, (bit % 64) as u32);
         let lo = x.get(limb).copied().unwrap_or(0) >> offset;
@@ -205,13 +232,15 @@ fn limbs_to_digits(x: &[Limb], d: &mut [u64]) {
     }
 }
 
-/// `x = Σ d[j]·2^(52j) mod 2^(64·len)`, returning the bits above (at most
-/// one limb's worth). Every `d[j]` is below `2^52`.
-fn digits_to_limbs(d: &[u64], x: &mut [Limb]) -> Limb {
+/// `x = Σ d_j·2^(52j) mod 2^(64·len)` for the digits `d_j` of `d` (in
+/// `layout`), returning the bits above (at most one limb's worth). Every
+/// digit is below `2^52`.
+fn digits_to_limbs(d: &[u64], x: &mut [Limb], layout: DigitLayout) -> Limb {
     x.fill(0);
     let len = x.len();
     let mut above = 0;
-    for (j, &digit) in d.iter().enumerate() {
+    for j in 0..d.len() {
+        let digit = d[layout.word(j)];
         let bit = j * DIGIT_BITS as usize;
         let (limb, offset) = (bit / 64, (bit % 64) as u32);
         let parts = [

@@ -27,7 +27,7 @@
 use core::arch::x86_64::*;
 
 use super::{
-    DIGIT_BITS, Ifma, LANES, Lanes, MASK52, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    DIGIT_BITS, DigitLayout, Ifma, LANES, Lanes, MASK52, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
     limbs_to_digits,
 };
 use crate::Limb;
@@ -115,11 +115,16 @@ fn run_sized<const V: usize, const K: usize>(
             .as_flattened_mut();
         let m_prime = &mut limbs[..n + 1];
         m_prime[n] = kernels::mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & MASK52);
-        limbs_to_digits(m_prime, arith.m[k].as_flattened_mut());
+        limbs_to_digits(
+            m_prime,
+            arith.m[k].as_flattened_mut(),
+            DigitLayout::Contiguous,
+        );
     }
     let [factor, one, x, y] = &mut elems.0;
     exponentiate(
         &mut arith,
+        DigitLayout::Contiguous,
         digits,
         V * LANES,
         outs,
