@@ -292,7 +292,13 @@ def kernel(V, K, style, digits):
 /// to {K} values followed by `r` itself (read back after the loop), and
 /// `groups` is {digits // V}, with the contract of the module above.
 #[target_feature(enable = "avx512f,avx512vl,avx512ifma,bmi2")]
-unsafe fn {name}(a: *const u64, b: *const u64, m: *const u64, k0: *const u64, groups: usize) {{
+unsafe fn {name}(
+    a: *const u64,
+    b: *const u64,
+    m: *const u64,
+    k0: *const u64,
+    groups: usize,
+) {{
     // SAFETY: the caller's contract: the block reads a, m, b (K elements)
     // and k0 (K + 1 words) and writes the K elements at the pointer stored
     // after k0; it declares every register it changes and uses no stack.
