@@ -185,6 +185,7 @@ fn main() -> ExitCode {
         Exponentiation::LimbKernels,
         Exponentiation::Ifma256,
         Exponentiation::Ifma512,
+        Exponentiation::Avx2,
     ] {
         let label = match kernel {
             Exponentiation::LimbKernels => match backend::selection().limb_kernels() {

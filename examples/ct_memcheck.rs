@@ -168,6 +168,33 @@ fn limbs(audit: &mut Audit) {
             black_box(base.pow_mod(&exp, &m).expect("odd"));
         },
     );
+    // The AVX2 exponentiation (radix 2^28), named: valgrind runs AVX2, but
+    // the selection rule does not give it to valgrind's emulated CPU. A
+    // secret modulus, base and exponent, alone and as a CRT pair.
+    if backend::Exponentiation::Avx2.available(16, 2) {
+        audit.section(
+            "limbs: modexp on AVX2, secret modulus, base, exponent; a pair",
+            |rng| {
+                let avx2 = backend::Exponentiation::Avx2;
+                let mut secret_modulus = || {
+                    let mut m = U1024::random_below(rng, &U1024::MAX).expect("bound");
+                    m.as_mut()[0] |= 1;
+                    m.as_mut()[15] |= 1 << 63;
+                    MontyParams::new(m).expect("odd")
+                };
+                let (p, q) = (secret_modulus(), secret_modulus());
+                // Below 2^1023, so below both moduli (a public bound).
+                let half = U1024::ONE.shl_vartime(1023);
+                let base = U1024::random_below(rng, &half).expect("bound");
+                let (base_p, base_q) = (p.to_monty(&base), q.to_monty(&base));
+                let exp = U1024::random_below(rng, &U1024::MAX).expect("bound");
+                let one = p.pow_bounded_on(avx2, &base_p, &exp, 1024).expect("AVX2");
+                black_box(p.from_monty(&one));
+                let pair = p.pow_bounded_pair_on(avx2, &base_p, &exp, &q, &base_q, &exp, 1024);
+                black_box(pair.expect("AVX2"));
+            },
+        );
+    }
     audit.section(
         "limbs: inversion of a secret modulo a public prime",
         |rng| {

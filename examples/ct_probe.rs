@@ -16,7 +16,11 @@
 //! bounded the same way: the short cases keep single-stepping short. The call is bracketed by two `getppid()` system calls, the markers
 //! between which `.ci/icount.c` counts instructions natively (single-stepping
 //! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
-//! run, is counted. Every exponent has the same declared width (that of the modulus);
+//! run, is counted. With `CT_PROBE_BACKEND=avx2` in the environment every
+//! case runs on the AVX2 backend by name (`pow_bounded_on`,
+//! `pow_bounded_pair_on`): valgrind runs AVX2, but its emulated CPU (an
+//! Intel Haswell) is not one the selection rule gives AVX2 to. Every
+//! exponent has the same declared width (that of the modulus);
 //! only its bits differ, so a constant-time `pow` must execute the same
 //! instructions for all of them. Modulus and base are fixed, so the runs
 //! differ in nothing but the exponent's value.
@@ -32,6 +36,30 @@ use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 /// The exponent patterns, all of the full declared width.
 const PATTERNS: [&str; 6] = ["zero", "one", "ones", "top", "alternating", "random"];
 
+/// The backend `CT_PROBE_BACKEND` names (`avx2`), if any.
+fn named_backend() -> Option<Exponentiation> {
+    match std::env::var("CT_PROBE_BACKEND").as_deref() {
+        Ok("avx2") => Some(Exponentiation::Avx2),
+        _ => None,
+    }
+}
+
+/// `params.pow_bounded(base, exp, bits)`, on the named backend if there is
+/// one.
+fn pow<U: Unsigned>(
+    params: &MontyParams<U>,
+    base: &MontyForm<U>,
+    exp: &U,
+    bits: u32,
+) -> MontyForm<U> {
+    match named_backend() {
+        Some(b) => params
+            .pow_bounded_on(b, base, exp, bits)
+            .expect("the named backend runs here"),
+        None => params.pow_bounded(base, exp, bits),
+    }
+}
+
 /// The measured exponentiation at 1024 bits. Not inlined, so that callgrind
 /// can collect exactly this call (`--toggle-collect='*probe_target*'`).
 #[inline(never)]
@@ -41,7 +69,7 @@ fn probe_target_u1024(
     exp: &Uint<16>,
 ) -> MontyForm<Uint<16>> {
     marker();
-    let r = params.pow(base, exp);
+    let r = pow(params, base, exp, 1024);
     marker();
     r
 }
@@ -54,7 +82,7 @@ fn probe_target_boxed2048(
     exp: &BoxedUint,
 ) -> MontyForm<BoxedUint> {
     marker();
-    let r = params.pow(base, exp);
+    let r = pow(params, base, exp, 2048);
     marker();
     r
 }
@@ -72,7 +100,7 @@ fn probe_target_short1024(
     exp: &Uint<16>,
 ) -> MontyForm<Uint<16>> {
     marker();
-    let r = params.pow_bounded(base, exp, SHORT_EXP_BITS);
+    let r = pow(params, base, exp, SHORT_EXP_BITS);
     marker();
     r
 }
@@ -85,7 +113,13 @@ fn probe_target_pair1024(
     exp: &Uint<16>,
 ) -> (MontyForm<Uint<16>>, MontyForm<Uint<16>>) {
     marker();
-    let r = params[0].pow_bounded_pair(base, exp, params[1], base, exp, SHORT_EXP_BITS);
+    let [p0, p1] = params;
+    let r = match named_backend() {
+        Some(b) => p0
+            .pow_bounded_pair_on(b, base, exp, p1, base, exp, SHORT_EXP_BITS)
+            .expect("the named backend runs here"),
+        None => p0.pow_bounded_pair(base, exp, p1, base, exp, SHORT_EXP_BITS),
+    };
     marker();
     r
 }
@@ -206,9 +240,11 @@ fn run_boxed2048(e: Vec<u64>) -> u64 {
 /// ADX at compile time, and the IFMA variants natively (see `.ci/ct-check`).
 fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
     let selection = backend::selection();
-    match selection.exponentiation(nlimbs, interleave) {
+    let used = named_backend().unwrap_or(selection.exponentiation(nlimbs, interleave));
+    match used {
         Exponentiation::Ifma256 => return "x86_64 avx512 ifma256",
         Exponentiation::Ifma512 => return "x86_64 avx512 ifma512",
+        Exponentiation::Avx2 => return "x86_64 avx2",
         _ => {}
     }
     match selection.limb_kernels() {

@@ -31,6 +31,8 @@ fn each_setting() {
         "ifma512",
         "adx",
         "adx,ifma",
+        "avx2",
+        "ifma,avx2",
         " IFMA256 , bogus",
     ] {
         let out = Command::new(&exe)
@@ -69,6 +71,13 @@ fn child() {
     for (n, k) in [(16, 1), (16, 2), (32, 1), (32, 2), (48, 1)] {
         let chosen = selection.exponentiation(n, k);
         if off("ifma") {
+            assert!(![Exponentiation::Ifma256, Exponentiation::Ifma512].contains(&chosen));
+        }
+        if off("avx2") {
+            assert_ne!(chosen, Exponentiation::Avx2);
+            assert!(!Exponentiation::Avx2.available(n, k));
+        }
+        if off("ifma") && off("avx2") {
             assert_eq!(chosen, Exponentiation::LimbKernels);
         }
         if off("ifma256") {

@@ -1,8 +1,9 @@
 //! Exponentiation on every implementation this CPU has, against
 //! num-bigint: both AVX-512 IFMA variants (radix 2^52, 256- and 512-bit
-//! registers) where the CPU has IFMA, and the limb kernels always, each
-//! named explicitly in the same run (`pow_bounded_on`), at every width the
-//! IFMA variants take and just outside them.
+//! registers) where the CPU has IFMA, AVX2 (radix 2^28) where it has AVX2,
+//! and the limb kernels always, each named explicitly in the same run
+//! (`pow_bounded_on`), at every width the vector backends take and just
+//! outside them.
 
 mod common;
 
@@ -13,18 +14,20 @@ use numcrypt_limbs::backend::Exponentiation;
 use numcrypt_limbs::{BoxedUint, MontyParams, U1024, U2048, Unsigned};
 
 /// Every implementation there is; each test skips those that cannot run.
-const ALL: [Exponentiation; 3] = [
+const ALL: [Exponentiation; 4] = [
     Exponentiation::LimbKernels,
     Exponentiation::Ifma256,
     Exponentiation::Ifma512,
+    Exponentiation::Avx2,
 ];
 use proptest::prelude::*;
 
-/// Widths (limbs) around every size class of the IFMA backend: its lower
-/// bound, digit counts on both sides of a vector boundary, the RSA sizes,
-/// its upper bound (103) and the first width past it.
+/// Widths (limbs) around every size class of the vector backends: their
+/// lower bound, digit counts on both sides of a vector boundary, the RSA
+/// sizes, their upper bounds (AVX2 45, IFMA 103) and the first widths past
+/// them.
 const WIDTHS: &[usize] = &[
-    15, 16, 17, 19, 20, 24, 25, 31, 32, 33, 39, 40, 48, 56, 63, 64, 65, 80, 96, 103, 104,
+    15, 16, 17, 19, 20, 24, 25, 31, 32, 33, 39, 40, 45, 46, 48, 56, 63, 64, 65, 80, 96, 103, 104,
 ];
 
 fn big(x: &BoxedUint) -> BigUint {
@@ -228,6 +231,11 @@ fn backends_present() {
         assert!(!ifma512.available(15, 1) && !ifma512.available(104, 1));
         assert!(ifma512.available(103, 1) && ifma512.available(51, 2));
         assert!(!ifma512.available(52, 2));
+    }
+    let avx2 = Exponentiation::Avx2;
+    if avx2.available(16, 1) {
+        assert!(!avx2.available(15, 1) && !avx2.available(46, 1));
+        assert!(avx2.available(45, 1) && avx2.available(45, 2));
     }
     let ifma256 = Exponentiation::Ifma256;
     if ifma256.available(16, 1) {

@@ -134,7 +134,7 @@ pub(crate) fn pow_ct(
 ) {
     #[cfg(target_arch = "x86_64")]
     if backend != Exponentiation::LimbKernels {
-        crate::backend::x86_64_ifma::run(
+        crate::backend::run_exponentiation(
             backend,
             [out],
             [base],
@@ -215,7 +215,7 @@ pub(crate) fn pow_ct_pair(
     exp_bits: u32,
     ctxs: [&MontyCtx<'_>; 2],
 ) {
-    crate::backend::x86_64_ifma::run(
+    crate::backend::run_exponentiation(
         backend,
         outs,
         bases,
@@ -238,7 +238,7 @@ pub(crate) fn pow_vartime_pair(
     exp: &[Limb],
     ctxs: [&MontyCtx<'_>; 2],
 ) {
-    crate::backend::x86_64_ifma::run(
+    crate::backend::run_exponentiation(
         backend,
         outs,
         bases,
@@ -260,7 +260,7 @@ pub(crate) fn pow_vartime(
 ) {
     #[cfg(target_arch = "x86_64")]
     if backend != Exponentiation::LimbKernels {
-        crate::backend::x86_64_ifma::run(
+        crate::backend::run_exponentiation(
             backend,
             [out],
             [base],

@@ -9,18 +9,23 @@
 //! - `x86_64_ifma`: whole exponentiations in radix 2^52 with AVX-512 IFMA,
 //!   in two variants: 256-bit registers ([`Exponentiation::Ifma256`]) and
 //!   512-bit ones ([`Exponentiation::Ifma512`]).
+//! - `x86_64_avx2`: whole exponentiations in radix 2^28 with AVX2
+//!   ([`Exponentiation::Avx2`]), and the 256-bit table lookup.
+//! - `radix`: what the exponentiations in a radix of their own share (the
+//!   conversions in and out).
 //! - `aarch64`: the slice kernels with `mul`/`umulh`.
 //!
 //! # The choice
 //! [`selection`] makes it, once per process, from three things:
 //! 1. what the CPU has (CPUID, through `cpufeatures`);
 //! 2. the environment variable `NUMCRYPT_DISABLE` (read under the `std`
-//!    feature only): a comma-separated list of `adx`, `ifma` (both IFMA
-//!    variants), `ifma256`, `ifma512`, each of which turns that backend off
-//!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
+//!    feature only): a comma-separated list of `adx`, `avx2`, `ifma` (both
+//!    IFMA variants), `ifma256`, `ifma512`, each of which turns that backend
+//!    off for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
-//! 3. a rule for the IFMA variant, where the faster one depends on the
-//!    microarchitecture (`ifma_rule`).
+//! 3. rules where the faster implementation depends on the
+//!    microarchitecture: the IFMA variant (`ifma_rule`), and AVX2 against
+//!    the `mulx` limb kernels for exponentiation (`avx2_rule`).
 //!
 //! Everything else asks [`selection`]: the slice and field kernels'
 //! `dispatch!`, the exponentiations, and the benches, which print it.
@@ -29,7 +34,11 @@ use core::fmt;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 #[cfg(target_arch = "x86_64")]
+pub(crate) mod radix;
+#[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_adx;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64_avx2;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_ifma;
 
@@ -84,6 +93,10 @@ pub enum Exponentiation {
     /// Radix 2^52 with AVX-512 IFMA on 512-bit (zmm) registers; moduli of
     /// 16 to 103 limbs, 16 to 51 for two interleaved exponentiations.
     Ifma512,
+    /// Radix 2^28 with AVX2, generated assembly; moduli of 16 to 45 limbs
+    /// (two exponentiations of a pair run one multiplication after the
+    /// other).
+    Avx2,
 }
 
 impl Exponentiation {
@@ -97,6 +110,9 @@ impl Exponentiation {
             Self::Ifma256 | Self::Ifma512 => {
                 selection.ifma_usable(self) && ifma_takes(self, nlimbs, interleave)
             }
+            Self::Avx2 => {
+                selection.avx2_usable() && avx2_takes(nlimbs) && (1..=2).contains(&interleave)
+            }
         }
     }
 
@@ -106,6 +122,7 @@ impl Exponentiation {
             Self::LimbKernels => "limb kernels",
             Self::Ifma256 => "AVX-512 IFMA, 256-bit registers",
             Self::Ifma512 => "AVX-512 IFMA, 512-bit registers",
+            Self::Avx2 => "AVX2, radix 2^28",
         }
     }
 }
@@ -147,16 +164,52 @@ fn ifma_takes(_: Exponentiation, _: usize, _: usize) -> bool {
     false
 }
 
+#[cfg(target_arch = "x86_64")]
+fn avx2_takes(nlimbs: usize) -> bool {
+    x86_64_avx2::takes(nlimbs)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avx2_takes(_: usize) -> bool {
+    false
+}
+
+/// Runs `f`, an exponentiation, on `backend` (one of the implementations
+/// in a radix of their own, which must take the size: see
+/// [`Exponentiation::available`]) for the `K` moduli of `ctxs`, converting
+/// in and out (see [`radix`]). Returns `false`, having done nothing, if it
+/// cannot.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn run_exponentiation<const K: usize>(
+    backend: Exponentiation,
+    outs: [&mut [crate::Limb]; K],
+    bases: [&[crate::Limb]; K],
+    ctxs: [&crate::montmul::MontyCtx<'_>; K],
+    f: &mut crate::montmul::ExpTask<'_>,
+) -> bool {
+    match backend {
+        Exponentiation::Ifma256 | Exponentiation::Ifma512 => {
+            x86_64_ifma::run(backend, outs, bases, ctxs, f)
+        }
+        Exponentiation::Avx2 => x86_64_avx2::run(outs, bases, ctxs, f),
+        Exponentiation::LimbKernels => false,
+    }
+}
+
 /// What `NUMCRYPT_DISABLE` turned off.
 const DISABLE_ADX: u32 = 1;
 const DISABLE_IFMA256: u32 = 1 << 1;
 const DISABLE_IFMA512: u32 = 1 << 2;
+const DISABLE_AVX2: u32 = 1 << 3;
 
 /// What the CPU has.
 const HAS_ADX: u32 = 1 << 8;
 const HAS_IFMA: u32 = 1 << 9;
 /// The rule prefers 512-bit IFMA kernels on this CPU.
 const PREFERS_IFMA512: u32 = 1 << 10;
+const HAS_AVX2: u32 = 1 << 11;
+/// The rule prefers AVX2 to the limb kernels for exponentiation here.
+const PREFERS_AVX2: u32 = 1 << 12;
 /// Set once the rest is filled in.
 const READY: u32 = 1 << 31;
 
@@ -194,26 +247,41 @@ impl Selection {
 
     /// The implementation that runs `interleave` (1 or 2) exponentiations
     /// modulo `nlimbs`-limb moduli: the IFMA variant the rule prefers if it
-    /// takes the size, else the other variant, else the limb kernels.
+    /// takes the size, else the other variant, else AVX2 where its rule
+    /// prefers it and it takes the size, else the limb kernels.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         let order = if self.0 & PREFERS_IFMA512 != 0 {
             [Exponentiation::Ifma512, Exponentiation::Ifma256]
         } else {
             [Exponentiation::Ifma256, Exponentiation::Ifma512]
         };
-        order
+        if let Some(ifma) = order
             .into_iter()
             .find(|&e| self.ifma_usable(e) && ifma_takes(e, nlimbs, interleave))
-            .unwrap_or(Exponentiation::LimbKernels)
+        {
+            return ifma;
+        }
+        if self.0 & PREFERS_AVX2 != 0
+            && self.avx2_usable()
+            && avx2_takes(nlimbs)
+            && (1..=2).contains(&interleave)
+        {
+            return Exponentiation::Avx2;
+        }
+        Exponentiation::LimbKernels
     }
 
     fn ifma_usable(self, e: Exponentiation) -> bool {
         let off = match e {
             Exponentiation::Ifma256 => DISABLE_IFMA256,
             Exponentiation::Ifma512 => DISABLE_IFMA512,
-            Exponentiation::LimbKernels => return true,
+            Exponentiation::LimbKernels | Exponentiation::Avx2 => return false,
         };
         self.0 & HAS_IFMA != 0 && self.0 & off == 0
+    }
+
+    fn avx2_usable(self) -> bool {
+        self.0 & HAS_AVX2 != 0 && self.0 & DISABLE_AVX2 == 0
     }
 }
 
@@ -234,10 +302,19 @@ impl fmt::Display for Selection {
             } else {
                 256
             };
-            write!(f, " (rule for this CPU: {rule}-bit)")?;
+            write!(f, " (IFMA rule for this CPU: {rule}-bit)")?;
+        }
+        if self.0 & HAS_AVX2 != 0 {
+            let rule = if self.0 & PREFERS_AVX2 != 0 {
+                "AVX2"
+            } else {
+                "limb kernels"
+            };
+            write!(f, " (without IFMA, rule for this CPU: {rule})")?;
         }
         let off = [
             (DISABLE_ADX, "adx"),
+            (DISABLE_AVX2, "avx2"),
             (DISABLE_IFMA256, "ifma256"),
             (DISABLE_IFMA512, "ifma512"),
         ];
@@ -366,6 +443,21 @@ pub(crate) fn ifma_rule(cpu: &Cpu) -> Exponentiation {
     }
 }
 
+/// Whether AVX2 exponentiation ([`Exponentiation::Avx2`]) should replace
+/// the `mulx` limb kernels on a CPU without (or with turned-off) IFMA.
+///
+/// AMD from Zen 3 (family 19h) issues two 256-bit `vpmuludq` a cycle and
+/// dispatches six operations a cycle: measured on Zen 4 with IFMA turned
+/// off, the AVX2 kernels take 0.70 to 0.85 of the limb kernels' time from
+/// 1024 to 2880 bits; `llvm-mca` models Zen 3 as Zen 4 for both kernels.
+/// The models predict a loss on Zen 2, Skylake, Ice Lake and Haswell, and
+/// nothing credible for newer Intel cores, so every other CPU keeps the
+/// limb kernels (crates/limbs/README.md, "CPU selection"; the figures in
+/// benches/RESULTS.md, "Zen 4").
+pub(crate) fn avx2_rule(cpu: &Cpu) -> bool {
+    matches!((cpu.vendor(), cpu.family()), ("AuthenticAMD", 0x19..))
+}
+
 #[cfg(target_arch = "x86_64")]
 fn detect() -> u32 {
     let mut bits = 0;
@@ -376,6 +468,12 @@ fn detect() -> u32 {
         bits |= HAS_IFMA;
         if ifma_rule(&Cpu::current()) == Exponentiation::Ifma512 {
             bits |= PREFERS_IFMA512;
+        }
+    }
+    if x86_64_avx2::Avx2::detect().is_some() {
+        bits |= HAS_AVX2;
+        if avx2_rule(&Cpu::current()) {
+            bits |= PREFERS_AVX2;
         }
     }
     bits
@@ -405,6 +503,7 @@ fn parse_disable(list: &str) -> u32 {
     list.split(',').fold(0, |bits, word| {
         bits | match word.trim() {
             w if w.eq_ignore_ascii_case("adx") => DISABLE_ADX,
+            w if w.eq_ignore_ascii_case("avx2") => DISABLE_AVX2,
             w if w.eq_ignore_ascii_case("ifma") => DISABLE_IFMA256 | DISABLE_IFMA512,
             w if w.eq_ignore_ascii_case("ifma256") => DISABLE_IFMA256,
             w if w.eq_ignore_ascii_case("ifma512") => DISABLE_IFMA512,

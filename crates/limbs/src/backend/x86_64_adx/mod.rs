@@ -23,7 +23,6 @@ mod rows;
 mod unrolled;
 
 cpufeatures::new!(bmi2_adx, "bmi2", "adx");
-cpufeatures::new!(avx2_cpu, "avx2");
 
 /// The CPU's vendor, display family and model, and brand string, from
 /// CPUID leaves 0, 1 and 0x80000002–4.
@@ -76,43 +75,6 @@ impl Adx {
         } else {
             None
         }
-    }
-}
-
-/// All ones when `i == index`, else zero, without a branch.
-#[inline]
-fn entry_mask(i: usize, index: Limb) -> Limb {
-    0u64.wrapping_sub(((i as Limb ^ index).wrapping_sub(1)) >> 63)
-}
-
-/// `out = table[index][offset..offset + 4V]` over entries of `stride` limbs,
-/// every entry read and masked; `V` 256-bit accumulators.
-#[target_feature(enable = "avx2")]
-fn lookup_avx2<const V: usize>(
-    out: &mut [Limb],
-    table: &[Limb],
-    stride: usize,
-    offset: usize,
-    index: Limb,
-) {
-    use core::arch::x86_64::*;
-    let mut acc = [_mm256_setzero_si256(); V];
-    for (i, entry) in table.chunks_exact(stride).enumerate() {
-        let mask = _mm256_set1_epi64x(entry_mask(i, index) as i64);
-        let words = &entry[offset..offset + 4 * V];
-        for (a, w) in acc.iter_mut().zip(words.chunks_exact(4)) {
-            let w: &[Limb; 4] = w.try_into().expect("four limbs");
-            // SAFETY: an unaligned 32-byte load from a reference to exactly
-            // 32 bytes.
-            let v = unsafe { _mm256_loadu_si256(w.as_ptr().cast()) };
-            *a = _mm256_or_si256(*a, _mm256_and_si256(v, mask));
-        }
-    }
-    for (o, a) in out.chunks_exact_mut(4).zip(acc) {
-        let o: &mut [Limb; 4] = o.try_into().expect("four limbs");
-        // SAFETY: an unaligned 32-byte store to a reference to exactly 32
-        // bytes.
-        unsafe { _mm256_storeu_si256(o.as_mut_ptr().cast(), a) };
     }
 }
 
@@ -259,35 +221,9 @@ impl Kernels for Adx {
     /// chunk of up to 32 limbs per pass over the table, where the portable
     /// loop reads and writes `out` in memory for every entry.
     fn lookup(self, out: &mut [Limb], table: &[Limb], index: Limb) {
-        if !avx2_cpu::get() {
-            return crate::ct::lookup(out, table, index);
-        }
-        let n = out.len();
-        assert!(n > 0 && table.len().is_multiple_of(n));
-        let index = core::hint::black_box(index);
-        for (c, chunk) in out.chunks_mut(32).enumerate() {
-            let offset = 32 * c;
-            let vectors = chunk.len() / 4;
-            let (vec_part, tail) = chunk.split_at_mut(4 * vectors);
-            macro_rules! widths {
-                ($($v:literal)*) => {
-                    match vectors {
-                        // SAFETY: AVX2 is present (checked above); the
-                        // function reads `table` and writes `vec_part` only
-                        // through the slices it is given.
-                        $($v => unsafe { lookup_avx2::<$v>(vec_part, table, n, offset, index) },)*
-                        _ => {}
-                    }
-                };
-            }
-            widths!(1 2 3 4 5 6 7 8);
-            for (k, o) in tail.iter_mut().enumerate() {
-                let at = offset + 4 * vectors + k;
-                *o = table
-                    .chunks_exact(n)
-                    .enumerate()
-                    .fold(0, |acc, (i, e)| acc | (e[at] & entry_mask(i, index)));
-            }
+        match crate::backend::x86_64_avx2::Avx2::detect() {
+            Some(avx2) => avx2.lookup(out, table, out.len(), 0, index),
+            None => crate::ct::lookup(out, table, index),
         }
     }
 

@@ -11,15 +11,14 @@
 //! multiplication (AMM) of Gueron and Krasnov: inputs below twice the
 //! modulus give `a·b·R'⁻¹` below twice the modulus, with no final
 //! subtraction; a limb Montgomery reduction ends the exponentiation. Only
-//! whole exponentiations run here: converting into and out of radix 2^52
-//! costs about three multiplications, which an exponentiation amortises and
-//! a single multiplication does not.
+//! whole exponentiations run here, converted in and out by
+//! [`super::radix`].
 //!
 //! Two kernel families, one a variant of [`Exponentiation`]:
 //! - `ymm` ([`Exponentiation::Ifma256`]): generated assembly on 256-bit
 //!   registers, modulo `m` itself, the accumulation inside the IFMA
 //!   instructions (OpenSSL's schedule, with a scalar look-ahead for the
-//!   quotient digits), digits held strided ([`DigitLayout::Strided`]) so
+//!   quotient digits), digits held strided (`radix::DigitLayout::Strided`) so
 //!   that the accumulator's shift is mostly a renaming of registers: the
 //!   fewest instructions per digit, for cores whose IFMA throughput is the
 //!   limit, such as Zen 4, which runs a 512-bit operation as two 256-bit
@@ -43,12 +42,10 @@
 
 use core::arch::x86_64::*;
 
-use zeroize::Zeroize;
-
+use super::radix::{DigitLayout, Digits};
 use crate::Limb;
 use crate::backend::Exponentiation;
-use crate::kernels;
-use crate::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::montmul::{ExpTask, MontyCtx};
 
 mod ymm;
 mod zmm;
@@ -57,6 +54,13 @@ cpufeatures::new!(avx512_ifma, "avx512f", "avx512vl", "avx512ifma", "bmi2");
 
 const DIGIT_BITS: u32 = 52;
 const MASK52: u64 = (1 << DIGIT_BITS) - 1;
+/// Digits of 52 bits, in the layout a kernel family chooses.
+const fn radix(layout: DigitLayout) -> Digits {
+    Digits {
+        bits: DIGIT_BITS,
+        layout,
+    }
+}
 /// Digits per 512-bit vector.
 const LANES: usize = 8;
 /// One 512-bit vector of digits.
@@ -67,10 +71,6 @@ type Lanes = [u64; LANES];
 /// than the AMM plus conversions; from 16 limbs IFMA wins at every size
 /// (benches/RESULTS.md).
 pub(crate) const MIN_LIMBS: usize = 16;
-/// Largest window: a table of 32 entries.
-const MAX_WINDOW: u32 = 5;
-/// Scratch elements: the table and two temporaries.
-const SCRATCH_ELEMS: usize = (1 << MAX_WINDOW) + 2;
 
 /// The AVX-512 IFMA exponentiation backend. A value exists only on a CPU
 /// with AVX-512F, AVX-512VL, AVX-512IFMA and BMI2: [`Ifma::detect`] is the
@@ -91,18 +91,13 @@ impl Ifma {
     }
 }
 
-/// Storage on a 64-byte boundary: a vector load that crosses a cache line
-/// costs twice as much, and the kernels load every operand every digit.
-#[repr(C, align(64))]
-struct Aligned<T>(T);
-
 /// Whether `variant` takes `interleave` exponentiations modulo `n`-limb
 /// moduli (whatever the CPU).
 pub(crate) fn takes(variant: Exponentiation, n: usize, interleave: usize) -> bool {
     match variant {
         Exponentiation::Ifma256 => ymm::takes(n, interleave),
         Exponentiation::Ifma512 => zmm::takes(n, interleave),
-        Exponentiation::LimbKernels => false,
+        Exponentiation::LimbKernels | Exponentiation::Avx2 => false,
     }
 }
 
@@ -129,137 +124,8 @@ pub(crate) fn run<const K: usize>(
     match variant {
         Exponentiation::Ifma256 => ymm::run(ifma, outs, bases, ctxs, f),
         Exponentiation::Ifma512 => zmm::run(ifma, outs, bases, ctxs, f),
-        Exponentiation::LimbKernels => false,
+        Exponentiation::LimbKernels | Exponentiation::Avx2 => false,
     }
-}
-
-/// Where digit `j` of a residue sits among its words.
-#[derive(Clone, Copy, Debug)]
-enum DigitLayout {
-    /// Word `j`.
-    Contiguous,
-    /// Lane `j / vectors` of vector `j % vectors`, four lanes to a vector:
-    /// the `ymm` kernels' layout, in which moving every digit down one
-    /// position renames vectors instead of shifting each of them.
-    Strided { vectors: usize },
-}
-
-impl DigitLayout {
-    /// The word that holds digit `j`.
-    fn word(self, j: usize) -> usize {
-        match self {
-            DigitLayout::Contiguous => j,
-            DigitLayout::Strided { vectors } => (j % vectors) * 4 + j / vectors,
-        }
-    }
-}
-
-/// The part of an exponentiation both kernel families share: `arith` holds
-/// the moduli already; elements are `K` values of `words` words holding
-/// `digits` significant digits in `layout`. `elems` are four spare
-/// elements, `scratch` holds [`SCRATCH_ELEMS`]; both are wiped before
-/// returning.
-#[allow(clippy::too_many_arguments)]
-fn exponentiate<const K: usize>(
-    arith: &mut dyn MontMul,
-    layout: DigitLayout,
-    digits: usize,
-    words: usize,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    elems: [&mut [u64]; 4],
-    scratch: &mut [u64],
-    f: &mut ExpTask<'_>,
-) {
-    let n = ctxs[0].m.len();
-    let [factor, one, x, y] = elems;
-    for (k, ctx) in ctxs.iter().enumerate() {
-        // The limb work borrows the start of the scratch.
-        let (power, rest) = scratch.split_at_mut(n);
-        let (product, rest) = rest.split_at_mut(n);
-        let wide = &mut rest[..2 * n];
-        // The factor that takes the limbs' Montgomery form x·R to x·R'
-        // (mod m): R'²·R⁻¹ = 2^(2·52N − 64n) mod m, made by one limb
-        // Montgomery multiplication of 2^(2·52N − 128n) by R² mod m.
-        let e = 2 * DIGIT_BITS as usize * digits - 128 * n;
-        power.fill(0);
-        power[e / 64] = 1 << (e % 64);
-        kernels::mont_mul(product, power, ctx.r2, ctx.m, ctx.m_inv, wide);
-        limbs_to_digits(product, &mut factor[k * words..][..words], layout);
-        scratch[..4 * n].zeroize();
-        limbs_to_digits(ctx.one, &mut one[k * words..][..words], layout);
-        limbs_to_digits(bases[k], &mut y[k * words..][..words], layout);
-    }
-    let one_limbs = &mut scratch[..K * words];
-    one_limbs.copy_from_slice(one);
-    arith.mul(one, one_limbs, factor); // ≡ R': the AMM form of 1
-    arith.mul(x, y, factor); // ≡ base·R'
-    f(arith, y, x, one, scratch);
-    // y ≡ base^e·R', below twice the modulus: times R² mod m gives
-    // ≡ base^e·R², below m·R, which a limb Montgomery reduction takes to
-    // base^e·R mod m.
-    for (k, ctx) in ctxs.iter().enumerate() {
-        limbs_to_digits(ctx.r2, &mut factor[k * words..][..words], layout);
-    }
-    arith.mul(x, y, factor);
-    for ((k, out), ctx) in outs.into_iter().enumerate().zip(ctxs) {
-        let wide = &mut scratch[..2 * n];
-        wide.fill(0);
-        let above = digits_to_limbs(&x[k * words..][..words], &mut wide[..n + 1], layout);
-        debug_assert_eq!(above, 0);
-        kernels::mont_redc(out, wide, ctx.m, ctx.m_inv);
-    }
-    scratch.zeroize();
-    for e in [factor, one, x, y] {
-        e.zeroize();
-    }
-}
-
-/// Digit `j` of `d` (in `layout`) is bits `[52j, 52j + 52)` of `x` (zero
-/// past its end).
-fn limbs_to_digits(x: &[Limb], d: &mut [u64], layout: DigitLayout) {
-    for j in 0..d.len() {
-        let digit = &mut d[layout.word(j)];
-        let bit = j * DIGIT_BITS as usize;
-        let (limb, offset) = (bit / 64, (bit % 64) as u32);
-        let lo = x.get(limb).copied().unwrap_or(0) >> offset;
-        let hi = match offset {
-            0 => 0,
-            _ => x.get(limb + 1).copied().unwrap_or(0) << (64 - offset),
-        };
-        *digit = (lo | hi) & MASK52;
-    }
-}
-
-/// `x = Σ d_j·2^(52j) mod 2^(64·len)` for the digits `d_j` of `d` (in
-/// `layout`), returning the bits above (at most one limb's worth). Every
-/// digit is below `2^52`.
-fn digits_to_limbs(d: &[u64], x: &mut [Limb], layout: DigitLayout) -> Limb {
-    x.fill(0);
-    let len = x.len();
-    let mut above = 0;
-    for j in 0..d.len() {
-        let digit = d[layout.word(j)];
-        let bit = j * DIGIT_BITS as usize;
-        let (limb, offset) = (bit / 64, (bit % 64) as u32);
-        let parts = [
-            digit << offset,
-            if offset > 12 {
-                digit >> (64 - offset)
-            } else {
-                0
-            },
-        ];
-        for (k, part) in parts.into_iter().enumerate() {
-            match x.get_mut(limb + k) {
-                Some(l) => *l |= part,
-                None if limb + k == len => above |= part,
-                None => {}
-            }
-        }
-    }
-    above
 }
 
 /// Constant-time `out = table[index][offset..offset + L·V]` over entries of

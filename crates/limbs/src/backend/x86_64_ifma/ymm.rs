@@ -8,10 +8,9 @@
 //! `tools/gen_ifma_x86_64.py` (its docstring has the algorithm, the layout
 //! and the contract); this file picks a kernel and feeds it.
 
-use super::{
-    Aligned, DigitLayout, Ifma, MASK52, MAX_WINDOW, SCRATCH_ELEMS, exponentiate, limbs_to_digits,
-};
+use super::{Ifma, MASK52, radix};
 use crate::Limb;
+use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
 use crate::montmul::{ExpTask, MontMul, MontyCtx};
 
 #[path = "gen/ymm.rs"]
@@ -95,15 +94,15 @@ fn run_sized<const V: usize, const K: usize>(
         params: [0; 3],
         digits,
     };
-    let layout = DigitLayout::Strided { vectors: V };
+    let digits_of = radix(DigitLayout::Strided { vectors: V });
     for (k, ctx) in ctxs.iter().enumerate() {
-        limbs_to_digits(ctx.m, arith.m.0[k].as_flattened_mut(), layout);
+        digits_of.split(ctx.m, arith.m.0[k].as_flattened_mut());
         arith.params[k] = ctx.m_inv & MASK52;
     }
     let [factor, one, x, y] = &mut elems.0;
     exponentiate(
         &mut arith,
-        layout,
+        digits_of,
         digits,
         V * LANES,
         outs,

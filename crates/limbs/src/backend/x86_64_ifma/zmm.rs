@@ -26,11 +26,9 @@
 
 use core::arch::x86_64::*;
 
-use super::{
-    DIGIT_BITS, DigitLayout, Ifma, LANES, Lanes, MASK52, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
-    limbs_to_digits,
-};
+use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
 use crate::Limb;
+use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
 use crate::kernels;
 use crate::montmul::{ExpTask, MontMul, MontyCtx};
 
@@ -98,8 +96,8 @@ fn run_sized<const V: usize, const K: usize>(
     f: &mut ExpTask<'_>,
 ) {
     let zero: Elem<V, K> = [[[0; LANES]; V]; K];
-    let mut scratch = super::Aligned([zero; SCRATCH_ELEMS]);
-    let mut elems = super::Aligned([zero; 4]);
+    let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
+    let mut elems = Aligned([zero; 4]);
     let mut arith = Amm {
         _ifma: ifma,
         m: zero,
@@ -115,16 +113,12 @@ fn run_sized<const V: usize, const K: usize>(
             .as_flattened_mut();
         let m_prime = &mut limbs[..n + 1];
         m_prime[n] = kernels::mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & MASK52);
-        limbs_to_digits(
-            m_prime,
-            arith.m[k].as_flattened_mut(),
-            DigitLayout::Contiguous,
-        );
+        radix(DigitLayout::Contiguous).split(m_prime, arith.m[k].as_flattened_mut());
     }
     let [factor, one, x, y] = &mut elems.0;
     exponentiate(
         &mut arith,
-        DigitLayout::Contiguous,
+        radix(DigitLayout::Contiguous),
         digits,
         V * LANES,
         outs,

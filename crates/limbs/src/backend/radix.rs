@@ -1,0 +1,176 @@
+//! Exponentiation in a radix of the backend's own: what the vector
+//! backends (`x86_64_ifma`, radix 2^52; `x86_64_avx2`, radix 2^28) share.
+//!
+//! Such a backend holds a residue as digits of fewer than 64 bits in a
+//! layout of its own, multiplies with an "almost" Montgomery
+//! multiplication (AMM: inputs below twice the modulus give a product
+//! below twice the modulus, with no final subtraction; `R' = 2^(bits·N)`
+//! for `N` digits), and runs whole exponentiations: converting into and out
+//! of the radix costs about three multiplications, which an exponentiation
+//! amortises and a single multiplication does not. [`exponentiate`] does
+//! the conversions around the exponentiation the algorithms hand it.
+
+use zeroize::Zeroize;
+
+use crate::Limb;
+use crate::kernels;
+use crate::montmul::{ExpTask, MontMul, MontyCtx};
+
+/// Largest window of these backends: a table of 32 entries, which keeps
+/// their stack below about 40 KiB at the largest sizes.
+pub(crate) const MAX_WINDOW: u32 = 5;
+/// Scratch elements an exponentiation needs: the table and two
+/// temporaries.
+pub(crate) const SCRATCH_ELEMS: usize = (1 << MAX_WINDOW) + 2;
+
+/// Storage on a 64-byte boundary: a vector load that crosses a cache line
+/// costs twice as much, and the kernels load every operand every digit.
+#[repr(C, align(64))]
+pub(crate) struct Aligned<T>(pub(crate) T);
+
+/// A radix and where digit `j` of a residue sits among its words.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Digits {
+    /// Bits per digit.
+    pub(crate) bits: u32,
+    pub(crate) layout: DigitLayout,
+}
+
+/// Where digit `j` of a residue sits among its words.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DigitLayout {
+    /// Word `j`.
+    Contiguous,
+    /// Lane `j / vectors` of vector `j % vectors`, four lanes to a vector:
+    /// the 256-bit kernels' layout, in which moving every digit down one
+    /// position renames vectors instead of shifting each of them.
+    Strided { vectors: usize },
+}
+
+impl Digits {
+    /// The word that holds digit `j`.
+    fn word(self, j: usize) -> usize {
+        match self.layout {
+            DigitLayout::Contiguous => j,
+            DigitLayout::Strided { vectors } => (j % vectors) * 4 + j / vectors,
+        }
+    }
+
+    fn mask(self) -> u64 {
+        (1 << self.bits) - 1
+    }
+
+    /// Digit `j` of `d` is bits `[bits·j, bits·(j + 1))` of `x` (zero past
+    /// its end).
+    pub(crate) fn split(self, x: &[Limb], d: &mut [u64]) {
+        for j in 0..d.len() {
+            let bit = j * self.bits as usize;
+            let (limb, offset) = (bit / 64, (bit % 64) as u32);
+            let lo = x.get(limb).copied().unwrap_or(0) >> offset;
+            let hi = match offset {
+                0 => 0,
+                _ => x.get(limb + 1).copied().unwrap_or(0) << (64 - offset),
+            };
+            d[self.word(j)] = (lo | hi) & self.mask();
+        }
+    }
+
+    /// `x = Σ d_j·2^(bits·j) mod 2^(64·len)` for the digits `d_j` of `d`,
+    /// returning the bits above (at most one limb's worth). A digit may
+    /// exceed the radix (the AVX2 kernels leave them carried only partly):
+    /// the carries are propagated on the way, without a branch.
+    fn join(self, d: &[u64], x: &mut [Limb]) -> Limb {
+        x.fill(0);
+        let len = x.len();
+        let mut above = 0;
+        let mut carry = 0;
+        for j in 0..=d.len() {
+            let value = if j < d.len() { d[self.word(j)] } else { 0 } + carry;
+            let digit = value & self.mask();
+            carry = value >> self.bits;
+            let bit = j * self.bits as usize;
+            let (limb, offset) = (bit / 64, (bit % 64) as u32);
+            let parts = [
+                digit << offset,
+                if offset + self.bits > 64 {
+                    digit >> (64 - offset)
+                } else {
+                    0
+                },
+            ];
+            for (k, part) in parts.into_iter().enumerate() {
+                match x.get_mut(limb + k) {
+                    Some(l) => *l |= part,
+                    None if limb + k == len => above |= part,
+                    None => {}
+                }
+            }
+        }
+        above
+    }
+}
+
+/// Runs an exponentiation on a backend's arithmetic: `arith` holds the
+/// moduli already; elements are `K` values of `words` words holding
+/// `digits` significant digits of `radix` (congruences modulo `arith`'s
+/// moduli hold modulo `ctxs`' moduli: `arith` may work modulo a multiple).
+/// Converts the `bases` (limb Montgomery form) in, runs `f` on elements that
+/// hold all `K` values, and converts the results back into `outs`, fully
+/// reduced. `elems` are four spare elements, `scratch` holds
+/// [`SCRATCH_ELEMS`]; both are wiped before returning.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn exponentiate<const K: usize>(
+    arith: &mut dyn MontMul,
+    radix: Digits,
+    digits: usize,
+    words: usize,
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
+    elems: [&mut [u64]; 4],
+    scratch: &mut [u64],
+    f: &mut ExpTask<'_>,
+) {
+    let n = ctxs[0].m.len();
+    let [factor, one, x, y] = elems;
+    for (k, ctx) in ctxs.iter().enumerate() {
+        // The limb work borrows the start of the scratch.
+        let (power, rest) = scratch.split_at_mut(n);
+        let (product, rest) = rest.split_at_mut(n);
+        let wide = &mut rest[..2 * n];
+        // The factor that takes the limbs' Montgomery form x·R to x·R'
+        // (mod m): R'²·R⁻¹ = 2^(2·bits·N − 64n) mod m, made by one limb
+        // Montgomery multiplication of 2^(2·bits·N − 128n) by R² mod m.
+        let e = 2 * radix.bits as usize * digits - 128 * n;
+        power.fill(0);
+        power[e / 64] = 1 << (e % 64);
+        kernels::mont_mul(product, power, ctx.r2, ctx.m, ctx.m_inv, wide);
+        radix.split(product, &mut factor[k * words..][..words]);
+        scratch[..4 * n].zeroize();
+        radix.split(ctx.one, &mut one[k * words..][..words]);
+        radix.split(bases[k], &mut y[k * words..][..words]);
+    }
+    let one_limbs = &mut scratch[..K * words];
+    one_limbs.copy_from_slice(one);
+    arith.mul(one, one_limbs, factor); // ≡ R': the AMM form of 1
+    arith.mul(x, y, factor); // ≡ base·R'
+    f(arith, y, x, one, scratch);
+    // y ≡ base^e·R', below twice the modulus: times R² mod m gives
+    // ≡ base^e·R², below m·R, which a limb Montgomery reduction takes to
+    // base^e·R mod m.
+    for (k, ctx) in ctxs.iter().enumerate() {
+        radix.split(ctx.r2, &mut factor[k * words..][..words]);
+    }
+    arith.mul(x, y, factor);
+    for ((k, out), ctx) in outs.into_iter().enumerate().zip(ctxs) {
+        let wide = &mut scratch[..2 * n];
+        wide.fill(0);
+        let above = radix.join(&x[k * words..][..words], &mut wide[..n + 1]);
+        debug_assert_eq!(above, 0);
+        kernels::mont_redc(out, wide, ctx.m, ctx.m_inv);
+    }
+    scratch.zeroize();
+    for e in [factor, one, x, y] {
+        e.zeroize();
+    }
+}

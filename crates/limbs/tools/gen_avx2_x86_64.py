@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Generates the AVX2 almost-Montgomery multiplication kernels:
+
+    python3 tools/gen_avx2_x86_64.py > src/backend/x86_64_avx2/gen/amm.rs
+
+(`.ci/run` checks that the file matches this script's output.)
+
+One function per vector count V (a residue of up to 4V digits of 28 bits,
+four 64-bit lanes to a 256-bit vector) and digit count N (4V, or one of the
+shorter counts in TAILS). Each computes
+
+    r = a · b · 2^(−28·N) mod m'   (below 2·m'),
+
+for a, b below 2·m', m' ≡ −1 mod 2^28 (the caller multiplies the modulus
+by −m⁻¹ mod 2^28, so that the Montgomery quotient digit is the low digit
+itself), 4·m' < 2^(28·N), the digits of a, b and m' below 2^28 + 2^8 (m's
+below 2^28) and zero from N to 4V. The result's digits are below
+2^28 + 2^8: carried twice, not fully (the next multiplication takes them
+as they are; the conversion out of the radix finishes the carry).
+
+# Why radix 2^28 and AVX2
+
+`vpmuludq` multiplies the low 32 bits of each 64-bit lane: four 32×32-bit
+products an instruction, two instructions a cycle on AMD's Zen 3 and
+Zen 4, against one 64×64-bit `mulx` every 1.3 cycles. With 28-bit digits a
+lane holds a sum of 2N products of 56 bits without overflowing (N ≤ 126),
+so products accumulate unnormalised and only the lowest position is
+carried each iteration, in scalar code.
+
+# Layout: digit j in vector j mod V, lane j div V
+
+As in the 256-bit IFMA kernels (see `gen_ifma_x86_64.py`): moving every
+position down one each iteration renames the accumulator's vectors and
+shifts the lanes of only one (`vpermq`, then a mask clears the top lane);
+the loop body is V iterations, an assembler macro invoked with the V
+rotations of the slot numbers. AVX2 has 16 vector registers: up to 12
+accumulator vectors live in registers, the rest in a scratch area
+(`{acc}`), chosen inside the macro by `.if` on the slot number.
+
+# An iteration (digit b_i of b)
+
+- scalar: t = s + a0·b_i (s is the lowest position's exact value),
+  q = t mod 2^28; since m'0 = 2^28 − 1, t + m'0·q carries (t >> 28) + q
+  into position 1, whose new exact value is its accumulated lane, plus
+  that carry, plus a1·b_i + m'1·q: s' = lane + (t >> 28) + a1·b_i +
+  (m'1 + 1)·q. The lane is read before this iteration's vector work.
+- vector: every logical vector v takes a_v·b_i + m'_v·q; logical vector 0
+  then shifts down a lane (its lane 0, the retired position, drops out;
+  the scalar s stands for it).
+
+After N iterations s goes into position 0 and the accumulator is stored;
+two carry passes over the stored vectors (each lane's bits above 28 move
+one position up: vector v's to vector v + 1, the top vector's to vector 0
+one lane up) bring every digit below 2^28 + 2^8.
+
+Constant time: every loop count is public (the digit count), no branch or
+address depends on a value, and `vpmuludq`, `imul` and the other
+instructions used have data-independent timing.
+"""
+
+import sys
+
+VB = 32  # bytes per ymm
+REGISTER_SLOTS = 12  # accumulator vectors in registers; ymm12-15 are B, Q and two temporaries
+RADIX_BITS = 28
+
+# Vector counts: 10 (1024-bit moduli, N = 38 with m' = m·k0) to 26 (2880-bit
+# moduli, N = 104). The loop body is V iterations of about 6V + 16
+# instructions: past V = 26 it outgrows the 32 KiB instruction cache and
+# the kernels fall behind the limb kernels (benches/RESULTS.md, "Zen 4");
+# a lane would overflow past N = 126 in any case.
+VECTORS = range(10, 27)
+# Digit counts below 4V with a kernel of their own (the loop plus a tail),
+# where running 4V digits would cost a measurable share: RSA-2048's CRT
+# halves (16 limbs: 38 digits rather than 40). Every other size runs 4V.
+TAILS = {10: [38]}
+
+# The constant block a kernel reads at {consts} (offsets in bytes): m'1 + 1,
+# the digit mask in four lanes, lanes 0-2 set, lanes 1-3 set.
+C_M1 = 0
+C_MASK = 32
+C_LOW3 = 64
+C_HIGH3 = 96
+
+
+def kernel(V, N):
+    nreg = min(V, REGISTER_SLOTS)
+    B, Q, T0, T1 = "ymm12", "ymm13", "ymm14", "ymm15"
+
+    def xmm(reg):
+        return "xmm" + reg[3:]
+
+    out = []
+    e = out.append
+    for i in range(nreg):
+        e(f'"vpxor xmm{i}, xmm{i}, xmm{i}"')
+    e(f'"vpxor {xmm(T0)}, {xmm(T0)}, {xmm(T0)}"')
+    for i in range(nreg, V):
+        e(f'"vmovdqa [{{acc}} + {VB * (i - nreg)}], {T0}"')
+    e('"xor {s:e}, {s:e}"')
+
+    # One iteration: `off` is the byte offset of b_i from the loop's b
+    # pointer, then the slot of each logical vector (a register number below
+    # REGISTER_SLOTS, else a scratch vector).
+    macro = f"avx2_amm_step_y{V}_d{N}"
+    params = [f"r{v}" for v in range(V)]
+    e(f'".macro {macro} off, {", ".join(params)}"')
+
+    def slot_mem(p):
+        return f"[{{acc}} + {VB} * \\\\{p} - {VB * nreg}]"
+
+    e('"mov rdx, [{b} + \\\\off]"')
+    e(f'"vpbroadcastq {B}, qword ptr [{{b}} + \\\\off]"')
+    e('"mov {t}, [{a}]"')
+    e('"imul {t}, rdx"')
+    e('"add {t}, {s}"')
+    e('"mov {q}, {t}"')
+    e('"and {q}, {mask}"')
+    e(f'"vmovq {xmm(Q)}, {{q}}"')
+    e(f'"vpbroadcastq {Q}, {xmm(Q)}"')
+    e(f'"shr {{t}}, {RADIX_BITS}"')
+    # Position 1's accumulated value: logical vector 1, lane 0.
+    e(f'".if \\\\r1 < {nreg}"')
+    e('"vmovq {s}, xmm\\\\r1"')
+    e('".else"')
+    e(f'"mov {{s}}, {slot_mem("r1")}"')
+    e('".endif"')
+    e('"add {s}, {t}"')
+    e(f'"imul rdx, [{{a}} + {VB}]"')  # a1·b_i (digit 1: vector 1, lane 0)
+    e('"add {s}, rdx"')
+    e(f'"imul {{q}}, [{{consts}} + {C_M1}]"')
+    e('"add {s}, {q}"')
+    for v in range(V):
+        p = f"r{v}"
+        reg = f"ymm\\\\{p}"
+        e(f'".if \\\\{p} < {nreg}"')
+        e(f'"vpmuludq {T0}, {B}, [{{a}} + {VB * v}]"')
+        e(f'"vpaddq {reg}, {reg}, {T0}"')
+        e(f'"vpmuludq {T1}, {Q}, [{{m}} + {VB * v}]"')
+        e(f'"vpaddq {reg}, {reg}, {T1}"')
+        if v == 0:
+            e(f'"vpermq {reg}, {reg}, 0x39"')
+            e(f'"vpand {reg}, {reg}, [{{consts}} + {C_LOW3}]"')
+        e('".else"')
+        e(f'"vpmuludq {T0}, {B}, [{{a}} + {VB * v}]"')
+        e(f'"vpmuludq {T1}, {Q}, [{{m}} + {VB * v}]"')
+        e(f'"vpaddq {T0}, {T0}, {slot_mem(p)}"')
+        e(f'"vpaddq {T0}, {T0}, {T1}"')
+        if v == 0:
+            e(f'"vpermq {T0}, {T0}, 0x39"')
+            e(f'"vpand {T0}, {T0}, [{{consts}} + {C_LOW3}]"')
+        e(f'"vmovdqa {slot_mem(p)}, {T0}"')
+        e('".endif"')
+    e('".endm"')
+
+    def iteration(u):
+        """Iteration u of a group of V: logical vector v is slot (v + u) % V."""
+        slots = ", ".join(str((v + u) % V) for v in range(V))
+        e(f'"{macro} {u * VB}, {slots}"')
+
+    # ⌊N/V⌋ groups of V iterations (digit gV + u of b is vector u, lane g:
+    # the b pointer moves one lane a group), then the tail.
+    e('"2:"')
+    for u in range(V):
+        iteration(u)
+    e('"add {b}, 8"')
+    e('"dec {n}"')
+    e('"jnz 2b"')
+    tail = N % V
+    for u in range(tail):
+        iteration(u)
+    e(f'".purgem {macro}"')
+
+    # Store in logical order (after the tail, logical vector v is slot
+    # (v + tail) % V), position 0 from s.
+    for v in range(V):
+        slot = (v + tail) % V
+        if slot < nreg:
+            e(f'"vmovdqu [{{r}} + {VB * v}], ymm{slot}"')
+        else:
+            e(f'"vmovdqa {T0}, [{{acc}} + {VB * (slot - nreg)}]"')
+            e(f'"vmovdqu [{{r}} + {VB * v}], {T0}"')
+    e('"mov [{r}], {s}"')
+
+    # Two carry passes over r: lanes below 2^64 → below 2^28 + 2^36 →
+    # below 2^28 + 2^8. Vector v's carries go to vector v + 1, the top
+    # vector's to vector 0 one lane up (its top lane's carry is zero: the
+    # result is below 2m' < 2^(28N)).
+    MASK, TOP, X, C = "ymm0", "ymm1", "ymm2", "ymm3"
+    e(f'"vmovdqa {MASK}, [{{consts}} + {C_MASK}]"')
+    for _ in range(2):
+        e(f'"vmovdqu {TOP}, [{{r}} + {VB * (V - 1)}]"')
+        e(f'"vpsrlq {TOP}, {TOP}, {RADIX_BITS}"')
+        for v in range(V - 1, 0, -1):
+            e(f'"vmovdqu {C}, [{{r}} + {VB * (v - 1)}]"')
+            e(f'"vpsrlq {C}, {C}, {RADIX_BITS}"')
+            e(f'"vpand {X}, {MASK}, [{{r}} + {VB * v}]"')
+            e(f'"vpaddq {X}, {X}, {C}"')
+            e(f'"vmovdqu [{{r}} + {VB * v}], {X}"')
+        e(f'"vpermq {TOP}, {TOP}, 0x93"')
+        e(f'"vpand {TOP}, {TOP}, [{{consts}} + {C_HIGH3}]"')
+        e(f'"vpand {X}, {MASK}, [{{r}}]"')
+        e(f'"vpaddq {X}, {X}, {TOP}"')
+        e(f'"vmovdqu [{{r}}], {X}"')
+    e('"vzeroupper"')
+
+    name = f"amm_y{V}_d{N}"
+    lines = "\n".join(f"            {line}," for line in out)
+    acc_use = "" if V > nreg else '            "/* no scratch vectors: {acc} */",\n'
+    clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(16))
+    return f'''
+/// AMM of {N}-digit operands ({V} ymm vectors, strided; {max(V - nreg, 0)} accumulator vectors in scratch).
+///
+/// # Safety
+/// The CPU has AVX2 and BMI2. `r`, `a`, `b` and `m` point to {4 * V}
+/// digits each, `consts` to the 16 words of the module's constant block
+/// (32-byte aligned), `acc` to {4 * max(V - nreg, 0)} words of scratch
+/// (32-byte aligned), `r` overlaps none of the others, and `groups` is
+/// {N // V}; the operands meet the contract of the module above.
+#[target_feature(enable = "avx2,bmi2")]
+unsafe fn {name}(
+    r: *mut u64,
+    a: *const u64,
+    b: *const u64,
+    m: *const u64,
+    consts: *const u64,
+    acc: *mut u64,
+    groups: usize,
+) {{
+    // SAFETY: the caller's contract: the block reads a, b, m and consts,
+    // reads and writes acc and r, all within the ranges above; it declares
+    // every register it changes and uses no stack.
+    unsafe {{
+        core::arch::asm!(
+{lines}
+{acc_use}            r = in(reg) r,
+            a = in(reg) a,
+            b = inout(reg) b => _,
+            m = in(reg) m,
+            consts = in(reg) consts,
+            acc = in(reg) acc,
+            n = inout(reg) groups => _,
+            mask = in(reg) (1u64 << {RADIX_BITS}) - 1,
+            s = out(reg) _,
+            t = out(reg) _,
+            q = out(reg) _,
+            out("rdx") _,
+{clobbers}            options(nostack),
+        );
+    }}
+}}
+'''
+
+
+def main():
+    kernels = []
+    for v in VECTORS:
+        for digits in TAILS.get(v, []) + [4 * v]:
+            kernels.append((v, digits))
+    print("//! The AVX2 almost-Montgomery multiplications, radix 2^28.")
+    print("//!")
+    print("//! GENERATED by `tools/gen_avx2_x86_64.py`; do not edit by hand (`.ci/run`")
+    print("//! checks that this file matches the script). The script's docstring has")
+    print("//! the algorithm, the layout and the contract.")
+    print()
+    print("use super::AmmKernel;")
+    print()
+    print("/// The kernel for `vectors` 256-bit vectors and `digits` digits, if")
+    print("/// there is one.")
+    print("pub(super) fn amm_kernel(vectors: usize, digits: usize) -> Option<AmmKernel> {")
+    print("    match (vectors, digits) {")
+    for v, d in kernels:
+        print(f"        ({v}, {d}) => Some(amm_y{v}_d{d}),")
+    print("        _ => None,")
+    print("    }")
+    print("}")
+    for v, d in kernels:
+        print(kernel(v, d), end="")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
