@@ -1,7 +1,7 @@
 //! A shared RSA key among three parties on this machine (threads talking
-//! over in-process channels; `TcpTransport` and `numcrypt shared-rsa` for
-//! separate machines): no party ever holds `p`, `q` or `d`, yet together
-//! they make an ordinary RSA signature that any verifier accepts.
+//! over in-process channels; `TlsTransport` and `numcrypt shared-rsa` for
+//! separate machines): no party ever holds `p`, `q` or `d`, yet any two of
+//! them make an ordinary RSA signature that any verifier accepts.
 //!
 //! ```text
 //! cargo run --release --features shared-rsa --example shared_rsa_local -- [BITS]
@@ -44,9 +44,10 @@ fn main() -> Result<(), Box<dyn Error>> {
     );
 
     let public = outputs[0].share.public_key();
-    let message = b"signed by all three, known to none";
+    let message = b"signed by two of three, known to none";
     let em = encode_pkcs1v15(public, HashAlg::Sha256, message)?;
-    let partials = outputs
+    // Any threshold + 1 parties sign: here parties 1 and 3.
+    let partials = [&outputs[0], &outputs[2]]
         .iter()
         .map(|out| out.share.sign_partial(&em))
         .collect::<Result<Vec<_>, _>>()?;

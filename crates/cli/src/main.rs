@@ -20,6 +20,7 @@ mod elgamal;
 mod files;
 mod numbers;
 mod output;
+mod proxy;
 mod rsa;
 mod shared_rsa;
 

@@ -74,6 +74,12 @@ impl Output {
         Self::open(path, false, true)
     }
 
+    /// An output for public data that must not replace an existing file
+    /// (the files of a deployment `init` writes, unless `--force`).
+    pub fn public_new(path: Option<&Path>) -> Result<Self, String> {
+        Self::open(path, false, false)
+    }
+
     fn open(path: Option<&Path>, secret: bool, replace: bool) -> Result<Self, String> {
         let Some(path) = path else {
             return Ok(Self {

@@ -16,24 +16,61 @@ use clap::{Args, Subcommand, ValueEnum};
 use numcrypt_rsa::HashAlg;
 use numcrypt_shared_rsa::{
     Error, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, PartialSignature, PartyConfig,
-    Peer, SharedKeyShare, SharedPublicKey, TcpConfig, TcpTransport, combine, encode_pkcs1v15,
+    SharedKeyShare, SharedPublicKey, TlsTransport, combine, encode_pkcs1v15,
     encode_pkcs1v15_prehashed, encode_pss_prehashed, generate_key, generate_key_with_progress,
-    sign_jointly,
+    issue_credentials, sign_jointly,
 };
-use zeroize::Zeroizing;
 
 use crate::files;
 use crate::output::{Output, write_all, write_public};
+use crate::proxy::DelayProxy;
 
 #[derive(Subcommand)]
 pub enum SharedRsaCommand {
-    /// Runs every party on this machine over loopback TCP: generates a
-    /// shared key, prints what it took, then signs a message jointly and
-    /// verifies the signature under the ordinary RSA public key.
+    /// Writes what every party of a deployment needs: a folder per party
+    /// with its TLS key and certificate (issued by a CA made for the
+    /// purpose, whose private key is not kept), the CA certificate, and
+    /// its `party.toml` (paths relative to the folder). Copy each folder
+    /// to its party's machine; `tls-key.pem` is secret.
+    Init {
+        /// Number of parties (3 to 64).
+        #[arg(long)]
+        parties: usize,
+        /// Any threshold + 1 parties sign (default: (parties − 1)/2, the
+        /// largest; at least 1, and parties >= 2·threshold + 1).
+        #[arg(long)]
+        threshold: Option<usize>,
+        /// The host every party listens on (each on a port of its own).
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        /// Party i listens on port base-port + i.
+        #[arg(long)]
+        base_port: u16,
+        /// Key size in bits (even, 512 to 8192).
+        #[arg(long, default_value_t = 2048)]
+        bits: u32,
+        /// The folder to write `party-<i>/` into.
+        #[arg(long)]
+        out: PathBuf,
+        /// Replace existing files.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Runs every party on this machine over loopback (mutual TLS):
+    /// generates a shared key, prints what it took, then signs a message
+    /// jointly and verifies the signature under the ordinary RSA public key.
     Demo {
         /// Number of parties (at least 3).
         #[arg(long, default_value_t = 3)]
         parties: usize,
+        /// Any threshold + 1 parties sign (default: (parties − 1)/2).
+        #[arg(long)]
+        threshold: Option<usize>,
+        /// Delay every byte between parties by this many milliseconds each
+        /// way (a proxy in front of every party), to see a wide-area
+        /// network's effect.
+        #[arg(long, default_value_t = 0)]
+        delay_ms: u64,
         /// Key size in bits (even, 512 to 8192).
         #[arg(long, default_value_t = 2048)]
         bits: u32,
@@ -41,9 +78,9 @@ pub enum SharedRsaCommand {
         /// medians follows.
         #[arg(long, default_value_t = 1)]
         runs: usize,
-        /// Write the last run's key shares (`share-1.pem`…), `public.pem`
-        /// and `shared-public.pem` here, to try `sign` and `combine` with.
-        /// Demo keys only: every share on one machine is the whole key.
+        /// Write the last run's key shares (`share-1.pem`…) and `public.pem`
+        /// here, to try `sign` and `combine` with. Demo keys only: every
+        /// share on one machine is the whole key.
         #[arg(long)]
         out_dir: Option<PathBuf>,
         /// Replace existing files in --out-dir.
@@ -53,9 +90,9 @@ pub enum SharedRsaCommand {
         tuning: Tuning,
     },
     /// Runs one party of a real deployment, as its TOML configuration
-    /// says (see the crate documentation for the format); writes its key
-    /// share (mode 0600, atomically) and, if configured, the RSA public key
-    /// and the shared public key.
+    /// says (as `init` writes it; the crate documentation has the format);
+    /// writes its key share (mode 0600, atomically) and, if configured, the
+    /// public key (what `openssl` and `combine` read).
     Party {
         /// The party's configuration file.
         #[arg(long)]
@@ -66,7 +103,8 @@ pub enum SharedRsaCommand {
         force: bool,
     },
     /// Makes this party's partial signature on a message (a PEM file for
-    /// `combine`, with a consistency check that names a faulty party).
+    /// `combine`, with a consistency check that names a faulty party). Any
+    /// threshold + 1 parties' partial signatures make a signature.
     Sign {
         /// This party's key share.
         #[arg(long)]
@@ -77,11 +115,12 @@ pub enum SharedRsaCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Combines every party's partial signature into an ordinary RSA
-    /// signature (raw bytes, as `openssl dgst -sign` writes), and checks it.
+    /// Combines the partial signatures of any threshold + 1 parties into an
+    /// ordinary RSA signature (raw bytes, as `openssl dgst -sign` writes),
+    /// and checks it.
     Combine {
-        /// The shared public key (the file a party's `shared_public_key`
-        /// setting names), or any party's key share.
+        /// A party's `public.pem` (the file its `public_key` setting names),
+        /// or any party's key share.
         #[arg(long)]
         key: PathBuf,
         #[command(flatten)]
@@ -89,7 +128,7 @@ pub enum SharedRsaCommand {
         /// Write the signature here instead of standard output.
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The partial signatures, one per party.
+        /// The partial signatures, of distinct parties.
         #[arg(required = true)]
         partials: Vec<PathBuf>,
     },
@@ -99,7 +138,8 @@ pub enum SharedRsaCommand {
 /// from its configuration file).
 #[derive(Args)]
 pub struct Tuning {
-    /// The public exponent (65537, or 3).
+    /// The public exponent: odd, with no prime factor up to the number of
+    /// parties (threshold signing needs it prime to n!).
     #[arg(long, default_value_t = 65537)]
     exponent: u32,
     /// Lanes (threads) of candidates per party.
@@ -183,17 +223,40 @@ fn parse_hex(text: &str) -> Option<Vec<u8>> {
 
 pub fn run(command: SharedRsaCommand) -> ExitCode {
     match command {
+        SharedRsaCommand::Init {
+            parties,
+            threshold,
+            host,
+            base_port,
+            bits,
+            out,
+            force,
+        } => files::exit(init(&InitArgs {
+            parties,
+            threshold,
+            host,
+            base_port,
+            bits,
+            out,
+            force,
+        })),
         SharedRsaCommand::Demo {
             parties,
+            threshold,
+            delay_ms,
             bits,
             runs,
             out_dir,
             force,
             tuning,
         } => files::exit(demo(
-            parties,
-            bits,
-            runs.max(1),
+            &DemoArgs {
+                n: parties,
+                threshold,
+                delay: Duration::from_millis(delay_ms),
+                bits,
+                runs: runs.max(1),
+            },
             out_dir.as_deref(),
             force,
             &tuning,
@@ -274,8 +337,9 @@ impl ProgressPrinter {
     }
 }
 
-fn keygen_config(bits: u32, tuning: &Tuning) -> KeyGenConfig {
+fn keygen_config(bits: u32, threshold: Option<usize>, tuning: &Tuning) -> KeyGenConfig {
     let mut c = KeyGenConfig::new(bits);
+    c.threshold = threshold;
     c.progress_interval = ProgressPrinter::INTERVAL;
     c.public_exponent = tuning.exponent;
     c.threads = tuning.threads;
@@ -291,45 +355,46 @@ fn keygen_config(bits: u32, tuning: &Tuning) -> KeyGenConfig {
     c
 }
 
-/// Loopback configurations for `n` parties with fresh pre-shared keys.
-fn loopback(n: usize) -> Result<Vec<(TcpConfig, TcpListener)>, String> {
+/// Each party's TLS configuration and listener, and the proxies in front
+/// of them.
+type Loopback = (
+    Vec<(numcrypt_shared_rsa::TlsConfig, TcpListener)>,
+    Vec<DelayProxy>,
+);
+
+/// `n` parties on loopback with fresh TLS credentials: each party's
+/// listener and its configuration. With a `delay`, every party's address is
+/// a proxy in front of its listener that holds each byte that long in
+/// each direction (the proxies, returned too, run until dropped).
+fn loopback(n: usize, delay: Duration) -> Result<Loopback, String> {
     let listeners = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| format!("listening on loopback: {e}"))?;
-    let addresses = listeners
-        .iter()
-        .map(|l| l.local_addr().map(|a| a.to_string()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
-    // One fresh key per pair, at keys[min][max].
-    let mut keys: Vec<Vec<Option<Zeroizing<[u8; 32]>>>> = vec![vec![None; n]; n];
-    for (i, row) in keys.iter_mut().enumerate() {
-        for slot in row.iter_mut().skip(i + 1) {
-            let mut k = Zeroizing::new([0u8; 32]);
-            getrandom::fill(&mut *k).map_err(|e| format!("no operating-system randomness: {e}"))?;
-            *slot = Some(k);
+    let mut addresses = Vec::with_capacity(n);
+    let mut proxies = Vec::new();
+    for l in &listeners {
+        let real = l.local_addr().map_err(|e| e.to_string())?;
+        if delay.is_zero() {
+            addresses.push(real.to_string());
+        } else {
+            let proxy = DelayProxy::start(real, delay).map_err(|e| format!("proxy: {e}"))?;
+            addresses.push(proxy.address().to_string());
+            proxies.push(proxy);
         }
     }
-    Ok(listeners
+    let credentials = issue_credentials(n).map_err(|e| e.to_string())?;
+    let configs = listeners
         .into_iter()
         .enumerate()
         .map(|(me, l)| {
-            let parties = (0..n)
-                .map(|j| Peer {
-                    address: addresses[j].clone(),
-                    psk: keys[me.min(j)][me.max(j)].clone(),
-                })
-                .collect();
-            let config = TcpConfig {
-                index: me,
-                parties,
-                listen: None,
-                timeout: Duration::from_secs(60),
-            };
-            (config, l)
+            credentials
+                .tls_config(me, &addresses, Duration::from_secs(120))
+                .map(|c| (c, l))
+                .map_err(|e| e.to_string())
         })
-        .collect())
+        .collect::<Result<_, _>>()?;
+    Ok((configs, proxies))
 }
 
 /// One party's key generation, joint signature, and signing time.
@@ -343,14 +408,14 @@ struct DemoRun {
 }
 
 /// One key generation and joint signature among `n` parties on loopback.
-fn demo_run(n: usize, config: &KeyGenConfig) -> Result<DemoRun, String> {
-    let setups = loopback(n)?;
+fn demo_run(n: usize, delay: Duration, config: &KeyGenConfig) -> Result<DemoRun, String> {
+    let (setups, _proxies) = loopback(n, delay)?;
     let results: Vec<Result<PartyRun, String>> = std::thread::scope(|s| {
         let handles: Vec<_> = setups
             .into_iter()
             .map(|(tcp, listener)| {
                 s.spawn(move || {
-                    let transport = TcpTransport::connect_with_listener(&tcp, listener)
+                    let transport = TlsTransport::connect_with_listener(&tcp, listener)
                         .map_err(|e| format!("party {}: {e}", tcp.index + 1))?;
                     let mut rng = files::rng()?;
                     // The first party speaks for all: they report the same counts.
@@ -440,15 +505,29 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn demo(
+/// What `demo` runs.
+struct DemoArgs {
     n: usize,
+    threshold: Option<usize>,
+    delay: Duration,
     bits: u32,
     runs: usize,
+}
+
+fn demo(
+    args: &DemoArgs,
     out_dir: Option<&Path>,
     force: bool,
     tuning: &Tuning,
 ) -> Result<(), String> {
-    let config = keygen_config(bits, tuning);
+    let DemoArgs {
+        n,
+        threshold,
+        delay,
+        bits,
+        runs,
+    } = *args;
+    let config = keygen_config(bits, threshold, tuning);
     let mut key_files = match out_dir {
         Some(dir) => {
             std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -458,15 +537,18 @@ fn demo(
             Some(KeyOutputs::open(
                 &shares,
                 Some(&dir.join("public.pem")),
-                Some(&dir.join("shared-public.pem")),
                 force,
             )?)
         }
         None => None,
     };
     let imp = config.improvements;
+    let network = match delay.as_millis() {
+        0 => "loopback TLS".to_string(),
+        ms => format!("loopback TLS through proxies delaying {ms} ms each way"),
+    };
     outln!(
-        "shared RSA: {n} parties, {bits}-bit key, e = {}, loopback TCP; threads {}, batch {}; \
+        "shared RSA: {n} parties, {bits}-bit key, e = {}, {network}; threads {}, batch {}; \
          sieving {}, multithreading {}, load balancing {}, parallel trial division {}",
         config.public_exponent,
         config.threads,
@@ -481,8 +563,9 @@ fn demo(
     let mut candidates = Vec::new();
     let mut tests = Vec::new();
     let mut traffic = Vec::new();
+    let mut rounds = Vec::new();
     for run in 1..=runs {
-        let r = demo_run(n, &config)?;
+        let r = demo_run(n, delay, &config)?;
         let s = &r.outputs[0].stats;
         let public = r.outputs[0].share.public_key();
         if run == 1 {
@@ -495,9 +578,10 @@ fn demo(
         let bytes: Vec<u64> = r.outputs.iter().map(|o| o.stats.bytes_sent).collect();
         let mean_bytes = bytes.iter().sum::<u64>() as f64 / n as f64;
         outln!(
-            "run {run}: {:.2} s, {} candidates ({:.3} ms each), {} passed trial division, \
-             {} biprimality tests ({} to the end), sent per party {} (mean {:.2} MB)",
+            "run {run}: {:.2} s, {} rounds, {} candidates ({:.3} ms each), {} passed trial \
+             division, {} biprimality tests ({} to the end), sent per party {} (mean {:.2} MB)",
             r.keygen_time.as_secs_f64(),
+            s.rounds,
             s.candidates,
             r.keygen_time.as_secs_f64() * 1e3 / s.candidates.max(1) as f64,
             s.trial_division_survivors,
@@ -512,11 +596,11 @@ fn demo(
         );
         if run == 1 {
             outln!(
-                "public key: N = {:#x}…  ({} bits), e = {}, correction r = {}",
+                "public key: N = {:#x}…  ({} bits), e = {}; any {} of the {n} parties sign",
                 TruncatedHex(public.n()),
                 public.bits(),
                 public.e(),
-                public.correction()
+                public.threshold() + 1
             );
         }
         match &r.signature_ok {
@@ -531,22 +615,21 @@ fn demo(
             && let (Some(files), Some(dir)) = (key_files.take(), out_dir)
         {
             files.write(&r.outputs.iter().map(|o| &o.share).collect::<Vec<_>>())?;
-            outln!(
-                "shares, public.pem and shared-public.pem written to {}",
-                dir.display()
-            );
+            outln!("shares and public.pem written to {}", dir.display());
         }
         times.push(r.keygen_time.as_secs_f64());
         per_candidate.push(r.keygen_time.as_secs_f64() * 1e3 / s.candidates.max(1) as f64);
         candidates.push(s.candidates as f64);
         tests.push(s.biprimality_tests as f64);
         traffic.push(mean_bytes);
+        rounds.push(s.rounds as f64);
     }
     if runs > 1 {
         outln!(
-            "median of {runs}: {:.2} s, {:.0} candidates, {:.3} ms per candidate, {:.0} biprimality \
-             tests, {:.2} MB sent per party (mean time {:.2} s)",
+            "median of {runs}: {:.2} s, {:.0} rounds, {:.0} candidates, {:.3} ms per candidate, \
+             {:.0} biprimality tests, {:.2} MB sent per party (mean time {:.2} s)",
             median(times.clone()),
+            median(rounds),
             median(candidates),
             median(per_candidate),
             median(tests),
@@ -557,38 +640,29 @@ fn demo(
     Ok(())
 }
 
-/// The files a key generation writes: shares, the RSA public key (SPKI,
-/// for verifiers) and the shared public key (for `combine`). Opened before
-/// the generation, so that an existing share is refused before any work.
+/// The files a key generation writes: shares, and the public key (the SPKI
+/// that verifiers read, then the shared public key that `combine` reads).
+/// Opened before the generation, so that an existing share is refused
+/// before any work.
 struct KeyOutputs {
     shares: Vec<Output>,
-    rsa_public: Option<Output>,
-    shared_public: Option<Output>,
+    public: Option<Output>,
 }
 
 impl KeyOutputs {
-    fn open(
-        shares: &[PathBuf],
-        rsa_public: Option<&Path>,
-        shared_public: Option<&Path>,
-        force: bool,
-    ) -> Result<Self, String> {
-        let mut all: Vec<&Path> = shares.iter().map(PathBuf::as_path).collect();
-        all.extend(rsa_public.iter().chain(shared_public.iter()));
-        for (i, p) in all.iter().enumerate() {
-            if all[..i].contains(p) {
-                return Err(format!("{}: named for two outputs", p.display()));
-            }
+    fn open(shares: &[PathBuf], public: Option<&Path>, force: bool) -> Result<Self, String> {
+        if let Some(p) = public
+            && shares.iter().any(|s| s == p)
+        {
+            return Err(format!("{}: named for two outputs", p.display()));
         }
         let shares = shares
             .iter()
             .map(|p| Output::secret(Some(p), force))
             .collect::<Result<_, _>>()?;
-        let public = |p: Option<&Path>| p.map(|p| Output::public(Some(p))).transpose();
         Ok(Self {
             shares,
-            rsa_public: public(rsa_public)?,
-            shared_public: public(shared_public)?,
+            public: public.map(|p| Output::public(Some(p))).transpose()?,
         })
     }
 
@@ -597,21 +671,111 @@ impl KeyOutputs {
         for (out, share) in self.shares.into_iter().zip(shares) {
             write_all(out, share.to_pem().map_err(|e| e.to_string())?.as_bytes())?;
         }
-        let public = shares[0].public_key();
-        if let Some(out) = self.rsa_public {
-            write_all(
-                out,
-                public
-                    .to_public_key_pem()
-                    .map_err(|e| e.to_string())?
-                    .as_bytes(),
-            )?;
-        }
-        if let Some(out) = self.shared_public {
-            write_all(out, public.to_pem().map_err(|e| e.to_string())?.as_bytes())?;
+        if let Some(out) = self.public {
+            let pem = shares[0]
+                .public_key()
+                .to_public_pem()
+                .map_err(|e| e.to_string())?;
+            write_all(out, pem.as_bytes())?;
         }
         Ok(())
     }
+}
+
+/// What `init` writes.
+struct InitArgs {
+    parties: usize,
+    threshold: Option<usize>,
+    host: String,
+    base_port: u16,
+    bits: u32,
+    out: PathBuf,
+    force: bool,
+}
+
+fn init(args: &InitArgs) -> Result<(), String> {
+    let n = args.parties;
+    // The same checks the parties make, before anything is written.
+    let mut keygen = KeyGenConfig::new(args.bits);
+    keygen.threshold = args.threshold;
+    keygen.check(n).map_err(|e| e.to_string())?;
+    if usize::from(args.base_port) + n > usize::from(u16::MAX) {
+        return Err(format!(
+            "--base-port {}: ports up to {} needed",
+            args.base_port,
+            usize::from(args.base_port) + n
+        ));
+    }
+    let host = args.host.trim();
+    if host.is_empty() || host.contains(char::is_whitespace) {
+        return Err(format!("--host {:?}: a host name or address", args.host));
+    }
+    let address = |i: usize| {
+        let port = usize::from(args.base_port) + i;
+        if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        }
+    };
+    let credentials = issue_credentials(n).map_err(|e| e.to_string())?;
+    let threshold = args.threshold.unwrap_or((n - 1) / 2);
+    // Every output is opened (and refused if it exists) before any is written.
+    let mut outputs = Vec::new();
+    for i in 1..=n {
+        let dir = args.out.join(format!("party-{i}"));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let open = |name: &str, secret: bool| {
+            let path = dir.join(name);
+            match secret {
+                true => Output::secret(Some(&path), args.force),
+                false if args.force => Output::public(Some(&path)),
+                false => Output::public_new(Some(&path)),
+            }
+        };
+        outputs.push([
+            open("party.toml", false)?,
+            open("tls-key.pem", true)?,
+            open("tls-cert.pem", false)?,
+            open("ca.pem", false)?,
+        ]);
+    }
+    for (i, files) in outputs.into_iter().enumerate() {
+        let me = &credentials.parties[i];
+        let mut toml = format!(
+            "# Party {} of {n}, written by `numcrypt shared-rsa init`. Run\n\
+             #   numcrypt shared-rsa party --config party.toml\n\
+             # Paths are relative to this file's folder; tls-key.pem and share.pem are secret.\n\
+             index = {}\nbits = {}\nthreshold = {threshold}\n\
+             key_share = \"share.pem\"\npublic_key = \"public.pem\"\n\
+             certificate = \"tls-cert.pem\"\nprivate_key = \"tls-key.pem\"\nca = \"ca.pem\"\n",
+            i + 1,
+            i + 1,
+            args.bits,
+        );
+        for (j, peer) in credentials.parties.iter().enumerate() {
+            toml += &format!(
+                "\n[[party]]\nindex = {}\naddress = \"{}\"\nfingerprint = \"{}\"\n",
+                j + 1,
+                address(j + 1),
+                hex::encode(peer.fingerprint)
+            );
+        }
+        let [config, key, cert, ca] = files;
+        write_all(key, me.private_key_pem.as_bytes())?;
+        write_all(cert, me.certificate_pem.as_bytes())?;
+        write_all(ca, credentials.ca_certificate_pem.as_bytes())?;
+        write_all(config, toml.as_bytes())?;
+    }
+    outln!(
+        "{n} parties (any {} sign) written to {}: party-<i>/party.toml, tls-cert.pem, ca.pem \
+         (public) and tls-key.pem (secret, mode 0600); each party writes its share.pem \
+         (secret) and public.pem when it runs. Party i listens on {}.",
+        threshold + 1,
+        args.out.display(),
+        address(0).replace(&format!(":{}", args.base_port), ":<base-port + i>")
+    );
+    Ok(())
 }
 
 fn on_off(b: bool) -> &'static str {
@@ -635,7 +799,6 @@ fn party(path: &Path, force: bool) -> Result<(), String> {
     let outputs = KeyOutputs::open(
         std::slice::from_ref(&config.key_share),
         config.public_key.as_deref(),
-        config.shared_public_key.as_deref(),
         force,
     )?;
     let me = config.network.index + 1;
@@ -643,9 +806,17 @@ fn party(path: &Path, force: bool) -> Result<(), String> {
         "party {me} of {}: connecting…",
         config.network.parties.len()
     );
-    let transport = TcpTransport::connect(&config.network).map_err(|e| e.to_string())?;
+    let transport = TlsTransport::connect(&config.network).map_err(|e| e.to_string())?;
+    let rejected = transport.rejected_connections();
     eprintln!(
-        "party {me}: connected; generating a {}-bit key",
+        "party {me}: connected{}; generating a {}-bit key",
+        match rejected {
+            0 => String::new(),
+            r => format!(
+                " ({r} connection{} from strangers dropped)",
+                if r == 1 { "" } else { "s" }
+            ),
+        },
         config.keygen.bits
     );
     let mut rng = files::rng()?;
@@ -657,13 +828,15 @@ fn party(path: &Path, force: bool) -> Result<(), String> {
     outputs.write(&[&out.share])?;
     let s = &out.stats;
     outln!(
-        "party {me}: {}-bit shared key in {:.2} s ({} candidates, {} biprimality tests, {:.2} MB sent); \
-         share written to {}",
+        "party {me}: {}-bit shared key in {:.2} s ({} rounds, {} candidates, {} biprimality \
+         tests, {:.2} MB sent); any {} parties sign; share written to {}",
         out.share.public_key().bits(),
         s.elapsed.as_secs_f64(),
+        s.rounds,
         s.candidates,
         s.biprimality_tests,
         s.bytes_sent as f64 / 1e6,
+        out.share.public_key().threshold() + 1,
         config.key_share.display()
     );
     drop(transport);
@@ -707,6 +880,7 @@ fn combine_files(
         Err(e @ (Error::FaultyParties(_) | Error::InvalidSignature)) => {
             Err(Failure::Invalid(e.to_string()))
         }
+        Err(e @ Error::TooFewPartials { .. }) => Err(Failure::Input(e.to_string())),
         Err(e) => Err(Failure::Input(e.to_string())),
     }
 }

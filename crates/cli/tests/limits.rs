@@ -80,6 +80,7 @@ fn shared_rsa_durations_are_bounded() {
     std::fs::write(
         &config,
         "index = 1\nbits = 512\ntimeout_secs = 9223372036854775807\nkey_share = \"s.pem\"\n\
+         certificate = \"c.pem\"\nprivate_key = \"k.pem\"\n\
          [[party]]\nindex = 1\naddress = \"127.0.0.1:1\"\n",
     )
     .unwrap();

@@ -1,9 +1,11 @@
-//! `numcrypt shared-rsa …` end to end: the demo, three `party` processes
-//! on loopback TCP, then `sign` and `combine`, checked with `openssl`.
+//! `numcrypt shared-rsa …` end to end: the demo, `init` and five `party`
+//! processes on loopback (mutual TLS), then `sign` at three and `combine`,
+//! checked with `openssl`.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 fn numcrypt(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_numcrypt"))
@@ -72,82 +74,109 @@ fn demo_generates_signs_and_verifies() {
     assert!(text(&out.stderr).contains("key size"));
 }
 
-/// Three party configurations on free loopback ports.
-fn write_configs(dir: &Path) -> Vec<PathBuf> {
-    let ports: Vec<u16> = (0..3)
-        .map(|_| {
-            TcpListener::bind("127.0.0.1:0")
-                .unwrap()
-                .local_addr()
-                .unwrap()
-                .port()
-        })
-        .collect();
-    let key = |i: usize, j: usize| format!("{:02x}{:02x}{}", i.min(j), i.max(j), "ab".repeat(30));
-    (1..=3)
-        .map(|me| {
-            let mut c = format!(
-                "index = {me}\nbits = 512\ntimeout_secs = 30\nkey_share = \"share-{me}.pem\"\n\
-                 public_key = \"public-{me}.pem\"\nshared_public_key = \"shared-public-{me}.pem\"\n"
-            );
-            for j in 1..=3 {
-                c += &format!(
-                    "[[party]]\nindex = {j}\naddress = \"127.0.0.1:{}\"\n",
-                    ports[j - 1]
-                );
-                if j != me {
-                    c += &format!("psk = \"{}\"\n", key(me, j));
-                }
-            }
-            let path = dir.join(format!("party-{me}.toml"));
-            std::fs::write(&path, c).unwrap();
-            path
-        })
-        .collect()
+/// A base port with `n` free ports above it (party i listens on base + i).
+fn free_base_port(n: u16) -> u16 {
+    for attempt in 0..200u16 {
+        let base = 20_000 + (std::process::id() as u16 % 1000) * 30 + attempt * 7;
+        let listeners: Vec<_> = (1..=n)
+            .map(|i| TcpListener::bind(("127.0.0.1", base + i)))
+            .collect();
+        if listeners.iter().all(Result::is_ok) {
+            return base;
+        }
+    }
+    panic!("no {n} free consecutive ports");
 }
 
+/// The issue's deployment, on one machine: `init` five parties with
+/// threshold 2, start the five `party` processes in reverse order, sign at
+/// three parties, combine with party 1's public.pem, verify with openssl;
+/// two partial signatures are refused, a corrupted one is named.
 #[test]
-fn parties_sign_and_combine_with_files() {
-    let dir = temp_dir("parties");
-    let configs = write_configs(&dir);
-    let handles: Vec<_> = configs
-        .iter()
-        .map(|c| {
+fn init_then_five_parties_then_any_three_sign() {
+    let dir = temp_dir("init");
+    let base = free_base_port(5);
+    let base_port = base.to_string();
+    let out = numcrypt(&[
+        "shared-rsa",
+        "init",
+        "--parties",
+        "5",
+        "--threshold",
+        "2",
+        "--host",
+        "127.0.0.1",
+        "--base-port",
+        &base_port,
+        "--bits",
+        "1024",
+        "--out",
+        s(&dir),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("secret"),
+        "{}",
+        text(&out.stdout)
+    );
+    let party = |i: usize| dir.join(format!("party-{i}"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(party(1).join("tls-key.pem"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "the TLS key is secret");
+    }
+    // A second init over the same folder is refused.
+    let again = numcrypt(&[
+        "shared-rsa",
+        "init",
+        "--parties",
+        "5",
+        "--base-port",
+        &base_port,
+        "--out",
+        s(&dir),
+    ]);
+    assert_eq!(again.status.code(), Some(2), "{}", text(&again.stderr));
+
+    let handles: Vec<_> = (1..=5)
+        .rev()
+        .map(|i| {
+            let config = party(i).join("party.toml");
             Command::new(env!("CARGO_BIN_EXE_numcrypt"))
-                .args(["shared-rsa", "party", "--config", s(c)])
+                .args(["shared-rsa", "party", "--config", s(&config)])
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
                 .unwrap()
         })
         .collect();
-    for (i, h) in handles.into_iter().enumerate() {
+    for h in handles {
         let out = h.wait_with_output().unwrap();
+        let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+        assert!(out.status.success(), "{stdout}{stderr}");
         assert!(
-            out.status.success(),
-            "{}{}",
-            text(&out.stdout),
-            text(&out.stderr)
+            stdout.contains("share written") && stdout.contains("any 3 parties sign"),
+            "{stdout}"
         );
-        assert!(text(&out.stdout).contains("share written"));
-        let me = i + 1;
-        let stderr = text(&out.stderr);
         assert!(
-            stderr.contains(&format!("party {me}: all parties agree"))
-                && stderr.contains(&format!("party {me}: biprime found")),
-            "progress on standard error: {stderr}"
+            stderr.contains("all parties agree") && stderr.contains("biprime found"),
+            "{stderr}"
         );
     }
-    let public = dir.join("public-1.pem");
-    for i in 2..=3 {
+    let public = party(1).join("public.pem");
+    for i in 2..=5 {
         assert_eq!(
             std::fs::read(&public).unwrap(),
-            std::fs::read(dir.join(format!("public-{i}.pem"))).unwrap(),
+            std::fs::read(party(i).join("public.pem")).unwrap(),
             "every party writes the same public key"
         );
     }
     let msg = dir.join("message.txt");
-    std::fs::write(&msg, b"signed by three parties").unwrap();
+    std::fs::write(&msg, b"signed by three of five parties").unwrap();
 
     for (scheme, extra, openssl_opts) in [
         ("pkcs1v15", vec![], vec![]),
@@ -162,10 +191,9 @@ fn parties_sign_and_combine_with_files() {
             ],
         ),
     ] {
-        let mut partials = Vec::new();
-        for i in 1..=3 {
-            let part = dir.join(format!("partial-{scheme}-{i}.pem"));
-            let share = dir.join(format!("share-{i}.pem"));
+        let partial = |i: usize| dir.join(format!("partial-{scheme}-{i}.pem"));
+        for i in [1, 3, 5] {
+            let share = party(i).join("share.pem");
             let mut args = vec![
                 "shared-rsa",
                 "sign",
@@ -177,30 +205,32 @@ fn parties_sign_and_combine_with_files() {
                 scheme,
             ];
             args.extend(&extra);
+            let part = partial(i);
             args.extend(["--out", s(&part)]);
             let out = numcrypt(&args);
             assert!(out.status.success(), "{}", text(&out.stderr));
-            partials.push(part);
         }
         let sig = dir.join(format!("sig-{scheme}.bin"));
-        // Whoever combines needs the shared public key, not a share.
-        let key = dir.join("shared-public-2.pem");
-        let mut args = vec![
-            "shared-rsa",
-            "combine",
-            "--key",
-            s(&key),
-            "--in",
-            s(&msg),
-            "--scheme",
-            scheme,
-        ];
-        args.extend(&extra);
-        args.extend(["--out", s(&sig)]);
-        args.extend(partials.iter().map(|p| s(p)));
-        let out = numcrypt(&args);
+        let combine = |parts: &[PathBuf], out_file: Option<&Path>| {
+            let mut args = vec![
+                "shared-rsa",
+                "combine",
+                "--key",
+                s(&public),
+                "--in",
+                s(&msg),
+                "--scheme",
+                scheme,
+            ];
+            args.extend(&extra);
+            if let Some(o) = out_file {
+                args.extend(["--out", s(o)]);
+            }
+            args.extend(parts.iter().map(|p| s(p)));
+            numcrypt(&args)
+        };
+        let out = combine(&[partial(1), partial(3), partial(5)], Some(&sig));
         assert!(out.status.success(), "{}", text(&out.stderr));
-
         let mut cmd = Command::new("openssl");
         cmd.args([
             "dgst",
@@ -219,55 +249,55 @@ fn parties_sign_and_combine_with_files() {
             text(&out.stderr)
         );
 
-        // A corrupted partial signature: the combiner names its party (a
-        // key share serves as the public key too).
-        let info = dir.join("share-1.pem");
+        // Two partial signatures are refused, clearly.
+        let out = combine(&[partial(1), partial(5)], None);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("needs 3 parties"),
+            "{}",
+            text(&out.stderr)
+        );
+
+        // A corrupted partial signature: the combiner names its party.
         let bad = dir.join("partial-bad.pem");
-        let pem = std::fs::read_to_string(&partials[2]).unwrap();
+        let pem = std::fs::read_to_string(partial(5)).unwrap();
         let mut p = numcrypt_shared_rsa::PartialSignature::from_pem(&pem).unwrap();
         p.value = numcrypt_limbs::BoxedUint::from_u64(12345, 1);
         std::fs::write(&bad, p.to_pem().unwrap()).unwrap();
-        let mut args = vec![
-            "shared-rsa",
-            "combine",
-            "--key",
-            s(&info),
-            "--in",
-            s(&msg),
-            "--scheme",
-            scheme,
-        ];
-        args.extend(&extra);
-        args.extend([s(&partials[0]), s(&partials[1]), s(&bad)]);
-        let out = numcrypt(&args);
+        let out = combine(&[partial(1), partial(3), bad], None);
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
         assert!(
-            text(&out.stderr).contains("party 3"),
+            text(&out.stderr).contains("party 5"),
             "{}",
             text(&out.stderr)
         );
     }
 
-    // Input errors exit with status 2.
+    // Input errors exit with status 2: a public key as a share, an ordinary
+    // SPKI alone as the combiner's key, PSS without a salt.
     let out = numcrypt(&["shared-rsa", "sign", "--key", s(&public), "--in", s(&msg)]);
     assert_eq!(out.status.code(), Some(2));
+    let spki_only = dir.join("spki.pem");
+    let spki = std::fs::read_to_string(&public).unwrap();
+    let end = "-----END PUBLIC KEY-----\n";
+    std::fs::write(&spki_only, &spki[..spki.find(end).unwrap() + end.len()]).unwrap();
     let some_partial = dir.join("partial-pkcs1v15-1.pem");
     let out = numcrypt(&[
         "shared-rsa",
         "combine",
         "--key",
-        s(&public),
+        s(&spki_only),
         "--in",
         s(&msg),
         s(&some_partial),
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("shared_public_key"),
-        "an ordinary public key is refused with the way out: {}",
+        text(&out.stderr).contains("public_key"),
+        "the way out: {}",
         text(&out.stderr)
     );
-    let share = dir.join("share-1.pem");
+    let share = party(1).join("share.pem");
     let out = numcrypt(&[
         "shared-rsa",
         "sign",
@@ -283,13 +313,65 @@ fn parties_sign_and_combine_with_files() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A bad value fails at once, before any connection (the issue's
+/// `threads = 0` waited 20 s).
+#[test]
+fn a_bad_party_file_fails_before_connecting() {
+    let dir = temp_dir("validate");
+    let base = free_base_port(3).to_string();
+    let out = numcrypt(&[
+        "shared-rsa",
+        "init",
+        "--parties",
+        "3",
+        "--base-port",
+        &base,
+        "--bits",
+        "512",
+        "--out",
+        s(&dir),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let config = dir.join("party-2").join("party.toml");
+    let text_before = std::fs::read_to_string(&config).unwrap();
+    for (change, expect) in [
+        ("threads = 0\n", "threads"),
+        ("threshold = 2\n", "threshold"),
+        ("timeout_secs = 0\n", "timeout_secs"),
+    ] {
+        let edited = text_before.replacen("threshold = 1\n", "", 1);
+        let edited = edited.replacen("key_share", &format!("{change}key_share"), 1);
+        std::fs::write(&config, edited).unwrap();
+        let start = Instant::now();
+        let out = numcrypt(&["shared-rsa", "party", "--config", s(&config)]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{change}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(expect),
+            "{change}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{change}: {:?}",
+            start.elapsed()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn party_with_a_bad_config_fails_cleanly() {
     let dir = temp_dir("bad-config");
     let path = dir.join("party.toml");
     std::fs::write(
         &path,
-        "index = 4\nbits = 512\nkey_share = \"s.pem\"\nparty = []\n",
+        "index = 4\nbits = 512\nkey_share = \"s.pem\"\ncertificate = \"c.pem\"\n\
+         private_key = \"k.pem\"\nparty = []\n",
     )
     .unwrap();
     let out = numcrypt(&["shared-rsa", "party", "--config", s(&path)]);

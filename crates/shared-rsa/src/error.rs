@@ -45,13 +45,14 @@ pub enum Error {
         /// What was being reconstructed.
         what: &'static str,
     },
-    /// Authentication of a peer's connection failed (wrong pre-shared key,
-    /// wrong party number, or a tampered record).
+    /// A peer's connection could not be authenticated (its certificate is
+    /// not the party's, it named another party, the TLS handshake failed
+    /// or took too long).
     Authentication {
         /// The party at the other end, when known.
         party: Option<usize>,
         /// What failed.
-        what: &'static str,
+        what: String,
     },
     /// An operating-system I/O error (sockets, files).
     Io(std::io::Error),
@@ -63,6 +64,13 @@ pub enum Error {
     /// The combined signature does not verify, and no partial signature
     /// carried a consistency check to find the culprit with.
     InvalidSignature,
+    /// Fewer partial signatures than the key's threshold needs.
+    TooFewPartials {
+        /// `t + 1`, the number of parties that must sign.
+        needed: usize,
+        /// How many distinct parties' partial signatures were given.
+        got: usize,
+    },
     /// The combined signature does not verify; the consistency checks name
     /// these parties (1-based) as having sent faulty partial signatures.
     FaultyParties(Vec<usize>),
@@ -113,6 +121,11 @@ impl fmt::Display for Error {
             Error::InvalidEncoding(why) => write!(f, "invalid encoding: {why}"),
             Error::InvalidInput(why) => write!(f, "invalid input: {why}"),
             Error::InvalidSignature => f.write_str("the combined signature does not verify"),
+            Error::TooFewPartials { needed, got } => write!(
+                f,
+                "{got} partial signature{} given: this key needs {needed} parties to sign",
+                if *got == 1 { "" } else { "s" }
+            ),
             Error::FaultyParties(parties) => {
                 let list: Vec<String> = parties.iter().map(|p| p.to_string()).collect();
                 write!(

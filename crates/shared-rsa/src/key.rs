@@ -3,27 +3,34 @@
 //!
 //! ```text
 //! SharedRsaPublicKey ::= SEQUENCE {
-//!     version          INTEGER (1),
+//!     version          INTEGER (2),
 //!     modulus          INTEGER,             -- N
 //!     publicExponent   INTEGER,             -- e
 //!     parties          INTEGER,             -- n
-//!     correction       INTEGER,             -- r: d = r + Σ d_i
-//!     verificationKeys SEQUENCE OF INTEGER  -- w^(d_i) mod N, party order
+//!     threshold        INTEGER,             -- t: any t + 1 parties sign
+//!     verificationKeys SEQUENCE OF INTEGER  -- w^f(j) mod N, party order
 //! }
 //! SharedRsaKeyShare ::= SEQUENCE {
-//!     version          INTEGER (1),
+//!     version          INTEGER (2),
 //!     modulus          INTEGER,
 //!     publicExponent   INTEGER,
 //!     parties          INTEGER,
-//!     correction       INTEGER,
+//!     threshold        INTEGER,
 //!     verificationKeys SEQUENCE OF INTEGER,
 //!     index            INTEGER,             -- this party, 1-based
-//!     share            INTEGER              -- d_i
+//!     share            INTEGER              -- f(index)
 //! }
 //! ```
 //!
+//! `f` is the polynomial of degree `t` over the integers with `f(0) = Δ·d`,
+//! `Δ = n!` (see the `threshold` module). Version 1 (an additive, `n`-of-`n`
+//! sharing, before threshold signing) is refused with a message saying so.
+//!
 //! PEM labels: `NUMCRYPT SHARED RSA PUBLIC KEY`, `NUMCRYPT SHARED RSA KEY
 //! SHARE`. `w` is a hash of `N` ([`SharedPublicKey::verification_base`]).
+//! A party writes its `public.pem` as the SubjectPublicKeyInfo block that
+//! `openssl` reads, then the shared public key, which `openssl` skips and
+//! [`SharedPublicKey::from_pem`] finds.
 
 use std::fmt;
 
@@ -37,7 +44,7 @@ use zeroize::Zeroizing;
 use crate::Error;
 use crate::arith::to_be_minimal;
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
 const PUBLIC_LABEL: &str = "NUMCRYPT SHARED RSA PUBLIC KEY";
 const SHARE_LABEL: &str = "NUMCRYPT SHARED RSA KEY SHARE";
 
@@ -47,7 +54,7 @@ struct PublicDer<'a> {
     modulus: UintRef<'a>,
     public_exponent: u32,
     parties: u32,
-    correction: u32,
+    threshold: u32,
     verification_keys: Vec<UintRef<'a>>,
 }
 
@@ -57,34 +64,35 @@ struct ShareDer<'a> {
     modulus: UintRef<'a>,
     public_exponent: u32,
     parties: u32,
-    correction: u32,
+    threshold: u32,
     verification_keys: Vec<UintRef<'a>>,
     index: u32,
     share: UintRef<'a>,
 }
 
-/// The public side of a shared RSA key: `N`, `e`, the party count, the
-/// public correction `r` (the exponent is `d = r + Σ d_i`) and each party's
-/// verification value `w^(d_i) mod N`, which lets a combiner find a party
-/// whose partial signature is faulty.
+/// The public side of a shared RSA key: `N`, `e`, the party count `n`, the
+/// threshold `t` (any `t + 1` parties sign) and each party's verification
+/// value `w^f(j) mod N`, which lets a combiner find a party whose partial
+/// signature is faulty.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SharedPublicKey {
     n: BoxedUint,
     e: u32,
     parties: usize,
-    correction: u32,
+    threshold: usize,
     verification: Vec<BoxedUint>,
 }
 
 impl SharedPublicKey {
     /// Checks and assembles a public key: `N` odd of at least 512 bits,
-    /// `e` odd and at least 3, `r < n`, one verification value below `N`
-    /// per party.
+    /// `e` odd, at least 3 and above `n` (so prime to `n!`, which signing
+    /// needs), `1 <= t` and `2t + 1 <= n`, one verification value below
+    /// `N` per party.
     pub(crate) fn from_parts(
         n: BoxedUint,
         e: u32,
         parties: usize,
-        correction: u32,
+        threshold: usize,
         verification: Vec<BoxedUint>,
     ) -> Result<Self, Error> {
         let invalid = |s: &str| Err(Error::InvalidEncoding(s.into()));
@@ -95,8 +103,16 @@ impl SharedPublicKey {
         if e < 3 || e.is_multiple_of(2) {
             return invalid("public exponent must be odd and at least 3");
         }
-        if !(3..=crate::MAX_PARTIES).contains(&parties) || correction as usize >= parties {
-            return invalid("party count or correction out of range");
+        if !(3..=crate::MAX_PARTIES).contains(&parties)
+            || threshold == 0
+            || 2 * threshold + 1 > parties
+        {
+            return invalid("party count or threshold out of range");
+        }
+        if !crate::threshold::exponent_fits(e, parties) {
+            return invalid(
+                "public exponent shares a factor with n! (threshold signing needs e prime to it)",
+            );
         }
         if verification.len() != parties || verification.iter().any(|v| v >= &n) {
             return invalid("one verification value below N per party expected");
@@ -110,14 +126,9 @@ impl SharedPublicKey {
             n,
             e,
             parties,
-            correction,
+            threshold,
             verification,
         })
-    }
-
-    pub(crate) fn with_correction(mut self, correction: u32) -> Self {
-        self.correction = correction;
-        self
     }
 
     /// The modulus `N`.
@@ -135,12 +146,12 @@ impl SharedPublicKey {
         self.parties
     }
 
-    /// The public correction `r`: `d = r + Σ d_i`.
-    pub fn correction(&self) -> u32 {
-        self.correction
+    /// The threshold `t`: any `t + 1` parties sign; `t` learn nothing.
+    pub fn threshold(&self) -> usize {
+        self.threshold
     }
 
-    /// The parties' verification values `w^(d_i) mod N`, in party order.
+    /// The parties' verification values `w^f(j) mod N`, in party order.
     pub fn verification_keys(&self) -> &[BoxedUint] {
         &self.verification
     }
@@ -170,22 +181,10 @@ impl SharedPublicKey {
         params.from_monty(&params.pow_vartime(&params.to_monty(x), &e))
     }
 
-    /// The `r < n` for which `(w^r Π v_i)^e = w`, if any (key generation's
-    /// trial signature).
-    pub(crate) fn find_correction(&self, w: &BoxedUint) -> Option<u32> {
-        let params = self.monty().ok()?;
-        let w_m = params.to_monty(w);
-        let mut s = self
-            .verification
-            .iter()
-            .fold(params.one(), |acc, v| params.mul(&acc, &params.to_monty(v)));
-        for r in 0..self.parties as u32 {
-            if self.public_op(&params, &params.from_monty(&s)) == *w {
-                return Some(r);
-            }
-            s = params.mul(&s, &w_m);
-        }
-        None
+    /// A bound on the shares' bit length: the exponent length of a partial
+    /// signature.
+    pub(crate) fn share_bits(&self) -> u32 {
+        crate::threshold::Sizes::new(self.bits(), self.parties, self.threshold).share_bits
     }
 
     /// The ordinary RSA public key `(N, e)` of [`numcrypt_rsa`], to verify
@@ -240,7 +239,7 @@ impl SharedPublicKey {
                 modulus,
                 public_exponent: self.e,
                 parties: self.parties as u32,
-                correction: self.correction,
+                threshold: self.threshold as u32,
                 verification_keys,
             }
             .to_der()?)
@@ -255,18 +254,13 @@ impl SharedPublicKey {
 
     /// Reads [`to_der`](Self::to_der)'s encoding, checking every value.
     pub fn from_der(der: &[u8]) -> Result<Self, Error> {
+        check_version(der)?;
         let d = PublicDer::from_der(der)?;
-        if d.version != VERSION {
-            return Err(Error::InvalidEncoding(format!(
-                "unsupported version {}",
-                d.version
-            )));
-        }
         Self::from_der_parts(
             d.modulus,
             d.public_exponent,
             d.parties,
-            d.correction,
+            d.threshold,
             &d.verification_keys,
         )
     }
@@ -275,14 +269,14 @@ impl SharedPublicKey {
         modulus: UintRef<'_>,
         e: u32,
         parties: u32,
-        correction: u32,
+        threshold: u32,
         verification: &[UintRef<'_>],
     ) -> Result<Self, Error> {
         Self::from_parts(
             BoxedUint::from_be_slice_auto(modulus.as_bytes()),
             e,
             parties as usize,
-            correction,
+            threshold as usize,
             verification
                 .iter()
                 .map(|v| BoxedUint::from_be_slice_auto(v.as_bytes()))
@@ -290,19 +284,32 @@ impl SharedPublicKey {
         )
     }
 
-    /// Reads a public key from PEM; a key-share PEM is accepted too (its
-    /// public part is read and the share ignored).
+    /// The file a party writes for verifiers and combiners: the RSA public
+    /// key (SubjectPublicKeyInfo, which `openssl` reads), then the shared
+    /// public key (which `openssl` skips).
+    pub fn to_public_pem(&self) -> Result<String, Error> {
+        Ok(self.to_public_key_pem()? + &self.to_pem()?)
+    }
+
+    /// Reads a public key from PEM: a shared public key, alone or after the
+    /// SubjectPublicKeyInfo block ([`to_public_pem`](Self::to_public_pem));
+    /// a key-share PEM is accepted too (its public part is read and the
+    /// share ignored).
     pub fn from_pem(pem: &str) -> Result<Self, Error> {
+        if let Some(block) = labelled_block(pem, PUBLIC_LABEL) {
+            let (_, der) = der::pem::decode_vec(block.as_bytes())
+                .map_err(|e| Error::InvalidEncoding(e.to_string()))?;
+            return Self::from_der(&der);
+        }
         let (label, der) = der::pem::decode_vec(pem.as_bytes())
             .map_err(|e| Error::InvalidEncoding(e.to_string()))?;
         let der = Zeroizing::new(der);
         match label {
-            PUBLIC_LABEL => Self::from_der(&der),
             SHARE_LABEL => Ok(SharedKeyShare::from_der(&der)?.public),
             "PUBLIC KEY" | "RSA PUBLIC KEY" => Err(Error::InvalidEncoding(
-                "an ordinary RSA public key: this needs the shared public key (with the \
-                 parties' verification keys), as a party writes to `shared_public_key`, \
-                 or a key share"
+                "an ordinary RSA public key alone: this needs the shared public key (with \
+                 the parties' verification keys), as a party writes to its `public_key` \
+                 file, or a key share"
                     .into(),
             )),
             other => Err(Error::InvalidEncoding(format!(
@@ -318,15 +325,15 @@ impl fmt::Debug for SharedPublicKey {
             .field("bits", &self.bits())
             .field("e", &self.e)
             .field("parties", &self.parties)
-            .field("correction", &self.correction)
+            .field("threshold", &self.threshold)
             .field("n", &format_args!("{:#x}", self.n))
             .finish()
     }
 }
 
-/// One party's share of a shared RSA key: the public key and `d_i`.
+/// One party's share of a shared RSA key: the public key and `f(i)`.
 ///
-/// `d_i` is zeroized on drop and never printed.
+/// The share is zeroized on drop and never printed.
 #[derive(Clone)]
 pub struct SharedKeyShare {
     public: SharedPublicKey,
@@ -338,21 +345,23 @@ pub struct SharedKeyShare {
 impl zeroize::ZeroizeOnDrop for SharedKeyShare {}
 
 impl SharedKeyShare {
-    /// Assembles a share for party `index` (0-based); `share < 2^bits(N)`.
+    /// Assembles a share for party `index` (0-based), below
+    /// `2^share_bits`.
     pub(crate) fn new(
         public: SharedPublicKey,
         index: usize,
         share: BoxedUint,
     ) -> Result<Self, Error> {
         let share = Zeroizing::new(share);
+        let share_bits = public.share_bits();
         // Constant time in the share: only validity is revealed.
-        let too_long = share.bits() > public.bits();
+        let too_long = share.bits() > share_bits;
         if index >= public.parties || numcrypt_limbs::ct_audit::declassified(too_long) {
             return Err(Error::InvalidEncoding(
                 "share index or size out of range".into(),
             ));
         }
-        let share = Zeroizing::new(share.resize(public.n.nlimbs())?);
+        let share = Zeroizing::new(share.resize(share_bits.div_ceil(64) as usize)?);
         Ok(Self {
             public,
             index,
@@ -384,7 +393,7 @@ impl SharedKeyShare {
                     modulus,
                     public_exponent: self.public.e,
                     parties: self.public.parties as u32,
-                    correction: self.public.correction,
+                    threshold: self.public.threshold as u32,
                     verification_keys,
                     index: self.index as u32 + 1,
                     share: UintRef::new(&share)?,
@@ -406,18 +415,13 @@ impl SharedKeyShare {
 
     /// Reads [`to_der`](Self::to_der)'s encoding, checking every value.
     pub fn from_der(der: &[u8]) -> Result<Self, Error> {
+        check_version(der)?;
         let d = ShareDer::from_der(der)?;
-        if d.version != VERSION {
-            return Err(Error::InvalidEncoding(format!(
-                "unsupported version {}",
-                d.version
-            )));
-        }
         let public = SharedPublicKey::from_der_parts(
             d.modulus,
             d.public_exponent,
             d.parties,
-            d.correction,
+            d.threshold,
             &d.verification_keys,
         )?;
         if d.index == 0 {
@@ -453,4 +457,31 @@ impl fmt::Debug for SharedKeyShare {
             .field("public", &self.public)
             .finish_non_exhaustive()
     }
+}
+
+/// Refuses any version but ours, naming version 1 (the DER's first field,
+/// read before the rest, whose shape changed).
+fn check_version(der: &[u8]) -> Result<(), Error> {
+    use der::Decode;
+    let seq = <&der::asn1::SequenceRef>::from_der(der)?;
+    let mut reader = der::SliceReader::new(seq.as_bytes())?;
+    match u8::decode(&mut reader)? {
+        VERSION => Ok(()),
+        1 => Err(Error::InvalidEncoding(
+            "a version 1 file (an n-of-n additive sharing from before threshold signing): \
+             generate the key again"
+                .into(),
+        )),
+        v => Err(Error::InvalidEncoding(format!("unsupported version {v}"))),
+    }
+}
+
+/// The PEM block labelled `label` in a text of several blocks (`der::pem`
+/// decodes exactly one block and refuses anything around it).
+fn labelled_block<'a>(text: &'a str, label: &str) -> Option<&'a str> {
+    let begin = format!("-----BEGIN {label}-----");
+    let end = format!("-----END {label}-----");
+    let start = text.find(&begin)?;
+    let stop = start + text[start..].find(&end)? + end.len();
+    Some(&text[start..stop])
 }

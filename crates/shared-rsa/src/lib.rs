@@ -1,6 +1,7 @@
 //! Shared RSA key generation and threshold signing: `n >= 3` parties make
 //! an RSA key `N = pq` together, so that no party ever learns `p`, `q`,
-//! `φ(N)` or `d`, and sign with additive shares `d = r + d_1 + … + d_n`.
+//! `φ(N)` or `d`, and any `t + 1` of them sign (`n >= 2t + 1`), with
+//! shares of `d` on a polynomial of degree `t` over the integers.
 //! The protocol is Boneh and Franklin's ("Efficient generation of shared
 //! RSA keys"), with the engineering of Malkin, Wu and Boneh ("Experimenting
 //! with Shared Generation of RSA Keys"): distributed sieving, several
@@ -16,18 +17,26 @@
 //!   generated key wrong or weak, or learn more than it should. Use it
 //!   among parties that run unmodified software and are trusted not to
 //!   collude beyond that bound.
-//! - **All parties are needed to sign** (`d` is shared additively,
-//!   `n`-out-of-`n`). A faulty partial signature is detected, and its
-//!   sender named, by a consistency check ([`combine`],
-//!   [`partial_is_consistent`]) that catches faults, not deliberate
-//!   cheating.
+//! - **Any `t + 1` parties sign; `t` learn nothing** about `d`
+//!   ([`KeyGenConfig::threshold`], `⌊(n − 1)/2⌋` by default). After the
+//!   generation, which leaves `d` shared additively, every party shares
+//!   its part again with a random polynomial of degree `t` over the
+//!   integers and keeps the sum of what it receives ("sum-to-poly", after
+//!   Frankel, MacKenzie and Yung; integer sharing as in Rabin's and Shoup's
+//!   threshold RSA): why this construction, what a coalition learns and
+//!   what happens to an absent party's share are in the `threshold`
+//!   module's documentation. `t + 1` parties together hold the key.
+//! - **A faulty partial signature** is detected, and its sender named, by
+//!   a consistency check ([`combine`], [`partial_is_consistent`]) that
+//!   catches faults, not deliberate cheating.
 //! - **Public by design:** `N`, `e`, `φ(N) mod e` (Boneh–Franklin reveal
-//!   it to compute `d`), the correction `r < n`, and each party's
-//!   verification value `w^(d_i) mod N`.
-//! - **The network:** [`TcpTransport`] authenticates each pair of parties
-//!   with a pre-shared key and encrypts their traffic, without forward
-//!   secrecy (see its module documentation). Only parties in the
-//!   configuration can join.
+//!   it to compute `d`), the correction `r < n` (folded into party 1's
+//!   share), and each party's verification value `w^f(j) mod N`.
+//! - **The network:** [`TlsTransport`] runs mutual TLS 1.3 (`rustls`)
+//!   between the parties, each with its own certificate, trusted through a
+//!   private CA or pinned fingerprints in the party file (see its module
+//!   documentation). Only parties in the configuration can join, and a
+//!   stranger, a silent connection or a slow one does not stop the others.
 //!
 //! # Example
 //! Three parties as threads of one process, over in-process channels:
@@ -54,7 +63,8 @@
 //! })?;
 //! let public = shares[0].public_key();
 //! let em = encode_pkcs1v15(public, HashAlg::Sha256, b"hello")?;
-//! let partials: Vec<_> = shares.iter().map(|s| s.sign_partial(&em)).collect::<Result<_, _>>()?;
+//! // Any t + 1 = 2 of the 3 parties sign (t = 1 for three parties).
+//! let partials: Vec<_> = shares[1..].iter().map(|s| s.sign_partial(&em)).collect::<Result<_, _>>()?;
 //! let signature = combine(public, &em, &partials)?; // an ordinary RSA signature under (N, e)
 //! assert_eq!(signature.len(), public.size());
 //! # Ok::<(), numcrypt_shared_rsa::Error>(())
@@ -95,7 +105,10 @@
 //!    `d = (1 + ζφ)/e`; the `3 mod 4` party takes `⌊(1 + ζφ_j)/e⌋` and the
 //!    others `−⌈ζ(p_i + q_i)/e⌉` (offset by a public `2^(h+2)` so that all
 //!    are non-negative). The floors lose `r < n`, found by a trial signature
-//!    on `w` (a hash of `N`), which also publishes the verification values.
+//!    on `w` (a hash of `N`); party 1 adds it to its share.
+//! 7. **Threshold shares of `d`**: each party sends every other a value of
+//!    its polynomial (one round), then all publish `w^f(j)`, checked to lie
+//!    on one polynomial of degree `t` and to sign `w` (a second round).
 //!
 //! # Concurrency
 //! Each party runs `threads` lanes; lane `ℓ` of every party works in lock
@@ -125,15 +138,18 @@
 
 mod arith;
 mod config;
+mod credentials;
 mod error;
 mod key;
 mod keygen;
 mod sieve;
 mod sign;
+mod threshold;
 pub mod transport;
 mod wire;
 
 pub use config::PartyConfig;
+pub use credentials::{Credentials, PartyCredentials, issue_credentials};
 pub use error::Error;
 pub use key::{SharedKeyShare, SharedPublicKey};
 pub use keygen::{
@@ -145,11 +161,14 @@ pub use sign::{
     PartialSignature, combine, encode_pkcs1v15, encode_pkcs1v15_prehashed, encode_pss,
     encode_pss_prehashed, partial_is_consistent, sign_jointly,
 };
-pub use transport::{MemoryNetwork, MemoryTransport, Peer, TcpConfig, TcpTransport, Transport};
+pub use transport::{
+    MemoryNetwork, MemoryTransport, TlsConfig, TlsPeer, TlsTransport, Transport, fingerprint,
+    party_name,
+};
 
 /// The largest number of parties supported.
 pub const MAX_PARTIES: usize = 64;
 
 /// The longest timeout or interval accepted (configuration files,
-/// [`KeyGenConfig`], [`TcpConfig`], [`sign_jointly`]): one day.
+/// [`KeyGenConfig`], [`TlsConfig`], [`sign_jointly`]): one day.
 pub const MAX_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(86_400);

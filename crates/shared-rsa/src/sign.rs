@@ -1,15 +1,16 @@
-//! Threshold signing with an additively shared `d`: every party raises the
-//! encoded message to its share, a combiner multiplies the partial
-//! signatures and applies the public correction, and the result is an
-//! ordinary RSA signature (PKCS#1 v1.5 or PSS) under `(N, e)`.
+//! Threshold signing: any `t + 1` parties raise the encoded message to
+//! their shares of `d` (a polynomial sharing over the integers, see the
+//! `threshold` module), a combiner interpolates the partial signatures in
+//! the exponent and takes the `e`-th root, and the result is an ordinary
+//! RSA signature (PKCS#1 v1.5 or PSS) under `(N, e)`.
 //!
 //! # Finding a faulty party
 //! A partial signature may carry a *consistency check*: with `(a, b)`
 //! derived by hashing `N`, the party's index, the encoded message and the
 //! partial signature `s_i` (`a` odd), the party also sends
-//! `t_i = (m^a w^b)^(d_i) mod N`, and the combiner tests
+//! `t_i = (m^a w^b)^f(i) mod N`, and the combiner tests
 //! `t_i = s_i^a v_i^b` against the party's published verification value
-//! `v_i = w^(d_i)`. A party that signed with a wrong share, or whose
+//! `v_i = w^f(i)`. A party that signed with a wrong share, or whose
 //! computation was corrupted, fails it. This catches faults, which is what
 //! the semi-honest model calls for; it is not a zero-knowledge proof
 //! against a party that cheats on purpose.
@@ -23,10 +24,10 @@ use numcrypt_rsa::HashAlg;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
-use crate::Error;
 use crate::arith::to_be_minimal;
 use crate::key::{SharedKeyShare, SharedPublicKey};
 use crate::transport::Transport;
+use crate::{Error, threshold};
 
 const PARTIAL_LABEL: &str = "NUMCRYPT SHARED RSA PARTIAL SIGNATURE";
 const VERSION: u8 = 1;
@@ -192,12 +193,13 @@ fn challenge(
 }
 
 impl SharedKeyShare {
+    /// `base^f(i)`, in constant time (the exponent's length is public).
     fn power(&self, params: &MontyParams<BoxedUint>, base: &MontyForm<BoxedUint>) -> BoxedUint {
-        let bits = self.public_key().bits();
+        let bits = self.public_key().share_bits();
         params.from_monty(&params.pow_bounded(base, self.exponent(), bits))
     }
 
-    /// The partial signature `m^(d_i) mod N` on the encoded message `em`
+    /// The partial signature `m^f(i) mod N` on the encoded message `em`
     /// (from [`encode_pkcs1v15`] or [`encode_pss`]), in constant time.
     pub fn sign_partial(&self, em: &[u8]) -> Result<PartialSignature, Error> {
         let public = self.public_key();
@@ -263,13 +265,16 @@ pub fn partial_is_consistent(public: &SharedPublicKey, partial: &PartialSignatur
     params.from_monty(&expected) == *check
 }
 
-/// Combines one partial signature from every party on the encoded message
-/// `em`: `s = m^r Π s_i mod N`, checked with `s^e = m`, as `k` big-endian
-/// bytes (`k` the modulus' length).
+/// Combines the partial signatures of any `t + 1` or more parties on the
+/// encoded message `em` into an ordinary RSA signature, checked with
+/// `s^e = m`, as `k` big-endian bytes (`k` the modulus' length): with `S`
+/// the signers, `M = Π_{j∈S} s_j^λ'_j = m^(Δ² d)` and `s = m^a M^b` for
+/// `a e + b Δ² = 1` (see the `threshold` module).
 ///
-/// When the product does not verify, the partial signatures' consistency
-/// checks name the faulty parties ([`Error::FaultyParties`]); without
-/// checks the error is [`Error::InvalidSignature`].
+/// Fewer than `t + 1` distinct parties is [`Error::TooFewPartials`]. When
+/// the result does not verify, the partial signatures' consistency checks
+/// name the faulty parties ([`Error::FaultyParties`]); without checks the
+/// error is [`Error::InvalidSignature`].
 pub fn combine(
     public: &SharedPublicKey,
     em: &[u8],
@@ -281,7 +286,7 @@ pub fn combine(
     for p in partials {
         if p.index >= n || seen[p.index] {
             return Err(Error::InvalidInput(
-                "partial signatures must come one from each party",
+                "partial signatures must come from distinct parties of the key",
             ));
         }
         seen[p.index] = true;
@@ -296,22 +301,25 @@ pub fn combine(
             ));
         }
     }
-    if seen.iter().any(|s| !s) {
-        return Err(Error::InvalidInput(
-            "every party's partial signature is needed (the shares are additive)",
-        ));
+    let needed = public.threshold() + 1;
+    if partials.len() < needed {
+        return Err(Error::TooFewPartials {
+            needed,
+            got: partials.len(),
+        });
     }
     let params = public.monty()?;
     let m_m = params.to_monty(&m);
-    let correction = params.pow_vartime(
-        &m_m,
-        &BoxedUint::from_u64(u64::from(public.correction()), 1),
-    );
-    let s = partials.iter().fold(correction, |acc, p| {
-        params.mul(&acc, &params.to_monty(&p.value))
-    });
-    let s = params.from_monty(&s);
-    if public.public_op(&params, &s) == m {
+    let signers: Vec<usize> = partials.iter().map(|p| p.index).collect();
+    let lambdas = threshold::lagrange_times_delta(&signers, 0, n);
+    let terms: Vec<(&BoxedUint, &threshold::Signed)> =
+        partials.iter().map(|p| &p.value).zip(&lambdas).collect();
+    let s = threshold::multi_pow(&params, &terms)
+        .and_then(|power| threshold::root_from_power(&params, &m_m, &power, public.e(), n))
+        .map(|s| params.from_monty(&s));
+    if let Some(s) = s
+        && public.public_op(&params, &s) == m
+    {
         let mut out = vec![0u8; public.size()];
         s.write_be_bytes(&mut out)?;
         return Ok(out);

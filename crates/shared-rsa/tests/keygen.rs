@@ -90,9 +90,20 @@ fn four_parties_check_redundant_shares() {
 }
 
 #[test]
-fn public_exponent_3() {
+fn a_small_public_exponent() {
+    // e = 5, the smallest prime to 3! = 6 (threshold signing needs e prime
+    // to n!, so e = 3 is refused for any n >= 3).
     let mut c = config(512);
     c.public_exponent = 3;
+    assert!(matches!(
+        numcrypt_shared_rsa::generate_key(
+            &MemoryNetwork::new(3)[0],
+            &c,
+            &mut <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(1)
+        ),
+        Err(Error::InvalidConfig(_))
+    ));
+    c.public_exponent = 5;
     let outputs = generate(3, c, 4);
     check_key(&outputs, 512);
     check_signatures(&outputs);
@@ -169,11 +180,84 @@ fn faulty_partial_signature_is_named() {
         combine(public, &em, &partials),
         Err(Error::InvalidSignature)
     ));
-    // Missing or repeated parties are input errors.
+    // Too few parties (t + 1 = 2 of 3 sign) and repeated parties are input
+    // errors.
     assert!(matches!(
-        combine(public, &em, &partials[..2]),
+        combine(public, &em, &partials[..1]),
+        Err(Error::TooFewPartials { needed: 2, got: 1 })
+    ));
+    let repeated = [partials[0].clone(), partials[0].clone()];
+    assert!(matches!(
+        combine(public, &em, &repeated),
         Err(Error::InvalidInput(_))
     ));
+}
+
+/// n = 5, t = 2: every set of three parties signs (openssl verifies one of
+/// each size), more than three do too, and two are refused.
+#[test]
+fn any_three_of_five_sign() {
+    let mut c = config(512);
+    c.threshold = Some(2);
+    let outputs = generate(5, c, 11);
+    check_key(&outputs, 512);
+    let shares: Vec<&SharedKeyShare> = outputs.iter().map(|o| &o.share).collect();
+    let public = shares[0].public_key();
+    assert_eq!(public.threshold(), 2);
+    let msg = b"any three of five";
+    let em = encode_pkcs1v15(public, HashAlg::Sha256, msg).unwrap();
+    let partials: Vec<PartialSignature> = shares
+        .iter()
+        .map(|s| s.sign_partial_checked(&em).unwrap())
+        .collect();
+    let mut signatures = Vec::new();
+    for a in 0..5 {
+        for b in a + 1..5 {
+            for c in b + 1..5 {
+                let set = [
+                    partials[a].clone(),
+                    partials[b].clone(),
+                    partials[c].clone(),
+                ];
+                let sig = combine(public, &em, &set)
+                    .unwrap_or_else(|e| panic!("parties {a} {b} {c}: {e}"));
+                assert!(raw_verify(&big(public.n()), public.e(), &sig, &em));
+                signatures.push(sig);
+            }
+        }
+    }
+    assert_eq!(signatures.len(), 10);
+    assert!(
+        signatures.iter().all(|s| s == &signatures[0]),
+        "RSA signatures are unique"
+    );
+    let pem = public.to_public_key_pem().unwrap();
+    assert!(openssl_verify(&pem, msg, &signatures[0], None));
+    // Four and five signers give the same signature.
+    assert_eq!(combine(public, &em, &partials[1..]).unwrap(), signatures[0]);
+    assert_eq!(combine(public, &em, &partials).unwrap(), signatures[0]);
+    // Two are refused, clearly.
+    match combine(public, &em, &partials[..2]) {
+        Err(e @ Error::TooFewPartials { needed: 3, got: 2 }) => {
+            assert!(e.to_string().contains("needs 3 parties"), "{e}");
+        }
+        other => panic!("two partial signatures: {other:?}"),
+    }
+    // A faulty one among three is named.
+    let mut bad = [
+        partials[0].clone(),
+        partials[2].clone(),
+        partials[4].clone(),
+    ];
+    use numcrypt_limbs::Unsigned;
+    bad[1].value = bad[1]
+        .value
+        .mul_mod(&numcrypt_limbs::BoxedUint::from_u64(3, 1), public.n())
+        .unwrap();
+    match combine(public, &em, &bad) {
+        Err(Error::FaultyParties(list)) => assert_eq!(list, vec![3]),
+        other => panic!("expected party 3 to be named, got {other:?}"),
+    }
 }
 
 #[test]

@@ -102,6 +102,9 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
     ) -> Result<Option<Incoming>, Error> {
         let (n, me) = (self.setup.n, self.setup.me);
         let t = self.shared.transport;
+        if self.id == 0 {
+            self.shared.rounds.fetch_add(1, Ordering::Relaxed);
+        }
         for (j, msg) in out.into_iter().enumerate() {
             if j == me {
                 continue;

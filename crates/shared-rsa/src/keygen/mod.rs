@@ -18,6 +18,7 @@ use zeroize::{Zeroize, Zeroizing};
 use crate::arith::{Interpolator, Ring, hash_to_residue};
 use crate::key::{SharedKeyShare, SharedPublicKey};
 use crate::sieve::{PrimeRange, SieveModulus, TrialDivision, field_prime, odd_primes_up_to};
+use crate::threshold::{self, Sizes, poly_shares};
 use crate::transport::Transport;
 use crate::wire::{Reader, Writer};
 use crate::{Error, MAX_PARTIES};
@@ -71,8 +72,15 @@ impl Default for Improvements {
 pub struct KeyGenConfig {
     /// Size of `N` in bits: even, from [`MIN_KEY_BITS`] to [`MAX_KEY_BITS`].
     pub bits: u32,
-    /// The public exponent: odd, `3 <= e < 2^32` (65537 by default).
+    /// The public exponent: odd, `3 <= e < 2^32`, with no prime factor up to
+    /// the number of parties (65537 by default).
     pub public_exponent: u32,
+    /// The signing threshold `t`: any `t + 1` parties sign, and any `t`
+    /// learn nothing about `d`; from 1 to `⌊(n − 1)/2⌋` (the generation's
+    /// own bound). `None`: `⌊(n − 1)/2⌋`. `t + 1` parties together hold the
+    /// key, so the largest `t` the parties' availability allows is the
+    /// safest.
+    pub threshold: Option<usize>,
     /// Distributed sieving removes prime factors up to this bound from `p`
     /// and `q`; `None` picks the largest that leaves 24 bits of each party's
     /// random multiple of `M` (the best, by measurement: see `benches/RESULTS.md`).
@@ -106,6 +114,7 @@ impl KeyGenConfig {
         Self {
             bits,
             public_exponent: 65537,
+            threshold: None,
             sieve_bound: None,
             trial_division_bound: None,
             threads: 2,
@@ -118,7 +127,9 @@ impl KeyGenConfig {
         }
     }
 
-    fn validate(&self, n: usize) -> Result<(), Error> {
+    /// Checks the parameters for `n` parties: what a party does before
+    /// any connection, and `init` before writing anything.
+    pub fn check(&self, n: usize) -> Result<(), Error> {
         let bad = |s: String| Err(Error::InvalidConfig(s));
         if !(3..=MAX_PARTIES).contains(&n) {
             return bad(format!(
@@ -134,6 +145,20 @@ impl KeyGenConfig {
         let e = self.public_exponent;
         if e < 3 || e.is_multiple_of(2) {
             return bad(format!("public exponent {e}: must be odd and at least 3"));
+        }
+        if !crate::threshold::exponent_fits(e, n) {
+            return bad(format!(
+                "public exponent {e} has a prime factor up to the {n} parties: threshold signing \
+                 needs e prime to {n}!"
+            ));
+        }
+        let most = (n - 1) / 2;
+        if let Some(t) = self.threshold
+            && !(1..=most).contains(&t)
+        {
+            return bad(format!(
+                "threshold {t}: from 1 to {most} for {n} parties (n >= 2t + 1)"
+            ));
         }
         if self.threads == 0 || self.threads > 64 || self.batch == 0 || self.batch > 1024 {
             return bad("threads must be 1..=64 and batch 1..=1024".into());
@@ -172,6 +197,11 @@ pub struct KeyGenStats {
     pub full_tests: u64,
     /// Bytes this party sent.
     pub bytes_sent: u64,
+    /// Round trips: those of the first lane (the lanes run side by side,
+    /// each with its own candidates), then those after the search (the
+    /// shares of `d` and their checks), and the first comparison of
+    /// parameters.
+    pub rounds: u64,
     /// Wall time of the whole generation.
     pub elapsed: Duration,
     /// The sieve bound used (0 without distributed sieving).
@@ -237,7 +267,10 @@ pub(crate) const BIPRIMALITY_ROUNDS: usize = 128;
 /// Everything public the lanes share.
 pub(crate) struct Setup {
     pub(crate) n: usize,
+    /// The degree of the generation's Shamir sharings, `⌊(n − 1)/2⌋`.
     pub(crate) t: usize,
+    /// The degree of the sharing of `d` (`KeyGenConfig::threshold`).
+    pub(crate) signing_threshold: usize,
     pub(crate) me: usize,
     pub(crate) bits: u32,
     pub(crate) h: u32,
@@ -293,10 +326,11 @@ fn largest_sieve_bound(n: usize, max_bits: u32) -> u32 {
 
 impl Setup {
     fn new(config: &KeyGenConfig, n: usize, me: usize) -> Result<Self, Error> {
-        config.validate(n)?;
+        config.check(n)?;
         let bits = config.bits;
         let h = bits / 2;
         let t = (n - 1) / 2;
+        let signing_threshold = config.threshold.unwrap_or(t);
         let field = Ring::new(field_prime(bits), n)?;
         let field_interp = Interpolator::new(&field, n, 2 * t)?;
         let multithreading = config.improvements.multithreading;
@@ -340,6 +374,7 @@ impl Setup {
         Ok(Self {
             n,
             t,
+            signing_threshold,
             me,
             bits,
             h,
@@ -364,9 +399,10 @@ impl Setup {
     /// What every party must agree on, hashed.
     fn fingerprint(&self, config: &KeyGenConfig) -> [u8; 32] {
         let mut h = Sha256::new();
-        h.update(b"numcrypt shared-rsa keygen v1");
+        h.update(b"numcrypt shared-rsa keygen v2");
         for v in [
             self.n as u64,
+            self.signing_threshold as u64,
             u64::from(self.bits),
             u64::from(self.e),
             u64::from(self.sieve_bound),
@@ -412,6 +448,8 @@ pub(crate) struct Shared<'a, T: ?Sized> {
     pub(crate) survivors: AtomicU64,
     pub(crate) tests: AtomicU64,
     pub(crate) full_tests: AtomicU64,
+    /// Round trips of lane 0, and of the steps before and after the search.
+    pub(crate) rounds: AtomicU64,
 }
 
 impl<T: Transport + ?Sized> Shared<'_, T> {
@@ -423,6 +461,7 @@ impl<T: Transport + ?Sized> Shared<'_, T> {
             biprimality_tests: self.tests.load(Ordering::Relaxed),
             full_tests: self.full_tests.load(Ordering::Relaxed),
             bytes_sent: self.transport.bytes_sent() - bytes_before,
+            rounds: self.rounds.load(Ordering::Relaxed),
             elapsed: start.elapsed(),
             sieve_bound: self.setup.sieve_bound,
             trial_division_bound: self.setup.td_bound,
@@ -521,9 +560,9 @@ where
     R: CryptoRng + ?Sized,
 {
     let result = generate_key_inner(transport, config, rng, progress);
-    if result.is_err() {
-        // Wake our other threads and tell the peers to stop.
-        transport.abort();
+    if let Err(e) = &result {
+        // Wake our other threads and tell the peers to stop, and why.
+        transport.abort_because(e);
     }
     result
 }
@@ -562,6 +601,8 @@ where
         survivors: AtomicU64::new(0),
         tests: AtomicU64::new(0),
         full_tests: AtomicU64::new(0),
+        // The comparison of parameters above.
+        rounds: AtomicU64::new(1),
     };
     let seeds: Vec<[u8; 32]> = (0..setup.lanes)
         .map(|_| {
@@ -575,6 +616,7 @@ where
     let fail = |e: Error| {
         let mut slot = first_error.lock().unwrap_or_else(PoisonError::into_inner);
         if slot.is_none() && !matches!(e, Error::Aborted) {
+            transport.abort_because(&e);
             *slot = Some(e);
         }
         drop(slot);
@@ -634,7 +676,9 @@ where
         return Err(Error::Cancelled);
     }
 
-    let share = compute_shares(transport, &setup, &found)?;
+    let share = compute_shares(transport, &setup, &found, rng)?;
+    // The additive shares' check, the polynomial shares and their check.
+    shared.rounds.fetch_add(3, Ordering::Relaxed);
     let stats = shared.stats(start, bytes_before);
     let factor_shares = config.retain_factor_shares.then(|| FactorShares {
         p: (*found.p).clone(),
@@ -686,8 +730,6 @@ pub(crate) fn verification_base(n: &BoxedUint) -> BoxedUint {
     }
 }
 
-/// Shares of `d` for the found biprime (Boneh–Franklin for small `e`),
-/// checked by a trial signature that also finds the public correction.
 /// `a − b`, which must not be negative, in constant time: a negative
 /// one is [`Error::KeyCheckFailed`] (reported, so its verdict is public).
 fn difference(a: &BoxedUint, b: &BoxedUint) -> Result<BoxedUint, Error> {
@@ -698,11 +740,20 @@ fn difference(a: &BoxedUint, b: &BoxedUint) -> Result<BoxedUint, Error> {
     Ok(diff)
 }
 
-fn compute_shares<T: Transport + ?Sized>(
+/// Threshold shares of `d` for the found biprime: additive shares first
+/// (Boneh–Franklin for small `e`), checked by a trial signature that also
+/// finds the public correction, which party 1 adds to its share; then the
+/// conversion to a polynomial sharing (see [`threshold_shares`]).
+fn compute_shares<T, R>(
     transport: &T,
     setup: &Setup,
     found: &Found,
-) -> Result<SharedKeyShare, Error> {
+    rng: &mut R,
+) -> Result<SharedKeyShare, Error>
+where
+    T: Transport + ?Sized,
+    R: CryptoRng + ?Sized,
+{
     let n_limbs = setup.n_limbs();
     let width = n_limbs + 2;
     let e = setup.e;
@@ -764,14 +815,138 @@ fn compute_shares<T: Transport + ?Sized>(
         r.end()?;
         verification.push(v);
     }
-    let public = SharedPublicKey::from_parts(
-        found.n.clone(),
-        e,
-        setup.n,
-        0,
-        verification.iter().map(|v| n_ring.value(v)).collect(),
-    )?;
-    let correction = public.find_correction(&w).ok_or(Error::KeyCheckFailed)?;
-    let public = public.with_correction(correction);
-    SharedKeyShare::new(public, setup.me, (*d).clone())
+    let verification: Vec<BoxedUint> = verification.iter().map(|v| n_ring.value(v)).collect();
+    let correction = find_correction(&n_ring, e, &verification, &w).ok_or(Error::KeyCheckFailed)?;
+    // d = r + Σ d_i: party 1 takes r.
+    let d = match setup.me {
+        0 => Zeroizing::new(d.wrapping_add(&BoxedUint::from_u64(u64::from(correction), width))),
+        _ => d,
+    };
+    threshold_shares(transport, setup, &n_ring, &w, &d, rng)
+}
+
+/// The `r < n` for which `(w^r Π v_i)^e = w`, where `v_i = w^(d_i)` are the
+/// additive shares' verification values (variable time: public values).
+fn find_correction(ring: &Ring, e: u32, verification: &[BoxedUint], w: &BoxedUint) -> Option<u32> {
+    let params = ring.params();
+    let e = BoxedUint::from_u64(u64::from(e), 1);
+    let w_m = params.to_monty(w);
+    let mut s = verification
+        .iter()
+        .fold(params.one(), |acc, v| params.mul(&acc, &params.to_monty(v)));
+    for r in 0..verification.len() as u32 {
+        if params.from_monty(&params.pow_vartime(&s, &e)) == *w {
+            return Some(r);
+        }
+        s = params.mul(&s, &w_m);
+    }
+    None
+}
+
+/// Turns this party's additive share `d_i` (`Σ d_i = d`) into its share
+/// `f(i)` of a polynomial sharing of degree `t` with `f(0) = Δ·d` (see the
+/// `threshold` module): sends `g_i(j)` to each party `j`, sums what it
+/// receives, publishes `v_i = w^f(i)`, checks that every party's value lies
+/// on one polynomial of degree `t` and that the first `t + 1` sign `w`.
+fn threshold_shares<T, R>(
+    transport: &T,
+    setup: &Setup,
+    n_ring: &Ring,
+    w: &BoxedUint,
+    d_i: &BoxedUint,
+    rng: &mut R,
+) -> Result<SharedKeyShare, Error>
+where
+    T: Transport + ?Sized,
+    R: CryptoRng + ?Sized,
+{
+    let (n, me, t) = (setup.n, setup.me, setup.signing_threshold);
+    let sizes = Sizes::new(setup.bits, n, t);
+    let width = sizes.limbs();
+    let bytes = (sizes.share_bits as usize).div_ceil(8);
+    let mut shares = poly_shares(d_i, n, t, sizes, rng)?;
+    for j in (0..n).filter(|&j| j != me) {
+        let mut msg = Zeroizing::new(vec![0u8; bytes]);
+        shares[j].write_be_bytes(&mut msg)?;
+        transport.send(j, 0, msg.to_vec())?;
+    }
+    let mut f = Zeroizing::new(shares[me].resize(width)?);
+    for share in &mut shares {
+        share.zeroize();
+    }
+    for j in (0..n).filter(|&j| j != me) {
+        let msg = Zeroizing::new(transport.recv(j, 0, setup.timeout)?);
+        if msg.len() != bytes {
+            return Err(Error::Malformed {
+                party: j + 1,
+                what: "polynomial share",
+            });
+        }
+        let g = Zeroizing::new(BoxedUint::from_be_slice_auto(&msg).resize(width)?);
+        *f = f.wrapping_add(&g);
+    }
+    if declassified(f.bits() > sizes.share_bits) {
+        return Err(Error::KeyCheckFailed);
+    }
+
+    let params = n_ring.params();
+    let mut v_me = params.pow_bounded(&n_ring.elem(w), &*f, sizes.share_bits);
+    declassify_monty(&mut v_me); // published
+    let mut msg = Writer::default();
+    msg.elem(n_ring, &v_me);
+    let theirs = exchange_all(transport, setup, 0, msg.finish())?;
+    let mut verification = Vec::with_capacity(n);
+    for (j, bytes) in theirs.iter().enumerate() {
+        if j == me {
+            verification.push(n_ring.value(&v_me));
+            continue;
+        }
+        let mut r = Reader::new(bytes, j);
+        let v = r.elem(n_ring, "verification value")?;
+        r.end()?;
+        verification.push(n_ring.value(&v));
+    }
+    check_verification_values(n_ring, setup.e, n, t, &verification, w)?;
+    let public =
+        SharedPublicKey::from_parts(n_ring.modulus().clone(), setup.e, n, t, verification)?;
+    SharedKeyShare::new(public, me, (*f).clone())
+}
+
+/// Checks the published `v_j = w^f(j)` (variable time: public values):
+/// each beyond the first `t + 1` is what those predict (`v_j^Δ = Π_k
+/// v_k^λ'_k(j)`), and the first `t + 1` combine into an `e`-th root of
+/// `w`, as a signature would. A failure is a fault at some party.
+fn check_verification_values(
+    ring: &Ring,
+    e: u32,
+    n: usize,
+    t: usize,
+    verification: &[BoxedUint],
+    w: &BoxedUint,
+) -> Result<(), Error> {
+    let params = ring.params();
+    let base: Vec<usize> = (0..=t).collect();
+    let delta = threshold::delta(n);
+    for j in t + 1..n {
+        let lambdas = threshold::lagrange_times_delta(&base, j + 1, n);
+        let terms: Vec<_> = verification.iter().zip(&lambdas).collect();
+        let predicted = threshold::multi_pow(params, &terms).ok_or(Error::KeyCheckFailed)?;
+        let actual = params.pow_vartime(&params.to_monty(&verification[j]), &delta);
+        if params.from_monty(&predicted) != params.from_monty(&actual) {
+            return Err(Error::InconsistentShares {
+                what: "the threshold shares of d",
+            });
+        }
+    }
+    let lambdas = threshold::lagrange_times_delta(&base, 0, n);
+    let terms: Vec<_> = verification.iter().zip(&lambdas).collect();
+    let w_m = params.to_monty(w);
+    let root = threshold::multi_pow(params, &terms)
+        .and_then(|power| threshold::root_from_power(params, &w_m, &power, e, n))
+        .ok_or(Error::KeyCheckFailed)?;
+    let e = BoxedUint::from_u64(u64::from(e), 1);
+    if params.from_monty(&params.pow_vartime(&root, &e)) != *w {
+        return Err(Error::KeyCheckFailed);
+    }
+    Ok(())
 }

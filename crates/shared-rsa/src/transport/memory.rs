@@ -81,7 +81,7 @@ impl Transport for MemoryTransport {
             .ok_or(Error::InvalidInput("no such party"))?;
         // The receiver's departure shows in our mailbox.
         if self.mailboxes[self.index].is_closed(to) {
-            return Err(Error::Disconnected { party: to + 1 });
+            return Err(self.mailboxes[self.index].gone(to, Duration::ZERO));
         }
         // Counted as a TCP frame would be (channel and length), unencrypted.
         self.sent
@@ -104,6 +104,19 @@ impl Transport for MemoryTransport {
     fn abort(&self) {
         self.mailboxes[self.index].abort();
         self.leave();
+    }
+
+    fn abort_because(&self, cause: &Error) {
+        if let Some(blame) = super::Blame::of(cause)
+            && !self.gone.load(Ordering::SeqCst)
+        {
+            for (j, mailbox) in self.mailboxes.iter().enumerate() {
+                if j != self.index {
+                    mailbox.deliver(self.index, super::CONTROL_CHANNEL, blame.encode());
+                }
+            }
+        }
+        self.abort();
     }
 }
 

@@ -1,7 +1,7 @@
 //! How parties talk: the [`Transport`] trait, with [`MemoryNetwork`]
 //! (in-process channels, for tests and single-process demos) and
-//! [`TcpTransport`] (TCP with a mutually authenticated pre-shared-key
-//! channel, for parties on separate machines).
+//! [`TlsTransport`] (mutual TLS 1.3 over TCP, for parties on separate
+//! machines).
 //!
 //! A transport carries byte messages between numbered parties on numbered
 //! *channels*: each key-generation thread ("lane") has its own channel, so
@@ -15,10 +15,13 @@ use std::time::{Duration, Instant};
 use crate::Error;
 
 mod memory;
-mod tcp;
+mod tls;
 
 pub use memory::{MemoryNetwork, MemoryTransport};
-pub use tcp::{Peer, TcpConfig, TcpTransport};
+pub use tls::{
+    MAX_FRAME, MAX_PENDING_HANDSHAKES, MAX_QUEUED, TlsConfig, TlsPeer, TlsTransport, fingerprint,
+    party_name,
+};
 
 /// A connection of one party to all the others.
 ///
@@ -48,6 +51,76 @@ pub trait Transport: Send + Sync {
     /// Stops this party: pending and later receives fail with
     /// [`Error::Aborted`], and the peers see a disconnection.
     fn abort(&self);
+
+    /// Stops this party because of `cause`: when the error names a peer
+    /// (one that disconnected, went silent or sent garbage), the others
+    /// are told first, so that every party names the one that failed
+    /// rather than the one that stopped first (see [`Blame`]).
+    fn abort_because(&self, cause: &Error) {
+        let _ = cause;
+        self.abort();
+    }
+}
+
+/// The channel of [`Blame`] notices (lanes use `1..=64`, setup `0`,
+/// signing `u16::MAX`).
+pub(crate) const CONTROL_CHANNEL: u16 = u16::MAX - 1;
+
+/// Which peer a party blames as it stops, sent to the others on
+/// [`CONTROL_CHANNEL`] just before its connections close: `kind (1:
+/// disconnected, 2: silent, 3: malformed) ‖ party (u16, 1-based)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Blame {
+    kind: u8,
+    /// 0-based.
+    party: usize,
+}
+
+impl Blame {
+    pub(crate) fn of(cause: &Error) -> Option<Self> {
+        let (kind, party) = match cause {
+            Error::Disconnected { party } => (1, *party),
+            Error::Timeout { party, .. } => (2, *party),
+            Error::Malformed { party, .. } => (3, *party),
+            _ => return None,
+        };
+        Some(Self {
+            kind,
+            party: party.checked_sub(1)?,
+        })
+    }
+
+    pub(crate) fn encode(self) -> Vec<u8> {
+        let mut m = vec![self.kind];
+        m.extend_from_slice(&(self.party as u16 + 1).to_be_bytes());
+        m
+    }
+
+    fn decode(bytes: &[u8], parties: usize) -> Option<Self> {
+        match bytes {
+            [kind @ 1..=3, hi, lo] => {
+                let party = usize::from(u16::from_be_bytes([*hi, *lo])).checked_sub(1)?;
+                (party < parties).then_some(Self { kind: *kind, party })
+            }
+            _ => None,
+        }
+    }
+
+    /// What a party that stopped because of this means to us.
+    fn error(self, timeout: Duration) -> Error {
+        let party = self.party + 1;
+        match self.kind {
+            1 => Error::Disconnected { party },
+            2 => Error::Timeout {
+                party,
+                after: timeout,
+            },
+            _ => Error::Malformed {
+                party,
+                what: "reported by another party, which stopped",
+            },
+        }
+    }
 }
 
 /// Incoming messages of one party, by sender and channel: what the
@@ -59,8 +132,14 @@ pub(crate) struct Mailbox {
 
 struct MailState {
     queues: HashMap<(usize, u16), VecDeque<Vec<u8>>>,
+    /// Bytes waiting from each peer.
+    queued: Vec<usize>,
     /// Peers that have gone (nothing more will arrive from them).
     closed: Vec<bool>,
+    /// Why a peer was cut off, if it broke the rules.
+    failed: Vec<Option<&'static str>>,
+    /// Whom a peer blamed as it stopped.
+    blamed: Vec<Option<Blame>>,
     aborted: bool,
 }
 
@@ -69,7 +148,10 @@ impl Mailbox {
         Self {
             state: Mutex::new(MailState {
                 queues: HashMap::new(),
+                queued: vec![0; parties],
                 closed: vec![false; parties],
+                failed: vec![None; parties],
+                blamed: vec![None; parties],
                 aborted: false,
             }),
             arrived: Condvar::new(),
@@ -82,7 +164,37 @@ impl Mailbox {
     }
 
     pub(crate) fn deliver(&self, from: usize, channel: u16, payload: Vec<u8>) {
+        self.deliver_bounded(from, channel, payload, usize::MAX);
+    }
+
+    /// Queues a message unless `from` would then have more than `limit`
+    /// bytes waiting (`false`: the message is dropped).
+    pub(crate) fn deliver_bounded(
+        &self,
+        from: usize,
+        channel: u16,
+        payload: Vec<u8>,
+        limit: usize,
+    ) -> bool {
         let mut state = self.lock();
+        if channel == CONTROL_CHANNEL {
+            let parties = state.closed.len();
+            if let (Some(b), Some(slot)) =
+                (Blame::decode(&payload, parties), state.blamed.get_mut(from))
+            {
+                *slot = Some(b);
+            }
+            drop(state);
+            self.arrived.notify_all();
+            return true;
+        }
+        let Some(queued) = state.queued.get_mut(from) else {
+            return false;
+        };
+        if queued.saturating_add(payload.len()) > limit {
+            return false;
+        }
+        *queued += payload.len();
         state
             .queues
             .entry((from, channel))
@@ -90,6 +202,16 @@ impl Mailbox {
             .push_back(payload);
         drop(state);
         self.arrived.notify_all();
+        true
+    }
+
+    /// Cuts `from` off for breaking the rules: receives from it fail with
+    /// [`Error::Malformed`] saying `what`.
+    pub(crate) fn fail(&self, from: usize, what: &'static str) {
+        if let Some(f) = self.lock().failed.get_mut(from) {
+            *f = Some(what);
+        }
+        self.close(from);
     }
 
     /// Marks `from` as gone: once its queued messages are read, receives
@@ -110,6 +232,26 @@ impl Mailbox {
         self.lock().closed.get(from).copied().unwrap_or(true)
     }
 
+    /// The error for a peer that has gone: the party it blamed as it
+    /// stopped, if it said, else the peer itself (what a send to it, or a
+    /// receive with nothing left, reports).
+    pub(crate) fn gone(&self, from: usize, timeout: Duration) -> Error {
+        Self::gone_error(&self.lock(), from, timeout)
+    }
+
+    fn gone_error(state: &MailState, from: usize, timeout: Duration) -> Error {
+        if let Some(what) = state.failed.get(from).copied().flatten() {
+            return Error::Malformed {
+                party: from + 1,
+                what,
+            };
+        }
+        match state.blamed.get(from).copied().flatten() {
+            Some(b) => b.error(timeout),
+            None => Error::Disconnected { party: from + 1 },
+        }
+    }
+
     pub(crate) fn recv(
         &self,
         from: usize,
@@ -124,15 +266,22 @@ impl Mailbox {
             if state.aborted {
                 return Err(Error::Aborted);
             }
+            if let Some(what) = state.failed.get(from).copied().flatten() {
+                return Err(Error::Malformed {
+                    party: from + 1,
+                    what,
+                });
+            }
             if let Some(msg) = state
                 .queues
                 .get_mut(&(from, channel))
                 .and_then(VecDeque::pop_front)
             {
+                state.queued[from] -= msg.len();
                 return Ok(msg);
             }
             if state.closed.get(from).copied().unwrap_or(true) {
-                return Err(Error::Disconnected { party: from + 1 });
+                return Err(Self::gone_error(&state, from, timeout));
             }
             let now = Instant::now();
             if now >= deadline {

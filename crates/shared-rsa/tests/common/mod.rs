@@ -115,8 +115,17 @@ pub fn check_key(outputs: &[KeyGenOutput], bits: u32) -> (BigUint, BigUint, BigU
     assert!(is_probable_prime(&q), "q is prime");
     assert_ne!(p, q);
     let phi = (&p - 1u32) * (&q - 1u32);
-    let d: BigUint = outputs.iter().map(|o| d_share(&o.share)).sum::<BigUint>()
-        + BigUint::from(public.correction());
+    // d from the first t + 1 shares, and again from the last t + 1.
+    let t = public.threshold();
+    let n_parties = outputs.len();
+    let first: Vec<usize> = (0..=t).collect();
+    let last: Vec<usize> = (n_parties - t - 1..n_parties).collect();
+    let d = d_from_shares(outputs, &first);
+    assert_eq!(
+        d,
+        d_from_shares(outputs, &last),
+        "every t + 1 shares give one d"
+    );
     let e = BigUint::from(public.e());
     assert_eq!((&e * &d) % &phi, BigUint::one(), "e d = 1 mod φ(N)");
     // And d is the canonical inverse (below φ), as a single key would hold.
@@ -125,7 +134,30 @@ pub fn check_key(outputs: &[KeyGenOutput], bits: u32) -> (BigUint, BigUint, BigU
     (p, q, d)
 }
 
-/// A party's share `d_i`, read back from its DER encoding (the share is
+/// `d` from the shares `f(j)` of the parties in `set` (0-based, `t + 1` of
+/// them), by Lagrange interpolation over the rationals with num-bigint:
+/// `f(0) = n!·d`.
+pub fn d_from_shares(outputs: &[KeyGenOutput], set: &[usize]) -> BigUint {
+    let n = outputs.len() as u64;
+    let x = |j: usize| BigInt::from(j as u64 + 1);
+    // f(0) = Σ f(j) Π_{k≠j} x_k / (x_k − x_j), summed as one fraction.
+    let (mut num, mut den) = (BigInt::zero(), BigInt::one());
+    for &j in set {
+        let (mut a, mut b) = (BigInt::from(d_share(&outputs[j].share)), BigInt::one());
+        for &k in set.iter().filter(|&&k| k != j) {
+            a *= x(k);
+            b *= x(k) - x(j);
+        }
+        num = num * &b + a * &den;
+        den *= b;
+    }
+    let delta: BigInt = (1..=n).map(BigInt::from).product();
+    let (d, rem) = num.div_rem(&(den * delta));
+    assert!(rem.is_zero(), "f(0) is a multiple of n!");
+    d.to_biguint().expect("d is positive")
+}
+
+/// A party's share `f(j)`, read back from its DER encoding (the share is
 /// not exposed by the API; the file format is public).
 pub fn d_share(share: &SharedKeyShare) -> BigUint {
     let der = share.to_der().unwrap();
