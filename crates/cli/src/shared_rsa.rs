@@ -40,7 +40,8 @@ pub enum SharedRsaCommand {
         /// largest; at least 1, and parties >= 2·threshold + 1).
         #[arg(long)]
         threshold: Option<usize>,
-        /// The host every party listens on (each on a port of its own).
+        /// The host every party listens on (each on a port of its own), or
+        /// one host per party, comma-separated, in party order.
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
         /// Party i listens on port base-port + i.
@@ -145,9 +146,10 @@ pub struct Tuning {
     /// Lanes (threads) of candidates per party.
     #[arg(long, default_value_t = 2)]
     threads: usize,
-    /// Candidates per lane per round trip.
-    #[arg(long, default_value_t = 8)]
-    batch: usize,
+    /// Candidates per lane per round trip (default: chosen by party 1 from
+    /// the measured round trip, 32 on loopback).
+    #[arg(long)]
+    batch: Option<usize>,
     /// Distributed sieving bound (default: the largest that fits).
     #[arg(long)]
     sieve_bound: Option<u32>,
@@ -552,7 +554,9 @@ fn demo(
          sieving {}, multithreading {}, load balancing {}, parallel trial division {}",
         config.public_exponent,
         config.threads,
-        config.batch,
+        config
+            .batch
+            .map_or("from the round trip".to_string(), |b| b.to_string()),
         on_off(imp.distributed_sieving),
         on_off(imp.multithreading),
         on_off(imp.load_balancing),
@@ -578,10 +582,11 @@ fn demo(
         let bytes: Vec<u64> = r.outputs.iter().map(|o| o.stats.bytes_sent).collect();
         let mean_bytes = bytes.iter().sum::<u64>() as f64 / n as f64;
         outln!(
-            "run {run}: {:.2} s, {} rounds, {} candidates ({:.3} ms each), {} passed trial \
-             division, {} biprimality tests ({} to the end), sent per party {} (mean {:.2} MB)",
+            "run {run}: {:.2} s, {} rounds (batch {}), {} candidates ({:.3} ms each), {} passed \
+             trial division, {} biprimality tests ({} to the end), sent per party {} (mean {:.2} MB)",
             r.keygen_time.as_secs_f64(),
             s.rounds,
+            s.batch,
             s.candidates,
             r.keygen_time.as_secs_f64() * 1e3 / s.candidates.max(1) as f64,
             s.trial_division_survivors,
@@ -706,11 +711,20 @@ fn init(args: &InitArgs) -> Result<(), String> {
             usize::from(args.base_port) + n
         ));
     }
-    let host = args.host.trim();
-    if host.is_empty() || host.contains(char::is_whitespace) {
-        return Err(format!("--host {:?}: a host name or address", args.host));
+    let hosts: Vec<&str> = args.host.split(',').map(str::trim).collect();
+    if hosts
+        .iter()
+        .any(|h| h.is_empty() || h.contains(char::is_whitespace))
+        || !(hosts.len() == 1 || hosts.len() == n)
+    {
+        return Err(format!(
+            "--host {:?}: a host name or address, or {n} of them comma-separated",
+            args.host
+        ));
     }
+    // Party i (1-based) listens on its host, port base-port + i.
     let address = |i: usize| {
+        let host = hosts[(i - 1) % hosts.len()];
         let port = usize::from(args.base_port) + i;
         if host.contains(':') {
             format!("[{host}]:{port}")
@@ -770,10 +784,11 @@ fn init(args: &InitArgs) -> Result<(), String> {
     outln!(
         "{n} parties (any {} sign) written to {}: party-<i>/party.toml, tls-cert.pem, ca.pem \
          (public) and tls-key.pem (secret, mode 0600); each party writes its share.pem \
-         (secret) and public.pem when it runs. Party i listens on {}.",
+         (secret) and public.pem when it runs. Party 1 listens on {}, party {n} on {}.",
         threshold + 1,
         args.out.display(),
-        address(0).replace(&format!(":{}", args.base_port), ":<base-port + i>")
+        address(1),
+        address(n)
     );
     Ok(())
 }

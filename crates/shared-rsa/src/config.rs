@@ -9,7 +9,8 @@
 //! threshold = 1                  # optional: any threshold + 1 parties sign ((n - 1)/2)
 //! public_exponent = 65537        # optional (65537)
 //! threads = 2                    # optional: lanes of candidates in flight
-//! batch = 8                      # optional: candidates per lane per round trip
+//! batch = 64                     # optional: candidates per lane per round trip
+//!                                #   (default: chosen from the measured round trip)
 //! sieve_bound = 700              # optional (largest that fits)
 //! trial_division_bound = 131072  # optional (tuned default)
 //! timeout_secs = 60              # optional: 1 to 86400
@@ -222,9 +223,7 @@ impl PartyConfig {
         if let Some(t) = file.threads {
             keygen.threads = t;
         }
-        if let Some(b) = file.batch {
-            keygen.batch = b;
-        }
+        keygen.batch = file.batch;
         keygen.sieve_bound = file.sieve_bound;
         keygen.trial_division_bound = file.trial_division_bound;
         keygen.timeout = timeout;

@@ -154,7 +154,7 @@ pub use error::Error;
 pub use key::{SharedKeyShare, SharedPublicKey};
 pub use keygen::{
     FactorShares, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, KeyGenProgressFn,
-    KeyGenStats, MAX_KEY_BITS, MIN_KEY_BITS, generate_key, generate_key_with_progress,
+    KeyGenStats, MAX_KEY_BITS, MIN_KEY_BITS, auto_batch, generate_key, generate_key_with_progress,
 };
 pub use numcrypt_rsa::HashAlg;
 pub use sign::{

@@ -143,7 +143,7 @@ fn each_improvement_switched_off() {
 fn several_lanes_and_batches() {
     let mut c = config(512);
     c.threads = 3;
-    c.batch = 5;
+    c.batch = Some(5);
     c.sieve_bound = Some(100);
     c.trial_division_bound = Some(3000);
     let outputs = generate(3, c, 20);

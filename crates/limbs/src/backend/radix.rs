@@ -75,6 +75,19 @@ impl Digits {
         }
     }
 
+    /// The digits of `m' = m·k0`, where `k0 = −m⁻¹ mod 2^bits`: a multiple
+    /// of `m` whose lowest digit is `2^bits − 1`, so that the Montgomery
+    /// quotient digit is the low digit itself, with no multiplication on
+    /// its chain (congruences modulo `m'` hold modulo `m`). `limbs` is
+    /// scratch of at least `n + 1` limbs, wiped after use.
+    pub(crate) fn split_multiple(self, ctx: &MontyCtx<'_>, limbs: &mut [Limb], d: &mut [u64]) {
+        let n = ctx.m.len();
+        let m_prime = &mut limbs[..n + 1];
+        m_prime[n] = kernels::mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & self.mask());
+        self.split(m_prime, d);
+        m_prime.zeroize();
+    }
+
     /// `x = Σ d_j·2^(bits·j) mod 2^(64·len)` for the digits `d_j` of `d`,
     /// returning the bits above (at most one limb's worth). A digit may
     /// exceed the radix (the AVX2 kernels leave them carried only partly):

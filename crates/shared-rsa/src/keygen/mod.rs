@@ -90,8 +90,12 @@ pub struct KeyGenConfig {
     pub trial_division_bound: Option<u32>,
     /// Lanes (threads) per party, each with its own candidates in flight.
     pub threads: usize,
-    /// Candidates per lane per round trip.
-    pub batch: usize,
+    /// Candidates per lane per round trip; `None` (the default): party 1
+    /// measures the round trip before the search and picks
+    /// [`auto_batch`] of it for everyone (32 on a LAN, up to 256 across
+    /// continents), so that waiting for the network does not dominate
+    /// (benches/RESULTS.md, "Shared RSA: scale and distance").
+    pub batch: Option<usize>,
     /// Which of the four improvements are on.
     pub improvements: Improvements,
     /// How long to wait for any one message before giving up on its sender.
@@ -109,7 +113,7 @@ pub struct KeyGenConfig {
 
 impl KeyGenConfig {
     /// Defaults for a key of `bits` bits: `e = 65537`, all improvements,
-    /// two lanes of 8 candidates, a 60 s timeout.
+    /// two lanes of 32 candidates, a 60 s timeout.
     pub fn new(bits: u32) -> Self {
         Self {
             bits,
@@ -118,7 +122,7 @@ impl KeyGenConfig {
             sieve_bound: None,
             trial_division_bound: None,
             threads: 2,
-            batch: 8,
+            batch: None,
             improvements: Improvements::ALL,
             timeout: Duration::from_secs(60),
             max_candidates: 10_000_000,
@@ -160,7 +164,8 @@ impl KeyGenConfig {
                 "threshold {t}: from 1 to {most} for {n} parties (n >= 2t + 1)"
             ));
         }
-        if self.threads == 0 || self.threads > 64 || self.batch == 0 || self.batch > 1024 {
+        if self.threads == 0 || self.threads > 64 || self.batch.is_some_and(|b| b == 0 || b > 1024)
+        {
             return bad("threads must be 1..=64 and batch 1..=1024".into());
         }
         if self.trial_division_bound.is_some_and(|b| b > 1 << 26) {
@@ -197,6 +202,8 @@ pub struct KeyGenStats {
     pub full_tests: u64,
     /// Bytes this party sent.
     pub bytes_sent: u64,
+    /// Candidates per lane per round trip (chosen by party 1 when not set).
+    pub batch: usize,
     /// Round trips: those of the first lane (the lanes run side by side,
     /// each with its own candidates), then those after the search (the
     /// shares of `d` and their checks), and the first comparison of
@@ -387,7 +394,12 @@ impl Setup {
             range,
             td,
             lanes: if multithreading { config.threads } else { 1 },
-            batch: if multithreading { config.batch } else { 1 },
+            // 0 until party 1 has measured the round trip (`auto_batch`).
+            batch: match (multithreading, config.batch) {
+                (false, _) => 1,
+                (true, Some(b)) => b,
+                (true, None) => 0,
+            },
             improvements: config.improvements,
             timeout: config.timeout,
             max_candidates: config.max_candidates,
@@ -462,6 +474,7 @@ impl<T: Transport + ?Sized> Shared<'_, T> {
             full_tests: self.full_tests.load(Ordering::Relaxed),
             bytes_sent: self.transport.bytes_sent() - bytes_before,
             rounds: self.rounds.load(Ordering::Relaxed),
+            batch: self.setup.batch,
             elapsed: start.elapsed(),
             sieve_bound: self.setup.sieve_bound,
             trial_division_bound: self.setup.td_bound,
@@ -581,7 +594,7 @@ where
     let bytes_before = transport.bytes_sent();
     let n = transport.party_count();
     let me = transport.index();
-    let setup = Setup::new(config, n, me)?;
+    let mut setup = Setup::new(config, n, me)?;
 
     // The parties compare parameters before anything secret is sent.
     let fingerprint = setup.fingerprint(config);
@@ -591,6 +604,12 @@ where
             return Err(Error::ConfigMismatch { party: j + 1 });
         }
     }
+    let mut rounds = 1;
+    if setup.batch == 0 {
+        setup.batch = agree_on_batch(transport, &setup)?;
+        rounds += 2;
+    }
+    let setup = setup;
 
     let shared = Shared {
         setup: &setup,
@@ -601,8 +620,8 @@ where
         survivors: AtomicU64::new(0),
         tests: AtomicU64::new(0),
         full_tests: AtomicU64::new(0),
-        // The comparison of parameters above.
-        rounds: AtomicU64::new(1),
+        // The comparison of parameters (and the batch) above.
+        rounds: AtomicU64::new(rounds),
     };
     let seeds: Vec<[u8; 32]> = (0..setup.lanes)
         .map(|_| {
@@ -689,6 +708,46 @@ where
         stats,
         factor_shares,
     })
+}
+
+/// The batch for a measured round trip: 32 candidates per lane, and 32
+/// more per 10 ms of round trip, up to 256. On loopback 32 measured level
+/// with 8 and 128 (the candidates in flight when the biprime is found are
+/// wasted work); with 50 ms of round trip 128 took a third of 32's time a
+/// candidate (benches/RESULTS.md).
+pub fn auto_batch(round_trip: Duration) -> usize {
+    let steps = round_trip.as_millis().div_ceil(10) as usize;
+    (32 * steps.max(1)).min(256)
+}
+
+/// Party 1 measures the round trip to the slowest party and tells everyone
+/// the batch it gives (two messages each way).
+fn agree_on_batch<T: Transport + ?Sized>(transport: &T, setup: &Setup) -> Result<usize, Error> {
+    if setup.me == 0 {
+        let start = Instant::now();
+        exchange_all(transport, setup, 0, b"ping".to_vec())?;
+        let batch = auto_batch(start.elapsed());
+        for j in 1..setup.n {
+            transport.send(j, 0, (batch as u32).to_be_bytes().to_vec())?;
+        }
+        return Ok(batch);
+    }
+    let ping = transport.recv(0, 0, setup.timeout)?;
+    if ping != b"ping" {
+        return Err(Error::Malformed {
+            party: 1,
+            what: "round-trip probe",
+        });
+    }
+    transport.send(0, 0, b"pong".to_vec())?;
+    let msg = transport.recv(0, 0, setup.timeout)?;
+    match <[u8; 4]>::try_from(msg.as_slice()).map(u32::from_be_bytes) {
+        Ok(b @ 1..=1024) => Ok(b as usize),
+        _ => Err(Error::Malformed {
+            party: 1,
+            what: "batch size",
+        }),
+    }
 }
 
 /// Sends `msg` to every other party on `channel` and returns what each sent

@@ -40,7 +40,6 @@ use crate::Limb;
 use crate::backend::radix::{
     Aligned, DigitLayout, Digits, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
 };
-use crate::kernels;
 use crate::montmul::{ExpTask, MontMul, MontyCtx};
 
 #[path = "gen/amm.rs"]
@@ -248,18 +247,13 @@ fn run_sized<const V: usize, const K: usize>(
         digits,
     };
     for (k, ctx) in ctxs.iter().enumerate() {
-        // m' = m·k0, k0 = −m⁻¹ mod 2^28, so that m' ≡ −1 mod 2^28.
-        let n = ctx.m.len();
         let limbs = scratch
             .0
             .as_flattened_mut()
             .as_flattened_mut()
             .as_flattened_mut();
-        let m_prime = &mut limbs[..n + 1];
-        m_prime[n] = kernels::mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & MASK28);
         let m_digits = arith.m.0[k].as_flattened_mut();
-        radix.split(m_prime, m_digits);
-        m_prime.zeroize();
+        radix.split_multiple(ctx, limbs, m_digits);
         // Digit 1 is vector 1, lane 0.
         arith.consts.0[k] = [
             [m_digits[LANES] + 1, 0, 0, 0],

@@ -29,7 +29,6 @@ use core::arch::x86_64::*;
 use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
 use crate::Limb;
 use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
-use crate::kernels;
 use crate::montmul::{ExpTask, MontMul, MontyCtx};
 
 /// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
@@ -104,16 +103,12 @@ fn run_sized<const V: usize, const K: usize>(
         digits,
     };
     for (k, ctx) in ctxs.iter().enumerate() {
-        // m' = m·k0, k0 = −m⁻¹ mod 2^52, so that m' ≡ −1 mod 2^52.
-        let n = ctx.m.len();
         let limbs = scratch
             .0
             .as_flattened_mut()
             .as_flattened_mut()
             .as_flattened_mut();
-        let m_prime = &mut limbs[..n + 1];
-        m_prime[n] = kernels::mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & MASK52);
-        radix(DigitLayout::Contiguous).split(m_prime, arith.m[k].as_flattened_mut());
+        radix(DigitLayout::Contiguous).split_multiple(ctx, limbs, arith.m[k].as_flattened_mut());
     }
     let [factor, one, x, y] = &mut elems.0;
     exponentiate(
