@@ -55,7 +55,8 @@ pub trait Transport: Send + Sync {
     /// Stops this party because of `cause`: when the error names a peer
     /// (one that disconnected, went silent or sent garbage), the others
     /// are told first, so that every party names the one that failed
-    /// rather than the one that stopped first (see [`Blame`]).
+    /// rather than the one that stopped first (a blame notice on a control
+    /// channel of its own).
     fn abort_because(&self, cause: &Error) {
         let _ = cause;
         self.abort();
