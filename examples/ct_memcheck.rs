@@ -17,7 +17,9 @@ use std::process::ExitCode;
 use numcrypt::dsa::sha2::Sha256;
 use numcrypt::elgamal::NamedGroup;
 use numcrypt::limbs::rand_core::{TryCryptoRng, TryRng};
-use numcrypt::limbs::{BoxedUint, MontyParams, U256, U512, U1024, Unsigned, backend, ct_audit};
+use numcrypt::limbs::{
+    BoxedUint, MontyParams, PowMod, U256, U512, U1024, Unsigned, backend, ct_audit,
+};
 use numcrypt::prime::{
     generate_prime, generate_prime_parallel, generate_safe_prime, generate_strong_prime, is_prime,
 };

@@ -15,8 +15,6 @@
 
 use subtle::Choice;
 
-use crate::{MontyForm, Unsigned};
-
 #[cfg(feature = "ct-audit")]
 use crate::backend::valgrind::{Request, client_request};
 
@@ -54,10 +52,17 @@ pub fn declassified<T: Copy>(mut value: T) -> T {
     value
 }
 
+/// A value that keeps its limbs where [`declassify`] cannot reach them
+/// through its own bytes (a Montgomery form of a heap-allocated integer).
+pub trait Declassify {
+    /// [`declassify`] on every limb of the value.
+    fn declassify(&mut self);
+}
+
 /// [`declassify`] for a Montgomery form (its limbs).
 #[inline(always)]
-pub fn declassify_monty<U: Unsigned>(value: &mut MontyForm<U>) {
-    declassify(value.0.as_mut());
+pub fn declassify_monty<T: Declassify>(value: &mut T) {
+    value.declassify();
 }
 
 /// A verdict derived from secrets, made public to be branched on: for checks

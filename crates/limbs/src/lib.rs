@@ -43,29 +43,22 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-mod algorithms;
 #[allow(unsafe_code)]
 pub mod backend;
-#[cfg(feature = "alloc")]
-mod boxed;
-mod ct;
 pub mod ct_audit;
 mod error;
 pub mod fixed;
+mod int;
 pub mod kernels;
-mod montmul;
 mod monty;
-#[cfg(feature = "rand_core")]
-mod random;
-mod uint;
-mod unsigned;
+mod ops;
 
-#[cfg(feature = "alloc")]
-pub use boxed::BoxedUint;
 pub use error::Error;
-pub use monty::{MontyForm, MontyParams};
-pub use uint::*;
-pub use unsigned::Unsigned;
+#[cfg(feature = "alloc")]
+pub use int::boxed::BoxedUint;
+pub use int::uint::*;
+pub use int::unsigned::Unsigned;
+pub use monty::{MontyForm, MontyParams, PowMod};
 
 /// A machine word of a multi-precision integer, least significant first.
 pub type Limb = u64;

@@ -4,11 +4,13 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
-use crate::algorithms::pow::{self, POW_SCRATCH_MULTIPLE};
-use crate::algorithms::{div, modular};
 use crate::backend::{Exponentiation, selection};
-use crate::montmul::MontyCtx;
-use crate::{Error, Limb, Unsigned, kernels};
+use crate::ct_audit::{self, Declassify};
+use crate::int::unsigned::Unsigned;
+use crate::ops::montmul::MontyCtx;
+use crate::ops::pow::{self, POW_SCRATCH_MULTIPLE};
+use crate::ops::{ct, div, modular};
+use crate::{Error, Limb, kernels};
 
 /// Precomputed constants for arithmetic modulo an odd `m > 1` in Montgomery
 /// form (`x` is held as `x·R mod m`, `R = 2^width`).
@@ -45,7 +47,7 @@ impl<U: Unsigned> MontyForm<U> {
     /// `self = other` when `choice` is set, in constant time (both made by
     /// the same parameters, so of the same width).
     pub fn conditional_assign(&mut self, other: &Self, choice: Choice) {
-        crate::ct::assign_if(self.0.as_mut(), other.0.as_ref(), choice);
+        ct::assign_if(self.0.as_mut(), other.0.as_ref(), choice);
     }
 }
 
@@ -58,6 +60,12 @@ impl<U: Unsigned> ConstantTimeEq for MontyForm<U> {
 impl<U: Unsigned + Copy + ConditionallySelectable> ConditionallySelectable for MontyForm<U> {
     fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
         MontyForm(U::conditional_select(&a.0, &b.0, choice))
+    }
+}
+
+impl<U: Unsigned> Declassify for MontyForm<U> {
+    fn declassify(&mut self) {
+        ct_audit::declassify(self.0.as_mut());
     }
 }
 
@@ -95,7 +103,7 @@ impl<U: Unsigned> MontyParams<U> {
     /// Errors: [`Error::DivisionByZero`] for 0, [`Error::ModulusTooSmall`]
     /// for 1, [`Error::EvenModulus`] for an even modulus.
     pub fn new(modulus: U) -> Result<Self, Error> {
-        use crate::ct_audit::declassify_choice as public;
+        use ct_audit::declassify_choice as public;
         if public(modulus.is_zero()) {
             return Err(Error::DivisionByZero);
         }
@@ -354,7 +362,6 @@ impl<U: Unsigned> MontyParams<U> {
         other_exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> (MontyForm<U>, MontyForm<U>) {
-        #[cfg(target_arch = "x86_64")]
         if backend != Exponentiation::LimbKernels {
             // Bits past an exponent's end read as zero: clamp to the wider.
             let width = exp.as_ref().len().max(other_exp.as_ref().len()) as u32 * Limb::BITS;
@@ -370,7 +377,6 @@ impl<U: Unsigned> MontyParams<U> {
             );
             return (MontyForm(out), MontyForm(other_out));
         }
-        let _ = backend;
         let limbs = Exponentiation::LimbKernels;
         (
             self.pow_ct_on(limbs, base, exp, exp_bits),
@@ -424,7 +430,6 @@ impl<U: Unsigned> MontyParams<U> {
         exp: &impl AsRef<[Limb]>,
     ) -> (MontyForm<U>, MontyForm<U>) {
         let n = self.modulus.nlimbs();
-        #[cfg(target_arch = "x86_64")]
         if other.modulus.nlimbs() == n {
             let backend = selection().exponentiation(n, 2);
             if backend != Exponentiation::LimbKernels {
@@ -440,7 +445,6 @@ impl<U: Unsigned> MontyParams<U> {
                 return (MontyForm(out), MontyForm(other_out));
             }
         }
-        let _ = n;
         (
             self.pow_vartime(base, exp),
             other.pow_vartime(other_base, exp),
@@ -466,3 +470,19 @@ impl<U: Unsigned> MontyParams<U> {
         MontyForm(out)
     }
 }
+
+/// Modular exponentiation as a method of the integer types: for a one-off
+/// `self^exp mod m`; keep a [`MontyParams`] for several with one modulus.
+pub trait PowMod: Unsigned {
+    /// `self^exp mod m` in constant time for an odd `m > 1` (Montgomery
+    /// fixed-window exponentiation over the full width of `exp`).
+    ///
+    /// Errors as [`MontyParams::new`] for the modulus.
+    fn pow_mod(&self, exp: &Self, m: &Self) -> Result<Self, Error> {
+        let params = MontyParams::new(m.clone())?;
+        let base = params.to_monty(self);
+        Ok(params.from_monty(&params.pow(&base, exp)))
+    }
+}
+
+impl<U: Unsigned> PowMod for U {}

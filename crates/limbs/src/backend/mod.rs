@@ -33,6 +33,22 @@
 use core::fmt;
 use core::sync::atomic::{AtomicU32, Ordering};
 
+use crate::Limb;
+use crate::ops::montmul::{ExpTask, MontyCtx};
+
+pub use cpu::Cpu;
+
+/// The slice-kernel backends of this architecture, by name: tests and
+/// benches force a path with them ([`kernels`](crate::kernels) re-exports
+/// them).
+pub mod slice_kernels {
+    #[cfg(target_arch = "aarch64")]
+    pub use super::aarch64::Aarch64;
+    pub use super::portable::Portable;
+    #[cfg(target_arch = "x86_64")]
+    pub use super::x86_64_adx::Adx;
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod radix;
 #[cfg(target_arch = "x86_64")]
@@ -45,28 +61,11 @@ pub(crate) mod x86_64_ifma;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
 
+pub(crate) mod barrier;
+pub(crate) mod cpu;
+pub(crate) mod portable;
 #[cfg(feature = "ct-audit")]
 pub(crate) mod valgrind;
-
-/// `x`, hidden from the optimiser: it can no longer see that a mask is 0 or
-/// all ones and branch on it, as it did in the table lookup and the
-/// conditional additions (memcheck's audit found both). An empty assembly
-/// block with the value in a register: no instruction, unlike
-/// `core::hint::black_box`, which goes through memory.
-#[inline(always)]
-pub(crate) fn value_barrier(mut x: crate::Limb) -> crate::Limb {
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    // SAFETY: an empty block; it reads and writes only the register that
-    // holds `x`, and touches no memory, stack or flags.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags));
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    {
-        x = core::hint::black_box(x);
-    }
-    x
-}
 
 /// The slice kernels (and the field kernels built on them) that run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,7 +137,7 @@ macro_rules! dispatch {
         #[cfg(target_arch = "aarch64")]
         let $k = $crate::backend::aarch64::Aarch64::new();
         #[cfg(not(target_arch = "aarch64"))]
-        let $k = $crate::kernels::Portable;
+        let $k = $crate::backend::portable::Portable;
         $body
     }};
 }
@@ -155,8 +154,17 @@ pub(crate) fn adx() -> Option<x86_64_adx::Adx> {
 }
 
 #[cfg(target_arch = "x86_64")]
+fn ifma_variant(e: Exponentiation) -> Option<x86_64_ifma::Variant> {
+    match e {
+        Exponentiation::Ifma256 => Some(x86_64_ifma::Variant::Ymm),
+        Exponentiation::Ifma512 => Some(x86_64_ifma::Variant::Zmm),
+        Exponentiation::LimbKernels | Exponentiation::Avx2 => None,
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
 fn ifma_takes(e: Exponentiation, nlimbs: usize, interleave: usize) -> bool {
-    x86_64_ifma::takes(e, nlimbs, interleave)
+    ifma_variant(e).is_some_and(|v| x86_64_ifma::takes(v, nlimbs, interleave))
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -178,22 +186,45 @@ fn avx2_takes(_: usize) -> bool {
 /// in a radix of their own, which must take the size: see
 /// [`Exponentiation::available`]) for the `K` moduli of `ctxs`, converting
 /// in and out (see [`radix`]). Returns `false`, having done nothing, if it
-/// cannot.
-#[cfg(target_arch = "x86_64")]
+/// cannot (always, for [`Exponentiation::LimbKernels`]). The conversions
+/// run on the slice kernels [`selection`] chose.
 pub(crate) fn run_exponentiation<const K: usize>(
     backend: Exponentiation,
-    outs: [&mut [crate::Limb]; K],
-    bases: [&[crate::Limb]; K],
-    ctxs: [&crate::montmul::MontyCtx<'_>; K],
-    f: &mut crate::montmul::ExpTask<'_>,
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
+    f: &mut ExpTask<'_>,
 ) -> bool {
-    match backend {
-        Exponentiation::Ifma256 | Exponentiation::Ifma512 => {
-            x86_64_ifma::run(backend, outs, bases, ctxs, f)
-        }
-        Exponentiation::Avx2 => x86_64_avx2::run(outs, bases, ctxs, f),
-        Exponentiation::LimbKernels => false,
+    if backend == Exponentiation::LimbKernels {
+        return false;
     }
+    run_vector_exponentiation(backend, outs, bases, ctxs, f)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn run_vector_exponentiation<const K: usize>(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
+    f: &mut ExpTask<'_>,
+) -> bool {
+    dispatch!(k => match (backend, ifma_variant(backend)) {
+        (_, Some(variant)) => x86_64_ifma::run(&k, variant, outs, bases, ctxs, f),
+        (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, outs, bases, ctxs, f),
+        _ => false,
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn run_vector_exponentiation<const K: usize>(
+    _: Exponentiation,
+    _: [&mut [Limb]; K],
+    _: [&[Limb]; K],
+    _: [&MontyCtx<'_>; K],
+    _: &mut ExpTask<'_>,
+) -> bool {
+    false
 }
 
 /// What `NUMCRYPT_DISABLE` turned off.
@@ -333,95 +364,6 @@ impl fmt::Display for Selection {
 impl fmt::Debug for Selection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
-    }
-}
-
-/// The CPU's identity as CPUID reports it (x86_64; elsewhere only the
-/// architecture is known).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Cpu {
-    vendor: [u8; 12],
-    family: u32,
-    model: u32,
-    brand: [u8; 48],
-}
-
-impl Cpu {
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    pub(crate) const fn from_parts(
-        vendor: [u8; 12],
-        family: u32,
-        model: u32,
-        brand: [u8; 48],
-    ) -> Self {
-        Self {
-            vendor,
-            family,
-            model,
-            brand,
-        }
-    }
-
-    /// This CPU.
-    pub fn current() -> Self {
-        #[cfg(target_arch = "x86_64")]
-        return x86_64_adx::cpu_identity();
-        #[allow(unreachable_code)]
-        Self {
-            vendor: [0; 12],
-            family: 0,
-            model: 0,
-            brand: [0; 48],
-        }
-    }
-
-    /// The vendor string (`AuthenticAMD`, `GenuineIntel`), empty if unknown.
-    pub fn vendor(&self) -> &str {
-        trimmed(&self.vendor)
-    }
-
-    /// The display family (base plus extended family).
-    pub fn family(&self) -> u32 {
-        self.family
-    }
-
-    /// The display model (with the extended model bits).
-    pub fn model(&self) -> u32 {
-        self.model
-    }
-
-    /// The brand string, as `/proc/cpuinfo`'s `model name`.
-    pub fn name(&self) -> &str {
-        trimmed(&self.brand)
-    }
-}
-
-const ARCH: &str = if cfg!(target_arch = "x86_64") {
-    "x86_64"
-} else if cfg!(target_arch = "aarch64") {
-    "aarch64"
-} else {
-    "unknown architecture"
-};
-
-fn trimmed(bytes: &[u8]) -> &str {
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    core::str::from_utf8(&bytes[..end]).unwrap_or("").trim()
-}
-
-impl fmt::Display for Cpu {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.vendor().is_empty() {
-            return write!(f, "CPU: {ARCH}");
-        }
-        write!(
-            f,
-            "CPU: {} family {:#x} model {:#x} ({})",
-            self.vendor(),
-            self.family,
-            self.model,
-            self.name()
-        )
     }
 }
 

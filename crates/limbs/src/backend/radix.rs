@@ -13,8 +13,7 @@
 use zeroize::Zeroize;
 
 use crate::Limb;
-use crate::kernels;
-use crate::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
 
 /// Largest window of these backends: a table of 32 entries, which keeps
 /// their stack below about 40 KiB at the largest sizes.
@@ -80,10 +79,16 @@ impl Digits {
     /// quotient digit is the low digit itself, with no multiplication on
     /// its chain (congruences modulo `m'` hold modulo `m`). `limbs` is
     /// scratch of at least `n + 1` limbs, wiped after use.
-    pub(crate) fn split_multiple(self, ctx: &MontyCtx<'_>, limbs: &mut [Limb], d: &mut [u64]) {
+    pub(crate) fn split_multiple(
+        self,
+        limbs: &dyn LimbMontgomery,
+        ctx: &MontyCtx<'_>,
+        words: &mut [Limb],
+        d: &mut [u64],
+    ) {
         let n = ctx.m.len();
-        let m_prime = &mut limbs[..n + 1];
-        m_prime[n] = kernels::mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & self.mask());
+        let m_prime = &mut words[..n + 1];
+        m_prime[n] = limbs.mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & self.mask());
         self.split(m_prime, d);
         m_prime.zeroize();
     }
@@ -129,10 +134,11 @@ impl Digits {
 /// moduli hold modulo `ctxs`' moduli: `arith` may work modulo a multiple).
 /// Converts the `bases` (limb Montgomery form) in, runs `f` on elements that
 /// hold all `K` values, and converts the results back into `outs`, fully
-/// reduced. `elems` are four spare elements, `scratch` holds
+/// reduced, with the limb Montgomery operations of `limbs`. `elems` are four spare elements, `scratch` holds
 /// [`SCRATCH_ELEMS`]; both are wiped before returning.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn exponentiate<const K: usize>(
+    limbs: &dyn LimbMontgomery,
     arith: &mut dyn MontMul,
     radix: Digits,
     digits: usize,
@@ -157,7 +163,7 @@ pub(crate) fn exponentiate<const K: usize>(
         let e = 2 * radix.bits as usize * digits - 128 * n;
         power.fill(0);
         power[e / 64] = 1 << (e % 64);
-        kernels::mont_mul(product, power, ctx.r2, ctx.m, ctx.m_inv, wide);
+        limbs.mont_mul(product, power, ctx.r2, ctx.m, ctx.m_inv, wide);
         radix.split(product, &mut factor[k * words..][..words]);
         scratch[..4 * n].zeroize();
         radix.split(ctx.one, &mut one[k * words..][..words]);
@@ -180,7 +186,7 @@ pub(crate) fn exponentiate<const K: usize>(
         wide.fill(0);
         let above = radix.join(&x[k * words..][..words], &mut wide[..n + 1]);
         debug_assert_eq!(above, 0);
-        kernels::mont_redc(out, wide, ctx.m, ctx.m_inv);
+        limbs.mont_redc(out, wide, ctx.m, ctx.m_inv);
     }
     scratch.zeroize();
     for e in [factor, one, x, y] {

@@ -40,7 +40,7 @@ use crate::Limb;
 use crate::backend::radix::{
     Aligned, DigitLayout, Digits, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
 };
-use crate::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
 
 #[path = "gen/amm.rs"]
 mod generated;
@@ -187,6 +187,7 @@ pub(crate) fn takes(n: usize) -> bool {
 /// Returns `false`, having done nothing, when the CPU lacks AVX2 or the
 /// size has no kernel (see [`takes`]).
 pub(crate) fn run<const K: usize>(
+    limbs: &dyn LimbMontgomery,
     outs: [&mut [Limb]; K],
     bases: [&[Limb]; K],
     ctxs: [&MontyCtx<'_>; K],
@@ -205,7 +206,7 @@ pub(crate) fn run<const K: usize>(
     macro_rules! sizes {
         ($($v:literal)*) => {
             match vectors {
-                $($v => run_sized::<$v, K>(avx2, kernel, digits, outs, bases, ctxs, f),)*
+                $($v => run_sized::<$v, K>(limbs, avx2, kernel, digits, outs, bases, ctxs, f),)*
                 _ => return false,
             }
         };
@@ -222,7 +223,9 @@ type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
 /// set.
 type Consts = [[u64; 4]; 4];
 
+#[allow(clippy::too_many_arguments)]
 fn run_sized<const V: usize, const K: usize>(
+    limbs: &dyn LimbMontgomery,
     avx2: Avx2,
     kernel: AmmKernel,
     digits: usize,
@@ -247,13 +250,13 @@ fn run_sized<const V: usize, const K: usize>(
         digits,
     };
     for (k, ctx) in ctxs.iter().enumerate() {
-        let limbs = scratch
+        let words = scratch
             .0
             .as_flattened_mut()
             .as_flattened_mut()
             .as_flattened_mut();
         let m_digits = arith.m.0[k].as_flattened_mut();
-        radix.split_multiple(ctx, limbs, m_digits);
+        radix.split_multiple(limbs, ctx, words, m_digits);
         // Digit 1 is vector 1, lane 0.
         arith.consts.0[k] = [
             [m_digits[LANES] + 1, 0, 0, 0],
@@ -264,6 +267,7 @@ fn run_sized<const V: usize, const K: usize>(
     }
     let [factor, one, x, y] = &mut elems.0;
     exponentiate(
+        limbs,
         &mut arith,
         radix,
         digits,

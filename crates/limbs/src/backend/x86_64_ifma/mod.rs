@@ -14,8 +14,9 @@
 //! whole exponentiations run here, converted in and out by
 //! [`super::radix`].
 //!
-//! Two kernel families, one a variant of [`Exponentiation`]:
-//! - `ymm` ([`Exponentiation::Ifma256`]): generated assembly on 256-bit
+//! Two kernel families ([`Variant`]), one a variant of
+//! [`Exponentiation`](crate::backend::Exponentiation) each:
+//! - `ymm` ([`Exponentiation::Ifma256`](crate::backend::Exponentiation::Ifma256)): generated assembly on 256-bit
 //!   registers, modulo `m` itself, the accumulation inside the IFMA
 //!   instructions (OpenSSL's schedule, with a scalar look-ahead for the
 //!   quotient digits), digits held strided (`radix::DigitLayout::Strided`) so
@@ -23,7 +24,7 @@
 //!   fewest instructions per digit, for cores whose IFMA throughput is the
 //!   limit, such as Zen 4, which runs a 512-bit operation as two 256-bit
 //!   halves.
-//! - `zmm` ([`Exponentiation::Ifma512`]): intrinsics on 512-bit registers,
+//! - `zmm` ([`Exponentiation::Ifma512`](crate::backend::Exponentiation::Ifma512)): intrinsics on 512-bit registers,
 //!   modulo `m·k0` so that no multiplication sits on the quotient's chain,
 //!   the products summed outside the accumulator: the shortest chains, for
 //!   cores with full-width units, such as Zen 5.
@@ -44,8 +45,7 @@ use core::arch::x86_64::*;
 
 use super::radix::{DigitLayout, Digits};
 use crate::Limb;
-use crate::backend::Exponentiation;
-use crate::montmul::{ExpTask, MontyCtx};
+use crate::ops::montmul::{ExpTask, LimbMontgomery, MontyCtx};
 
 mod ymm;
 mod zmm;
@@ -91,13 +91,21 @@ impl Ifma {
     }
 }
 
+/// The two kernel families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Variant {
+    /// 256-bit registers, generated assembly.
+    Ymm,
+    /// 512-bit registers, intrinsics.
+    Zmm,
+}
+
 /// Whether `variant` takes `interleave` exponentiations modulo `n`-limb
 /// moduli (whatever the CPU).
-pub(crate) fn takes(variant: Exponentiation, n: usize, interleave: usize) -> bool {
+pub(crate) fn takes(variant: Variant, n: usize, interleave: usize) -> bool {
     match variant {
-        Exponentiation::Ifma256 => ymm::takes(n, interleave),
-        Exponentiation::Ifma512 => zmm::takes(n, interleave),
-        Exponentiation::LimbKernels | Exponentiation::Avx2 => false,
+        Variant::Ymm => ymm::takes(n, interleave),
+        Variant::Zmm => zmm::takes(n, interleave),
     }
 }
 
@@ -105,10 +113,12 @@ pub(crate) fn takes(variant: Exponentiation, n: usize, interleave: usize) -> boo
 /// moduli of `ctxs` (of one limb count): converts the `bases` (limb
 /// Montgomery form) into the AMM domain, runs `f` there on elements that
 /// hold all `K` values, and converts the results back into `outs`, fully
-/// reduced. Returns `false`, having done nothing, when the CPU lacks IFMA or
-/// `variant` does not take the size (see [`takes`]).
+/// reduced (the conversions on `limbs`). Returns `false`, having done
+/// nothing, when the CPU lacks IFMA or `variant` does not take the size
+/// (see [`takes`]).
 pub(crate) fn run<const K: usize>(
-    variant: Exponentiation,
+    limbs: &dyn LimbMontgomery,
+    variant: Variant,
     outs: [&mut [Limb]; K],
     bases: [&[Limb]; K],
     ctxs: [&MontyCtx<'_>; K],
@@ -122,9 +132,8 @@ pub(crate) fn run<const K: usize>(
         return false;
     }
     match variant {
-        Exponentiation::Ifma256 => ymm::run(ifma, outs, bases, ctxs, f),
-        Exponentiation::Ifma512 => zmm::run(ifma, outs, bases, ctxs, f),
-        Exponentiation::LimbKernels | Exponentiation::Avx2 => false,
+        Variant::Ymm => ymm::run(limbs, ifma, outs, bases, ctxs, f),
+        Variant::Zmm => zmm::run(limbs, ifma, outs, bases, ctxs, f),
     }
 }
 

@@ -11,7 +11,7 @@
 use super::{Ifma, MASK52, radix};
 use crate::Limb;
 use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
-use crate::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
 
 #[path = "gen/ymm.rs"]
 mod generated;
@@ -51,6 +51,7 @@ pub(super) fn takes(n: usize, interleave: usize) -> bool {
 
 /// [`super::run`] on these kernels; `false` if they do not take the size.
 pub(super) fn run<const K: usize>(
+    limbs: &dyn LimbMontgomery,
     ifma: Ifma,
     outs: [&mut [Limb]; K],
     bases: [&[Limb]; K],
@@ -63,7 +64,7 @@ pub(super) fn run<const K: usize>(
     macro_rules! sizes {
         ($($v:literal)*) => {
             match vectors {
-                $($v => run_sized::<$v, K>(ifma, kernel, digits, outs, bases, ctxs, f),)*
+                $($v => run_sized::<$v, K>(limbs, ifma, kernel, digits, outs, bases, ctxs, f),)*
                 _ => return false,
             }
         };
@@ -75,7 +76,9 @@ pub(super) fn run<const K: usize>(
 /// `K` values of `V` vectors each: one AMM-domain element.
 type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
 
+#[allow(clippy::too_many_arguments)]
 fn run_sized<const V: usize, const K: usize>(
+    limbs: &dyn LimbMontgomery,
     ifma: Ifma,
     kernel: AmmKernel,
     digits: usize,
@@ -101,6 +104,7 @@ fn run_sized<const V: usize, const K: usize>(
     }
     let [factor, one, x, y] = &mut elems.0;
     exponentiate(
+        limbs,
         &mut arith,
         digits_of,
         digits,

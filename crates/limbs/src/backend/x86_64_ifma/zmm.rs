@@ -29,7 +29,7 @@ use core::arch::x86_64::*;
 use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
 use crate::Limb;
 use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
-use crate::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
 
 /// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
 /// which covers the CRT halves of RSA up to 13184 bits). Larger moduli use
@@ -62,6 +62,7 @@ pub(super) fn takes(n: usize, interleave: usize) -> bool {
 
 /// [`super::run`] on these kernels; `false` if they do not take the size.
 pub(super) fn run<const K: usize>(
+    limbs: &dyn LimbMontgomery,
     ifma: Ifma,
     outs: [&mut [Limb]; K],
     bases: [&[Limb]; K],
@@ -74,7 +75,7 @@ pub(super) fn run<const K: usize>(
     macro_rules! sizes {
         ($($v:literal)*) => {
             match vectors {
-                $($v => run_sized::<$v, K>(ifma, digits, outs, bases, ctxs, f),)*
+                $($v => run_sized::<$v, K>(limbs, ifma, digits, outs, bases, ctxs, f),)*
                 _ => return false,
             }
         };
@@ -87,6 +88,7 @@ pub(super) fn run<const K: usize>(
 type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
 
 fn run_sized<const V: usize, const K: usize>(
+    limbs: &dyn LimbMontgomery,
     ifma: Ifma,
     digits: usize,
     outs: [&mut [Limb]; K],
@@ -103,15 +105,21 @@ fn run_sized<const V: usize, const K: usize>(
         digits,
     };
     for (k, ctx) in ctxs.iter().enumerate() {
-        let limbs = scratch
+        let words = scratch
             .0
             .as_flattened_mut()
             .as_flattened_mut()
             .as_flattened_mut();
-        radix(DigitLayout::Contiguous).split_multiple(ctx, limbs, arith.m[k].as_flattened_mut());
+        radix(DigitLayout::Contiguous).split_multiple(
+            limbs,
+            ctx,
+            words,
+            arith.m[k].as_flattened_mut(),
+        );
     }
     let [factor, one, x, y] = &mut elems.0;
     exponentiate(
+        limbs,
         &mut arith,
         radix(DigitLayout::Contiguous),
         digits,

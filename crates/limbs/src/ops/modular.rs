@@ -2,7 +2,8 @@
 //! Inputs are below the modulus `m`; so are outputs.
 
 use crate::Limb;
-use crate::kernels::{add_assign, cnd_add_assign, mask_from_bit, sbb, sub_assign};
+use crate::ops::add::{add_assign, cnd_add_assign, sub_assign};
+use crate::ops::word::{mask_from_bit, sbb};
 
 /// `a = (a + b) mod m`.
 pub(crate) fn add_mod(a: &mut [Limb], b: &[Limb], m: &[Limb]) {

@@ -3,7 +3,7 @@
 use subtle::Choice;
 
 use crate::Limb;
-use crate::ct;
+use crate::ops::ct;
 
 /// `a <<= shift` in place, variable time in `shift` only (constant time in
 /// the value). Bits shifted past the top are lost; `shift >= 64 * len` clears `a`.

@@ -1,9 +1,10 @@
 //! Modular exponentiation on Montgomery-form limb slices.
 
-use crate::backend::{Exponentiation, dispatch};
-use crate::kernels::Kernels;
-use crate::montmul::{MAX_WINDOW, MontMul, MontyCtx};
-use crate::{Limb, ct};
+use crate::Limb;
+use crate::backend::{Exponentiation, dispatch, run_exponentiation};
+use crate::ops::ct;
+use crate::ops::kernels::Kernels;
+use crate::ops::montmul::{MAX_WINDOW, MontMul, MontyCtx};
 
 /// Scratch the exponentiations need, in multiples of the modulus' limb
 /// count: a table for any window up to [`MAX_WINDOW`], two temporaries and
@@ -132,20 +133,17 @@ pub(crate) fn pow_ct(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if backend != Exponentiation::LimbKernels {
-        crate::backend::run_exponentiation(
-            backend,
-            [out],
-            [base],
-            [ctx],
-            &mut |arith, out, base, one, scratch| {
-                pow_ct_with(arith, out, base, exp, exp_bits, one, scratch)
-            },
-        );
+    if run_exponentiation(
+        backend,
+        [&mut *out],
+        [base],
+        [ctx],
+        &mut |arith, out, base, one, scratch| {
+            pow_ct_with(arith, out, base, exp, exp_bits, one, scratch)
+        },
+    ) {
         return;
     }
-    let _ = backend;
     let n = ctx.m.len();
     let (wide, scratch) = scratch.split_at_mut(2 * n);
     dispatch!(k => {
@@ -206,7 +204,6 @@ fn pow_ct_with<A: MontMul + ?Sized, E: Windows + ?Sized>(
 /// `outs[k] = bases[k]^e_k` modulo `ctxs[k].m`, `e_k` the low `exp_bits`
 /// bits of `exps[k]`, every multiplication of the one interleaved with the
 /// other's.
-#[cfg(target_arch = "x86_64")]
 pub(crate) fn pow_ct_pair(
     backend: Exponentiation,
     outs: [&mut [Limb]; 2],
@@ -215,7 +212,7 @@ pub(crate) fn pow_ct_pair(
     exp_bits: u32,
     ctxs: [&MontyCtx<'_>; 2],
 ) {
-    crate::backend::run_exponentiation(
+    let ran = run_exponentiation(
         backend,
         outs,
         bases,
@@ -224,13 +221,13 @@ pub(crate) fn pow_ct_pair(
             pow_ct_with(arith, out, base, &exps, exp_bits, one, scratch)
         },
     );
+    assert!(ran, "the caller checked that the backend takes the pair");
 }
 
 /// Two variable-time exponentiations to the same public exponent, in
 /// lockstep on `backend` (an IFMA variant that takes the pair):
 /// `outs[k] = bases[k]^exp` modulo `ctxs[k].m`. The exponent alone steers
 /// the sliding window, so one pass serves both.
-#[cfg(target_arch = "x86_64")]
 pub(crate) fn pow_vartime_pair(
     backend: Exponentiation,
     outs: [&mut [Limb]; 2],
@@ -238,13 +235,14 @@ pub(crate) fn pow_vartime_pair(
     exp: &[Limb],
     ctxs: [&MontyCtx<'_>; 2],
 ) {
-    crate::backend::run_exponentiation(
+    let ran = run_exponentiation(
         backend,
         outs,
         bases,
         ctxs,
         &mut |arith, out, base, one, scratch| pow_vartime_with(arith, out, base, exp, one, scratch),
     );
+    assert!(ran, "the caller checked that the backend takes the pair");
 }
 
 /// Variable-time sliding-window exponentiation for public exponents, on
@@ -258,20 +256,15 @@ pub(crate) fn pow_vartime(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if backend != Exponentiation::LimbKernels {
-        crate::backend::run_exponentiation(
-            backend,
-            [out],
-            [base],
-            [ctx],
-            &mut |arith, out, base, one, scratch| {
-                pow_vartime_with(arith, out, base, exp, one, scratch)
-            },
-        );
+    if run_exponentiation(
+        backend,
+        [&mut *out],
+        [base],
+        [ctx],
+        &mut |arith, out, base, one, scratch| pow_vartime_with(arith, out, base, exp, one, scratch),
+    ) {
         return;
     }
-    let _ = backend;
     let n = ctx.m.len();
     let (wide, scratch) = scratch.split_at_mut(2 * n);
     dispatch!(k => {

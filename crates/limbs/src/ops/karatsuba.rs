@@ -1,4 +1,4 @@
-//! Karatsuba multiplication on top of a backend's schoolbook kernels,
+//! Karatsuba multiplication on top of a backend's schoolbook product,
 //! constant time (every branch depends on lengths only).
 //!
 //! With `a = a1·B + a0` and `b = b1·B + b0` (`B = 2^(64 h)`, `h = n / 2`):
@@ -8,7 +8,9 @@
 
 use zeroize::Zeroize;
 
-use super::{Kernels, Limb, adc, add_limb_assign, add_n, mask_from_bit, sub_n};
+use crate::Limb;
+use crate::ops::add::{add_assign, add_limb_assign, add_n, sub_n};
+use crate::ops::word::{adc, mask_from_bit};
 
 /// Products of equal-length operands of at least this many limbs (and an
 /// even count) split into Karatsuba halves; below it the schoolbook kernels
@@ -30,14 +32,20 @@ const fn scratch_limbs(n: usize) -> usize {
     4 * n
 }
 
-/// Whether [`Kernels::mul`] takes the Karatsuba path for `n`-limb operands.
+/// Whether `Kernels::mul` takes the Karatsuba path for `n`-limb operands.
 pub(super) const fn applies(n: usize) -> bool {
     n >= KARATSUBA_MIN_LIMBS && n <= KARATSUBA_MAX_LIMBS && n.is_multiple_of(2)
 }
 
-/// `r = a * b` for `a.len() == b.len()` with [`applies`] true.
-pub(super) fn mul<K: Kernels>(k: K, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
-    with_scratch(a.len(), |scratch| mul_rec(k, r, a, b, scratch));
+/// `r = a * b` for `a.len() == b.len()` with [`applies`] true, the
+/// products below the Karatsuba sizes by `basecase(r, a, b)`.
+pub(super) fn mul(
+    r: &mut [Limb],
+    a: &[Limb],
+    b: &[Limb],
+    basecase: &impl Fn(&mut [Limb], &[Limb], &[Limb]),
+) {
+    with_scratch(a.len(), |scratch| mul_rec(r, a, b, scratch, basecase));
 }
 
 /// Runs `f` with zeroed stack scratch for `n`-limb operands, wiped after
@@ -59,10 +67,16 @@ fn with_scratch(n: usize, f: impl FnOnce(&mut [Limb])) {
     }
 }
 
-fn mul_rec<K: Kernels>(k: K, r: &mut [Limb], a: &[Limb], b: &[Limb], scratch: &mut [Limb]) {
+fn mul_rec(
+    r: &mut [Limb],
+    a: &[Limb],
+    b: &[Limb],
+    scratch: &mut [Limb],
+    basecase: &impl Fn(&mut [Limb], &[Limb], &[Limb]),
+) {
     let n = a.len();
     if !applies(n) {
-        return k.mul_basecase(r, a, b);
+        return basecase(r, a, b);
     }
     let h = n / 2;
     let (a0, a1) = a.split_at(h);
@@ -73,9 +87,9 @@ fn mul_rec<K: Kernels>(k: K, r: &mut [Limb], a: &[Limb], b: &[Limb], scratch: &m
     // (a0 - a1)(b1 - b0) is negative when exactly one difference is.
     let negative = abs_diff(da, a0, a1) ^ abs_diff(db, b1, b0);
     let (z0, z2) = r.split_at_mut(n);
-    mul_rec(k, z0, a0, b0, rest);
-    mul_rec(k, z2, a1, b1, rest);
-    mul_rec(k, z1, da, db, rest);
+    mul_rec(z0, a0, b0, rest, basecase);
+    mul_rec(z2, a1, b1, rest, basecase);
+    mul_rec(z1, da, db, rest, basecase);
     add_middle(r, z1, negative, rest);
 }
 
@@ -105,7 +119,7 @@ fn add_middle(r: &mut [Limb], z1: &mut [Limb], negative: Limb, scratch: &mut [Li
         (*m, carry) = adc(*m, z ^ negative, carry);
     }
     let top = c0.wrapping_add(carry).wrapping_sub(negative & 1);
-    let c = super::add_assign(&mut r[h..h + n], mid);
+    let c = add_assign(&mut r[h..h + n], mid);
     // The full product fits in r, so the last carry is zero.
     add_limb_assign(&mut r[h + n..], top + c);
 }

@@ -1,7 +1,8 @@
 //! Division with remainder on limb slices.
 
 use crate::Limb;
-use crate::kernels::{add_assign, cnd_add_assign, mask_from_bit, sbb, sub_assign, submul_1};
+use crate::ops::add::{add_assign, cnd_add_assign, sub_assign};
+use crate::ops::word::{mac, mask_from_bit, sbb};
 
 /// Constant-time division: `r = a mod m` and, when `q` is given, `q = a / m`.
 ///
@@ -187,6 +188,22 @@ pub(crate) fn rem_limb_vartime(a: &[Limb], m: Limb) -> Limb {
         rem = ((rem << Limb::BITS) | x as u128) % m as u128;
     }
     rem as Limb
+}
+
+/// `r -= a * b` for a single limb `b`; returns the limb to subtract from the
+/// next position up (the "borrow limb"). `r.len() == a.len()`. Portable only:
+/// it serves the variable-time long division.
+#[inline]
+pub fn submul_1(r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
+    assert_eq!(r.len(), a.len());
+    let mut carry = 0;
+    for (ri, &ai) in r.iter_mut().zip(a) {
+        let (lo, hi) = mac(0, ai, b, carry);
+        let (d, borrow) = sbb(*ri, lo, 0);
+        *ri = d;
+        carry = hi + borrow;
+    }
+    carry
 }
 
 #[cfg(test)]

@@ -9,7 +9,9 @@ use subtle::{
 };
 use zeroize::Zeroize;
 
-use crate::algorithms::radix;
+#[cfg(feature = "rand_core")]
+use crate::int::random::fill_bits;
+use crate::ops::radix;
 use crate::{Error, Limb, Unsigned};
 
 /// An unsigned integer of `LIMBS` 64-bit limbs (least significant first),
@@ -87,7 +89,7 @@ impl<const LIMBS: usize> Uint<LIMBS> {
     #[cfg(feature = "rand_core")]
     pub fn random_bits<R: rand_core::CryptoRng + ?Sized>(rng: &mut R, bits: u32) -> Self {
         let mut r = Self::ZERO;
-        crate::random::fill_bits(rng, &mut r.limbs, bits);
+        fill_bits(rng, &mut r.limbs, bits);
         r
     }
 

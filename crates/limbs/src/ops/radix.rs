@@ -6,7 +6,8 @@
 
 use core::fmt;
 
-use crate::kernels::{add_limb_assign, mac};
+use crate::ops::add::add_limb_assign;
+use crate::ops::word::mac;
 use crate::{Error, Limb};
 
 const LIMB_BYTES: usize = (Limb::BITS / 8) as usize;

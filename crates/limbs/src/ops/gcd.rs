@@ -4,12 +4,14 @@ use core::cmp::Ordering;
 
 use subtle::{Choice, ConditionallySelectable, ConstantTimeLess};
 
-use super::div::{div_rem_vartime, div_rem_vartime_scratch, significant_limbs};
-use super::shift::{shr_vartime, shr1_with};
 use crate::Limb;
-use crate::backend::value_barrier;
-use crate::ct;
-use crate::kernels::{add_limb_assign, cnd_sub_assign, mul, sub_assign};
+use crate::backend::barrier::value_barrier;
+use crate::kernels::mul;
+use crate::ops::add::{add_limb_assign, cnd_sub_assign, sub_assign};
+use crate::ops::ct;
+use crate::ops::div::{div_rem_vartime, div_rem_vartime_scratch, significant_limbs};
+use crate::ops::kernels::mont_inverse_limb;
+use crate::ops::shift::{self, shr_vartime, shr1_with};
 
 /// Bits per digit of the signed representation [`inv_mod_odd`] works in:
 /// 62, so that a divstep matrix entry (at most `2^62` in magnitude) times a
@@ -63,7 +65,7 @@ pub(crate) fn inv_mod_odd(
     d.fill(0);
     e.fill(0);
     e[0] = 1;
-    let m_inv = crate::kernels::mont_inverse_limb(m[0]).wrapping_neg() & DIGIT_MASK;
+    let m_inv = mont_inverse_limb(m[0]).wrapping_neg() & DIGIT_MASK;
 
     let bits = Limb::BITS as usize * width;
     let steps = if bits < 46 {
@@ -331,8 +333,8 @@ pub(crate) fn gcd_ct(out: &mut [Limb], a: &[Limb], b: &[Limb], scratch: &mut [Li
     let k = u32::conditional_select(&zb, &za, za.ct_lt(&zb));
     u.copy_from_slice(a);
     v.copy_from_slice(b);
-    super::shift::shift_ct(u, k, true, tmp);
-    super::shift::shift_ct(v, k, true, tmp);
+    shift::shift_ct(u, k, true, tmp);
+    shift::shift_ct(v, k, true, tmp);
     // One of them is now odd (or both are zero): make it u.
     let u_even = !Choice::from((u[0] & 1) as u8);
     ct::swap_if(u, v, u_even);
@@ -343,7 +345,7 @@ pub(crate) fn gcd_ct(out: &mut [Limb], a: &[Limb], b: &[Limb], scratch: &mut [Li
         shr1_with(v, 0);
     }
     out.copy_from_slice(u);
-    super::shift::shift_ct(out, k, false, tmp);
+    shift::shift_ct(out, k, false, tmp);
 }
 
 /// Variable-time binary gcd (Stein): `out = gcd(a, b)`; `gcd(0, 0) = 0`.
@@ -374,7 +376,7 @@ pub(crate) fn gcd_vartime(out: &mut [Limb], a: &[Limb], b: &[Limb], scratch: &mu
         }
     }
     out.copy_from_slice(u);
-    super::shift::shl_vartime(out, shift);
+    shift::shl_vartime(out, shift);
 }
 
 /// Jacobi symbol `(a / m)` for odd `m > 0`, variable time: the binary

@@ -12,8 +12,10 @@ use subtle::{
 };
 use zeroize::Zeroize;
 
-use crate::algorithms::radix;
-use crate::{Error, Limb, Uint, Unsigned, ct};
+#[cfg(feature = "rand_core")]
+use crate::int::random::fill_bits;
+use crate::ops::{ct, radix};
+use crate::{Error, Limb, Uint, Unsigned};
 
 /// An unsigned integer of a fixed number of limbs chosen at run time (an RSA
 /// key read from a file), on the heap. Its arithmetic lives in [`Unsigned`],
@@ -137,7 +139,7 @@ impl BoxedUint {
         nlimbs: usize,
     ) -> Self {
         let mut r = Self::zero(nlimbs);
-        crate::random::fill_bits(rng, &mut r.limbs, bits);
+        fill_bits(rng, &mut r.limbs, bits);
         r
     }
 

@@ -6,7 +6,8 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 use crate::Limb;
-use crate::kernels::sbb;
+use crate::backend::barrier::value_barrier;
+use crate::ops::word::sbb;
 
 /// An all-ones limb if `c` is true, zero otherwise.
 #[inline(always)]
@@ -71,7 +72,7 @@ pub(crate) fn lookup(out: &mut [Limb], table: &[Limb], index: Limb) {
         // i ^ index is below 2^63 (both are table positions), so subtracting
         // one sets the top bit exactly when they are equal.
         let m = (0 as Limb).wrapping_sub(((i as Limb ^ index).wrapping_sub(1)) >> (Limb::BITS - 1));
-        let m = crate::backend::value_barrier(m);
+        let m = value_barrier(m);
         for (o, &e) in out.iter_mut().zip(entry) {
             *o |= e & m;
         }

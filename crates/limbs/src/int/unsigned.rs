@@ -3,10 +3,12 @@
 
 use subtle::{Choice, ConstantTimeEq, CtOption};
 
-use crate::algorithms::{div, gcd, modular, radix, shift};
+use crate::ct_audit::declassify_choice;
+#[cfg(feature = "rand_core")]
+use crate::int::random::fill_bits;
 use crate::kernels;
-use crate::monty::MontyParams;
-use crate::{Error, Limb, ct};
+use crate::ops::{ct, div, gcd, modular, radix, shift};
+use crate::{Error, Limb};
 
 /// An unsigned integer of a fixed number of 64-bit limbs, least significant
 /// first: [`Uint<LIMBS>`](crate::Uint) (width fixed at compile time, on the
@@ -319,7 +321,7 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
 
     /// `(self * rhs) mod m` for any operands and any non-zero `m`, constant
     /// time (full product, then a constant-time remainder). For many
-    /// products modulo one odd `m`, [`MontyParams`] is far faster.
+    /// products modulo one odd `m`, [`MontyParams`](crate::MontyParams) is far faster.
     fn mul_mod(&self, rhs: &Self, m: &Self) -> Result<Self, Error> {
         check_nonzero(m)?;
         let n = self.nlimbs();
@@ -334,20 +336,12 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         Ok(r)
     }
 
-    /// `self^exp mod m` in constant time for an odd `m > 1` (Montgomery
-    /// fixed-window exponentiation over the full width of `exp`).
-    fn pow_mod(&self, exp: &Self, m: &Self) -> Result<Self, Error> {
-        let params = MontyParams::new(m.clone())?;
-        let base = params.to_monty(self);
-        Ok(params.from_monty(&params.pow(&base, exp)))
-    }
-
     /// `self^-1 mod m` in constant time, for odd `m > 1` (Bernstein and
     /// Yang's safegcd; the time depends only on the widths and the bit
     /// length of `m`). [`Error::NotInvertible`] when `gcd(self, m) ≠ 1`.
     fn inv_mod(&self, m: &Self) -> Result<Self, Error> {
         check_modulus(m)?;
-        if !crate::ct_audit::declassify_choice(m.is_odd()) {
+        if !declassify_choice(m.is_odd()) {
             return Err(Error::EvenModulus);
         }
         let mut out = m.zero_like();
@@ -355,7 +349,7 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         let ok = self.with_scratch::<10, _>(width, |scratch| {
             gcd::inv_mod_odd(out.as_mut(), self.as_ref(), m.as_ref(), scratch)
         });
-        if crate::ct_audit::declassify_choice(ok) {
+        if declassify_choice(ok) {
             Ok(out)
         } else {
             Err(Error::NotInvertible)
@@ -465,9 +459,9 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         let bits = bound.bits();
         loop {
             let mut candidate = bound.zero_like();
-            crate::random::fill_bits(rng, candidate.as_mut(), bits);
+            fill_bits(rng, candidate.as_mut(), bits);
             // Rejection reveals only the discarded candidates.
-            if crate::ct_audit::declassify_choice(candidate.ct_lt_value(bound)) {
+            if declassify_choice(candidate.ct_lt_value(bound)) {
                 return Ok(candidate);
             }
             zeroize::Zeroize::zeroize(candidate.as_mut());
@@ -498,7 +492,7 @@ fn rhs_fits<U: Unsigned>(lhs: &U, rhs: &U) -> Choice {
 fn check_nonzero<U: Unsigned>(m: &U) -> Result<(), Error> {
     // Zeroness of a divisor is treated as public: dividing by zero is a
     // caller error, not a secret-dependent event.
-    if crate::ct_audit::declassify_choice(m.is_zero()) {
+    if declassify_choice(m.is_zero()) {
         Err(Error::DivisionByZero)
     } else {
         Ok(())
@@ -517,7 +511,7 @@ fn check_nonzero_vartime<U: Unsigned>(m: &U) -> Result<(), Error> {
 fn check_modulus<U: Unsigned>(m: &U) -> Result<(), Error> {
     check_nonzero(m)?;
     let one = m.like_u64(1);
-    if crate::ct_audit::declassify_choice(m.ct_eq_value(&one)) {
+    if declassify_choice(m.ct_eq_value(&one)) {
         return Err(Error::ModulusTooSmall);
     }
     Ok(())

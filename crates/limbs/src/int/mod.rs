@@ -1,0 +1,10 @@
+//! The integer types: [`Uint`](crate::Uint) (width fixed at compile time)
+//! and `BoxedUint` (width chosen at run time), both getting their
+//! arithmetic from the one [`Unsigned`](crate::Unsigned) trait.
+
+#[cfg(feature = "alloc")]
+pub(crate) mod boxed;
+#[cfg(feature = "rand_core")]
+pub(crate) mod random;
+pub(crate) mod uint;
+pub(crate) mod unsigned;
