@@ -72,8 +72,8 @@ impl fmt::Display for Error {
             Error::UnsupportedGroupSize { bits } => write!(
                 f,
                 "a {bits}-bit group is not supported (use {} to {} bits)",
-                crate::MIN_GROUP_BITS,
-                crate::MAX_GROUP_BITS
+                crate::limits::MIN_GROUP_BITS,
+                crate::limits::MAX_GROUP_BITS
             ),
             Error::InvalidGroup => {
                 f.write_str("not a safe-prime group with a generator of the squares")

@@ -12,14 +12,8 @@ use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater};
 use zeroize::{Zeroize, Zeroizing};
 
+use crate::limits::{MAX_GROUP_BITS, MIN_GROUP_BITS};
 use crate::{Error, primes};
-
-/// The smallest group accepted: 2048 bits (NIST SP 800-57's floor for
-/// 112-bit security).
-pub const MIN_GROUP_BITS: u32 = 2048;
-/// The largest group accepted: 16384 bits (a bound on the work a received
-/// key can ask for).
-pub const MAX_GROUP_BITS: u32 = 16384;
 
 /// The standard groups, all with `g = 2`, which generates the subgroup of
 /// squares (`p ≡ 7 (mod 8)` for each).

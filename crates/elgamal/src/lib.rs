@@ -105,6 +105,7 @@ mod encoding;
 mod error;
 mod group;
 mod keys;
+mod limits;
 mod primes;
 mod signature;
 pub mod stream;
@@ -112,8 +113,9 @@ mod traits;
 
 pub use encoding::{DH_KEY_AGREEMENT, DH_PUBLIC_NUMBER};
 pub use error::Error;
-pub use group::{Element, Group, MAX_GROUP_BITS, MIN_GROUP_BITS, NamedGroup};
+pub use group::{Element, Group, NamedGroup};
 pub use keys::{Ciphertext, PublicKey, SecretKey, SharedSecret};
+pub use limits::{MAX_GROUP_BITS, MIN_GROUP_BITS};
 pub use signature::Signature;
 
 pub use numcrypt_limbs::BoxedUint;

@@ -2,7 +2,7 @@
 
 use core::fmt::Debug;
 
-use numcrypt_limbs::Limb;
+use numcrypt_limbs::{Limb, Unsigned};
 
 /// A representation of the elements of one prime field and its arithmetic:
 /// [`Monty`](crate::Monty), [`PseudoMersenne`](crate::PseudoMersenne) or
@@ -29,7 +29,7 @@ pub trait Backend: sealed::Sealed + Copy + Debug + Default + Eq + Send + Sync + 
     /// A short name for `Debug` output.
     const NAME: &'static str;
     /// The least-residue integer type: `Uint<LIMBS>`.
-    type Uint: Copy + Debug + AsRef<[Limb]> + AsMut<[Limb]>;
+    type Uint: Copy + Debug + Unsigned;
     /// The modulus `p`.
     const MODULUS: Self::Uint;
     /// Bit length of `p`.

@@ -5,7 +5,7 @@ use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Add, Mul, MulAssign, Neg, Sub};
 
-use numcrypt_limbs::Limb;
+use numcrypt_limbs::{Limb, Unsigned, fixed};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, CtOption};
 use zeroize::Zeroize;
 
@@ -87,7 +87,7 @@ impl<B: Backend> Fp<B> {
     /// The element with least residue `x`, or [`Error::NonCanonical`] when
     /// `x ≥ p`.
     pub fn from_uint(x: &B::Uint) -> Result<Self, Error> {
-        if bool::from(lt(x.as_ref(), B::MODULUS.as_ref())) {
+        if bool::from(x.ct_lt_value(&B::MODULUS)) {
             Ok(Self::from_repr(B::from_canonical(x)))
         } else {
             Err(Error::NonCanonical)
@@ -220,9 +220,7 @@ impl<B: Backend> Fp<B> {
 
     /// `p − k` for a small `k` (public), as limbs.
     fn modulus_minus(k: Limb) -> B::Uint {
-        let mut e = B::MODULUS;
-        sub_limb(e.as_mut(), k);
-        e
+        B::MODULUS.wrapping_sub(&B::MODULUS.like_u64(k))
     }
 
     /// `self⁻¹`, or none for zero: `self^(p−2)` (Fermat), constant time.
@@ -235,54 +233,13 @@ impl<B: Backend> Fp<B> {
     /// non-square, 0 for zero; constant time (Euler's criterion,
     /// `self^((p−1)/2)`).
     pub fn legendre(&self) -> i8 {
-        let mut e = Self::modulus_minus(1);
-        shr(e.as_mut(), 1);
+        let e = Self::modulus_minus(1).shr_vartime(1);
         let r = self.pow_vartime(e.as_ref());
         let mut symbol = -1i8;
         symbol.conditional_assign(&1, r.ct_eq(&Self::ONE));
         symbol.conditional_assign(&0, self.is_zero());
         symbol
     }
-
-    /// A square root of `self`, or none when `self` is not a square. Which
-    /// of the two roots comes back is unspecified. Constant time: one
-    /// exponentiation for `p ≡ 3 (mod 4)` and `p ≡ 5 (mod 8)` (Atkin), and
-    /// Tonelli–Shanks with a fixed number of steps for `p ≡ 1 (mod 8)`.
-    pub fn sqrt(&self) -> CtOption<Self> {
-        let root = crate::sqrt::sqrt(self);
-        let ok = root.square().ct_eq(self);
-        CtOption::new(root, ok)
-    }
-}
-
-/// `r -= k` through all limbs (public values only).
-fn sub_limb(r: &mut [Limb], k: Limb) {
-    let mut borrow = k;
-    for limb in r.iter_mut() {
-        let (d, b) = limb.overflowing_sub(borrow);
-        *limb = d;
-        borrow = b as Limb;
-    }
-}
-
-/// `r >>= s` for `s < 64`.
-pub(crate) fn shr(r: &mut [Limb], s: u32) {
-    let n = r.len();
-    for i in 0..n {
-        let next = if i + 1 < n { r[i + 1] } else { 0 };
-        r[i] = (r[i] >> s) | if s == 0 { 0 } else { next << (64 - s) };
-    }
-}
-
-/// `a < b` for equal-length slices, constant time.
-pub(crate) fn lt(a: &[Limb], b: &[Limb]) -> Choice {
-    let mut borrow = 0u64;
-    for (&x, &y) in a.iter().zip(b) {
-        let (d, b1) = x.overflowing_sub(y);
-        let (_, b2) = d.overflowing_sub(borrow);
-        borrow = (b1 | b2) as u64;
-    }
-    Choice::from(borrow as u8)
 }
 
 impl<B: Backend> LooseFp<B> {
@@ -411,22 +368,14 @@ impl<B: Backend> Eq for Fp<B> {}
 
 impl<B: Backend> ConditionallySelectable for Fp<B> {
     fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        Self::from_repr(select(&a.repr, &b.repr, choice))
+        Self::from_repr(fixed::select(&a.repr, &b.repr, choice))
     }
 }
 
 impl<B: Backend> ConditionallySelectable for LooseFp<B> {
     fn conditional_select(a: &Self, b: &Self, choice: Choice) -> Self {
-        Self::from_repr(select(&a.repr, &b.repr, choice))
+        Self::from_repr(fixed::select(&a.repr, &b.repr, choice))
     }
-}
-
-fn select<R: Copy + AsRef<[Limb]> + AsMut<[Limb]>>(a: &R, b: &R, choice: Choice) -> R {
-    let mut r = *a;
-    for (x, y) in r.as_mut().iter_mut().zip(b.as_ref()) {
-        x.conditional_assign(y, choice);
-    }
-    r
 }
 
 impl<B: Backend> Default for Fp<B> {

@@ -4,7 +4,7 @@
 use core::fmt;
 use core::marker::PhantomData;
 
-use numcrypt_limbs::kernels::{adc, mac, mont_inverse_limb, sbb};
+use numcrypt_limbs::kernels::{mac, mont_inverse_limb, sbb};
 use numcrypt_limbs::{Limb, Uint, fixed};
 
 use crate::backend::{Backend, konst, sealed};
@@ -49,47 +49,6 @@ impl<M: MontyModulus<N>, const N: usize> Monty<M, N> {
     fn mont_mul(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
         fixed::mont_mul(a, b, &M::MODULUS, Self::M_INV)
     }
-}
-
-/// `a + b` and `a − b` without reduction, and the conditional corrections.
-#[inline]
-fn add_n<const N: usize>(a: &[Limb; N], b: &[Limb; N]) -> ([Limb; N], Limb) {
-    let mut r = [0; N];
-    let mut carry = 0;
-    for i in 0..N {
-        (r[i], carry) = adc(a[i], b[i], carry);
-    }
-    (r, carry)
-}
-
-#[inline]
-fn sub_n<const N: usize>(a: &[Limb; N], b: &[Limb; N]) -> ([Limb; N], Limb) {
-    let mut r = [0; N];
-    let mut borrow = 0;
-    for i in 0..N {
-        (r[i], borrow) = sbb(a[i], b[i], borrow);
-    }
-    (r, borrow)
-}
-
-/// `r + (m & mask)`.
-#[inline]
-fn add_masked<const N: usize>(r: &[Limb; N], m: &[Limb; N], mask: Limb) -> [Limb; N] {
-    let mut out = [0; N];
-    let mut carry = 0;
-    for i in 0..N {
-        (out[i], carry) = adc(r[i], m[i] & mask, carry);
-    }
-    out
-}
-
-/// `(hi : r)` (below `2m`) brought below `m` by one conditional subtraction.
-#[inline]
-pub(crate) fn sub_if_ge<const N: usize>(r: &[Limb; N], hi: Limb, m: &[Limb; N]) -> [Limb; N] {
-    let (d, borrow) = sub_n(r, m);
-    // Keep the difference unless it went negative without the overflow limb.
-    let undo = borrow & !hi & 1;
-    add_masked(&d, m, undo.wrapping_neg())
 }
 
 impl<M, const N: usize> Clone for Monty<M, N> {
@@ -144,11 +103,11 @@ impl<M: MontyModulus<N>, const N: usize> Backend for Monty<M, N> {
 
     #[inline]
     fn add(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
-        let (s, carry) = add_n(a, b);
+        let (s, carry) = fixed::add(a, b);
         if Self::LAZY {
             s
         } else {
-            sub_if_ge(&s, carry, &M::MODULUS)
+            fixed::reduce_once(&s, carry, &M::MODULUS)
         }
     }
 
@@ -156,17 +115,17 @@ impl<M: MontyModulus<N>, const N: usize> Backend for Monty<M, N> {
     fn sub(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
         if Self::LAZY {
             // a + (p − b): in (0, 2p).
-            let (pb, _) = sub_n(&M::MODULUS, b);
-            add_n(a, &pb).0
+            let (pb, _) = fixed::sub(&M::MODULUS, b);
+            fixed::add(a, &pb).0
         } else {
-            let (d, borrow) = sub_n(a, b);
-            add_masked(&d, &M::MODULUS, borrow.wrapping_neg())
+            let (d, borrow) = fixed::sub(a, b);
+            fixed::add_masked(&d, &M::MODULUS, borrow.wrapping_neg())
         }
     }
 
     #[inline]
     fn neg(a: &[Limb; N]) -> [Limb; N] {
-        let (d, _) = sub_n(&M::MODULUS, a);
+        let (d, _) = fixed::sub(&M::MODULUS, a);
         if Self::LAZY {
             d // p − a in (0, p]
         } else {
@@ -182,7 +141,7 @@ impl<M: MontyModulus<N>, const N: usize> Backend for Monty<M, N> {
     #[inline]
     fn reduce(a: &[Limb; N]) -> [Limb; N] {
         if Self::LAZY {
-            sub_if_ge(a, 0, &M::MODULUS)
+            fixed::reduce_once(a, 0, &M::MODULUS)
         } else {
             *a
         }
@@ -241,7 +200,7 @@ impl<M: MontyModulus<N>, const N: usize> Backend for Monty<M, N> {
         (top, _) = sbb(top, carry, borrow);
         // Now t < 3p: subtract p twice where it fits.
         for _ in 0..2 {
-            let (d, b) = sub_n(&t, &M::MODULUS);
+            let (d, b) = fixed::sub(&t, &M::MODULUS);
             let (new_top, b2) = sbb(top, 0, b);
             // keep = no borrow out of the N + 1 limbs
             let keep = (b2 ^ 1).wrapping_neg();
@@ -257,7 +216,7 @@ impl<M: MontyModulus<N>, const N: usize> Backend for Monty<M, N> {
     fn tight_max() -> [Limb; N] {
         // p − 1 in Montgomery form is whatever; the largest representation
         // is p − 1 itself.
-        sub_n(&M::MODULUS, &{
+        fixed::sub(&M::MODULUS, &{
             let mut one = [0; N];
             one[0] = 1;
             one
@@ -269,7 +228,7 @@ impl<M: MontyModulus<N>, const N: usize> Backend for Monty<M, N> {
     fn loose_max() -> [Limb; N] {
         let pm1 = Self::tight_max();
         if Self::LAZY {
-            add_n(&pm1, &M::MODULUS).0
+            fixed::add(&pm1, &M::MODULUS).0
         } else {
             pm1
         }

@@ -2,8 +2,9 @@
 
 use core::fmt;
 
-use numcrypt_limbs::kernels::{adc, mac, sbb};
+use numcrypt_limbs::kernels::{adc, add_limb_assign, mac, sub_limb_assign};
 use numcrypt_limbs::{Limb, Uint, fixed};
+use subtle::Choice;
 
 use crate::backend::{Backend, sealed};
 
@@ -100,16 +101,8 @@ pub(crate) fn canonicalize<const N: usize>(
         }
     }
     // v < 2p now: subtract p if that does not go negative.
-    let mut d = [0; N];
-    let mut borrow = 0;
-    for i in 0..N {
-        (d[i], borrow) = sbb(v[i], p[i], borrow);
-    }
-    let keep = borrow.wrapping_sub(1); // all ones when v >= p
-    for i in 0..N {
-        v[i] = (d[i] & keep) | (v[i] & !keep);
-    }
-    v
+    let (d, borrow) = fixed::sub(&v, p);
+    fixed::select(&d, &v, Choice::from(borrow as u8))
 }
 
 impl<const N: usize, const K: u32, const C: u64> fmt::Debug for PseudoMersenne<N, K, C> {
@@ -146,34 +139,20 @@ impl<const N: usize, const K: u32, const C: u64> Backend for PseudoMersenne<N, K
 
     #[inline]
     fn add(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
-        let mut r = [0; N];
-        let mut carry = 0;
-        for i in 0..N {
-            (r[i], carry) = adc(a[i], b[i], carry);
-        }
+        let (mut r, carry) = fixed::add(a, b);
         // 2^(64 N) ≡ C': fold the carry, then the (rare) second carry, after
         // which r < C' and adding C' cannot carry again.
-        let mut c2 = Self::FOLD & carry.wrapping_neg();
-        for x in r.iter_mut() {
-            (*x, c2) = adc(*x, c2, 0);
-        }
+        let c2 = add_limb_assign(&mut r, Self::FOLD & carry.wrapping_neg());
         r[0] = r[0].wrapping_add(Self::FOLD & c2.wrapping_neg());
         r
     }
 
     #[inline]
     fn sub(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
-        let mut r = [0; N];
-        let mut borrow = 0;
-        for i in 0..N {
-            (r[i], borrow) = sbb(a[i], b[i], borrow);
-        }
+        let (mut r, borrow) = fixed::sub(a, b);
         // A borrow added 2^(64 N) ≡ C': take C' away, twice at most (after a
         // second wrap r[0] >= 2^64 − C' > C').
-        let mut b2 = Self::FOLD & borrow.wrapping_neg();
-        for x in r.iter_mut() {
-            (*x, b2) = sbb(*x, b2, 0);
-        }
+        let b2 = sub_limb_assign(&mut r, Self::FOLD & borrow.wrapping_neg());
         r[0] = r[0].wrapping_sub(Self::FOLD & b2.wrapping_neg());
         r
     }

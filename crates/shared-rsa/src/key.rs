@@ -42,7 +42,7 @@ use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 use zeroize::Zeroizing;
 
 use crate::Error;
-use crate::arith::to_be_minimal;
+use crate::arith::{hash_to_residue, to_be_minimal};
 
 const VERSION: u8 = 2;
 const PUBLIC_LABEL: &str = "NUMCRYPT SHARED RSA PUBLIC KEY";
@@ -168,7 +168,7 @@ impl SharedPublicKey {
 
     /// The base `w` of the verification values: a hash of `N`.
     pub fn verification_base(&self) -> BoxedUint {
-        crate::keygen::verification_base(&self.n)
+        verification_base(&self.n)
     }
 
     pub(crate) fn monty(&self) -> Result<MontyParams<BoxedUint>, Error> {
@@ -484,4 +484,21 @@ fn labelled_block<'a>(text: &'a str, label: &str) -> Option<&'a str> {
     let start = text.find(&begin)?;
     let stop = start + text[start..].find(&end)? + end.len();
     Some(&text[start..stop])
+}
+
+/// The public base of the verification values: a hash of `N` to `Z_N`.
+pub(crate) fn verification_base(n: &BoxedUint) -> BoxedUint {
+    let nb = n.to_be_bytes();
+    let mut counter = 0u32;
+    loop {
+        let w = hash_to_residue(
+            n,
+            b"numcrypt shared-rsa verification base",
+            &[&nb, &counter.to_be_bytes()],
+        );
+        if w.bits_vartime() > 1 {
+            return w;
+        }
+        counter += 1;
+    }
 }

@@ -154,7 +154,7 @@ pub use error::Error;
 pub use key::{SharedKeyShare, SharedPublicKey};
 pub use keygen::{
     FactorShares, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, KeyGenProgressFn,
-    KeyGenStats, MAX_KEY_BITS, MIN_KEY_BITS, auto_batch, generate_key, generate_key_with_progress,
+    KeyGenStats, auto_batch, generate_key, generate_key_with_progress,
 };
 pub use numcrypt_rsa::HashAlg;
 pub use sign::{
@@ -165,6 +165,11 @@ pub use transport::{
     MemoryNetwork, MemoryTransport, TlsConfig, TlsPeer, TlsTransport, Transport, fingerprint,
     party_name,
 };
+
+/// The smallest key size accepted: 512 bits (for tests; use 2048 or more).
+pub const MIN_KEY_BITS: u32 = 512;
+/// The largest key size accepted.
+pub const MAX_KEY_BITS: u32 = 8192;
 
 /// The largest number of parties supported.
 pub const MAX_PARTIES: usize = 64;

@@ -12,6 +12,8 @@
 //!   `2^521 − 1`, where the reduction takes shifts instead of a row of
 //!   multiplications.
 //! - [`mont_mul`]: Montgomery multiplication, fully reduced.
+//! - [`add`], [`sub`], [`add_masked`], [`reduce_once`], [`select`]: the
+//!   slice kernels' addition, subtraction and selection in array form.
 //!
 //! The free functions run on the fastest backend the CPU has, as in
 //! [`kernels`](crate::kernels); [`FieldKernels`] names a backend explicitly,
@@ -31,8 +33,10 @@
 use crate::Limb;
 use crate::backend::dispatch;
 
+mod array;
 pub(crate) mod kernels;
 
+pub use array::{add, add_masked, reduce_once, select, sub};
 pub use kernels::{FieldKernels, PM_MAX_C};
 
 /// [`FieldKernels::mul_wide`] on the fastest backend.

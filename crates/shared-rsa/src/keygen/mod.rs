@@ -16,17 +16,12 @@ use sha2::{Digest, Sha256};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::arith::{Interpolator, Ring, hash_to_residue};
-use crate::key::{SharedKeyShare, SharedPublicKey};
+use crate::key::{SharedKeyShare, SharedPublicKey, verification_base};
 use crate::sieve::{PrimeRange, SieveModulus, TrialDivision, field_prime, odd_primes_up_to};
 use crate::threshold::{self, Sizes, poly_shares};
 use crate::transport::Transport;
 use crate::wire::{Reader, Writer};
-use crate::{Error, MAX_PARTIES};
-
-/// The smallest key size accepted: 512 bits (for tests; use 2048 or more).
-pub const MIN_KEY_BITS: u32 = 512;
-/// The largest key size accepted.
-pub const MAX_KEY_BITS: u32 = 8192;
+use crate::{Error, MAX_KEY_BITS, MAX_PARTIES, MIN_KEY_BITS};
 
 /// The four improvements of Malkin, Wu and Boneh, each of which can be
 /// switched off to measure what it brings.
@@ -770,23 +765,6 @@ pub(crate) fn exchange_all<T: Transport + ?Sized>(
             }
         })
         .collect()
-}
-
-/// The public base of the verification values: a hash of `N` to `Z_N`.
-pub(crate) fn verification_base(n: &BoxedUint) -> BoxedUint {
-    let nb = n.to_be_bytes();
-    let mut counter = 0u32;
-    loop {
-        let w = hash_to_residue(
-            n,
-            b"numcrypt shared-rsa verification base",
-            &[&nb, &counter.to_be_bytes()],
-        );
-        if w.bits_vartime() > 1 {
-            return w;
-        }
-        counter += 1;
-    }
 }
 
 /// `a − b`, which must not be negative, in constant time: a negative
