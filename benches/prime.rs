@@ -4,7 +4,7 @@
 //!
 //! Groups (benchmark id `<group>/<bits>/<peer>`):
 //! - `prime_gen`: one random prime of `bits` bits (top two bits set).
-//!   numcrypt `generate_prime::<Uint>` (constant time; sieve of 2048 to
+//!   numcrypt `PrimeGen` (`PrimeKind::Prime`, `Uint`) (constant time; sieve of 2048 to
 //!   32768 primes by size, one base-2 round per survivor, MR64 on the final
 //!   candidate);
 //!   OpenSSL `BN_generate_prime_ex` (`BigNum::generate_prime`, safe = 0:
@@ -17,7 +17,7 @@
 //!   OpenSSL from its DRBG), so the samples spread widely: the group runs
 //!   many flat samples and the figure to quote is the median.
 //! - `safe_prime_gen`: one safe prime `p = 2q + 1`. numcrypt
-//!   `generate_safe_prime` (joint sieve, MR64 on q and p) against OpenSSL
+//!   `PrimeKind::Safe` (joint sieve, MR64 on q and p) against OpenSSL
 //!   `BN_generate_prime_ex` with safe = 1 (64 alternating rounds on p and q).
 //!   40 samples at 512 bits, 20 at 1024, 10 at 2048 (where OpenSSL takes
 //!   about 20 s per prime).
@@ -90,7 +90,11 @@ fn prime_gen_at<M: Measurement, const L: usize, P>(
 {
     let mut rng = ChaCha20Rng::seed_from_u64(0x7072_696d_6573 ^ bits as u64);
     g.bench_function(format!("{bits}/numcrypt_generate_prime"), |b| {
-        b.iter(|| nprime::generate_prime::<Uint<L>, _>(bits, &mut rng).expect("prime"))
+        b.iter(|| {
+            nprime::PrimeGen::new(nprime::PrimeKind::Prime, bits)
+                .generate::<Uint<L>, _>(&mut rng)
+                .expect("prime")
+        })
     });
     let mut rng = ChaCha20Rng::seed_from_u64(0x7072_696d_6573 ^ bits as u64);
     g.bench_function(format!("{bits}/crypto-primes_random_prime"), |b| {
@@ -131,7 +135,11 @@ where
     g.sample_size(samples);
     let mut rng = ChaCha20Rng::seed_from_u64(0x7361_6665 ^ bits as u64);
     g.bench_function(format!("{bits}/numcrypt_generate_safe_prime"), |b| {
-        b.iter(|| nprime::generate_safe_prime::<Uint<L>, _>(bits, &mut rng).expect("safe prime"))
+        b.iter(|| {
+            nprime::PrimeGen::new(nprime::PrimeKind::Safe, bits)
+                .generate::<Uint<L>, _>(&mut rng)
+                .expect("safe prime")
+        })
     });
     let mut p = BigNum::new().expect("bignum");
     g.bench_function(format!("{bits}/openssl_BN_generate_prime_ex_safe"), |b| {
@@ -161,7 +169,9 @@ fn bench_is_prime<M: Measurement>(c: &mut Criterion<M>) {
         .measurement_time(Duration::from_secs(4));
     let bits = 2048;
     let mut rng = ChaCha20Rng::seed_from_u64(0x0069_7370_7269_6d65);
-    let n: U2048 = nprime::generate_prime(bits, &mut rng).expect("prime");
+    let n: U2048 = nprime::PrimeGen::new(nprime::PrimeKind::Prime, bits)
+        .generate(&mut rng)
+        .expect("prime");
     let bytes = n.to_be_bytes_vec();
     let on = BigNum::from_slice(&bytes).expect("bignum");
     let gn = Integer::from_digits(n.as_words(), Order::Lsf);

@@ -17,12 +17,8 @@ use std::process::ExitCode;
 use numcrypt::dsa::sha2::Sha256;
 use numcrypt::elgamal::NamedGroup;
 use numcrypt::limbs::rand_core::{TryCryptoRng, TryRng};
-use numcrypt::limbs::{
-    BoxedUint, MontyParams, PowMod, U256, U512, U1024, Unsigned, backend, ct_audit,
-};
-use numcrypt::prime::{
-    generate_prime, generate_prime_parallel, generate_safe_prime, generate_strong_prime, is_prime,
-};
+use numcrypt::limbs::{BoxedUint, MontyParams, U256, U512, U1024, Unsigned, backend, ct_audit};
+use numcrypt::prime::{PrimeGen, PrimeKind, is_prime};
 use numcrypt::rsa::{HashAlg, KeyGen, RsaPrivateKey, pss::SaltLength};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
@@ -218,21 +214,30 @@ fn limbs(audit: &mut Audit) {
 
 fn primes(audit: &mut Audit) {
     audit.section("prime: a 512-bit safe prime", |rng| {
-        let p: U512 = generate_safe_prime(512, rng).expect("safe prime");
+        let p: U512 = PrimeGen::new(PrimeKind::Safe, 512)
+            .generate(rng)
+            .expect("safe prime");
         black_box(p);
     });
     audit.section("prime: a 1024-bit strong prime (Gordon)", |rng| {
-        let p: U1024 = generate_strong_prime(1024, rng).expect("strong prime");
+        let p: U1024 = PrimeGen::new(PrimeKind::Strong, 1024)
+            .generate(rng)
+            .expect("strong prime");
         black_box(p);
     });
     audit.section("prime: a 512-bit prime on two threads", |rng| {
-        let p: U512 = generate_prime_parallel(512, rng, NonZeroUsize::new(2)).expect("prime");
+        let p: U512 = PrimeGen::new(PrimeKind::Prime, 512)
+            .threads(NonZeroUsize::new(2))
+            .generate(rng)
+            .expect("prime");
         black_box(p);
     });
     audit.section(
         "prime: a 512-bit prime (sieve and MR64), MR64 on it and on its square",
         |rng| {
-            let p: U1024 = generate_prime(512, rng).expect("prime");
+            let p: U1024 = PrimeGen::new(PrimeKind::Prime, 512)
+                .generate(rng)
+                .expect("prime");
             // The verdicts are the caller's to reveal.
             assert!(ct_audit::declassified(is_prime(&p)));
             assert!(!ct_audit::declassified(is_prime(&p.wrapping_mul(&p))));

@@ -15,7 +15,7 @@ use numcrypt::dsa::{DomainParameters, ParameterSizes, SigningKey};
 use numcrypt::elgamal::{NamedGroup, SecretKey};
 use numcrypt::field::Fp25519;
 use numcrypt::limbs::{MontyParams, U2048, Unsigned, backend};
-use numcrypt::prime::{generate_prime_with_progress, is_prime};
+use numcrypt::prime::{PrimeGen, PrimeKind, is_prime};
 use numcrypt::rand::OsRng;
 use numcrypt::rsa::{HashAlg, KeyGen, RsaPublicKey, pss::SaltLength};
 use numcrypt::signature::{Signer, Verifier};
@@ -35,11 +35,13 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // numcrypt-prime: a 1024-bit prime, with a dot per progress report.
     print!("prime: searching");
-    let p: numcrypt::limbs::U1024 = generate_prime_with_progress(1024, &mut rng, &mut |_| {
-        print!(".");
-        let _ = std::io::stdout().flush();
-        ControlFlow::Continue(())
-    })?;
+    let p: numcrypt::limbs::U1024 = PrimeGen::new(PrimeKind::Prime, 1024)
+        .progress(&mut |_| {
+            print!(".");
+            let _ = std::io::stdout().flush();
+            ControlFlow::Continue(())
+        })
+        .generate(&mut rng)?;
     assert!(is_prime(&p));
     println!(" found one with {} bits", p.bits_vartime());
 

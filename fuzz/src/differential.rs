@@ -28,7 +28,7 @@ use core::str::FromStr;
 use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
-use numcrypt_limbs::{BoxedUint, Error, MontyForm, MontyParams, PowMod, Uint, Unsigned};
+use numcrypt_limbs::{BoxedUint, Error, MontyForm, MontyParams, Uint, Unsigned};
 
 /// Runs the differential check encoded by `data`; panics on a mismatch.
 pub fn check(data: &[u8]) {

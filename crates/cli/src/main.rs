@@ -31,10 +31,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use numcrypt_limbs::{BoxedUint, MontyParams, Unsigned};
-use numcrypt_prime::{
-    Error as PrimeError, Progress, generate_prime_parallel_with_progress,
-    generate_safe_prime_parallel_with_progress, generate_strong_prime_parallel_with_progress,
-};
+use numcrypt_prime::{Error as PrimeError, PrimeGen, PrimeKind, Progress};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -293,13 +290,17 @@ fn prime_command(
             }
             ControlFlow::Continue(())
         };
-        let result: Result<BoxedUint, PrimeError> = if safe {
-            generate_safe_prime_parallel_with_progress(bits, &mut rng, threads, &mut progress)
+        let kind = if safe {
+            PrimeKind::Safe
         } else if strong {
-            generate_strong_prime_parallel_with_progress(bits, &mut rng, threads, &mut progress)
+            PrimeKind::Strong
         } else {
-            generate_prime_parallel_with_progress(bits, &mut rng, threads, &mut progress)
+            PrimeKind::Prime
         };
+        let result: Result<BoxedUint, PrimeError> = PrimeGen::new(kind, bits)
+            .threads(threads)
+            .progress(&mut progress)
+            .generate(&mut rng);
         if show {
             eprint!("\r\x1b[K");
         }

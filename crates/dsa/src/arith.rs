@@ -1,34 +1,7 @@
-//! Small helpers over `numcrypt-limbs`: widths, byte conversions, and a
-//! constant-time reduction of wide values modulo a small modulus.
+//! A constant-time reduction of wide values modulo a small modulus.
 
-use alloc::vec;
-use alloc::vec::Vec;
-
-use numcrypt_limbs::{BoxedUint, Limb, MontyForm, MontyParams, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
 use zeroize::Zeroize;
-
-/// Limbs needed for `bits` bits (at least one).
-pub(crate) fn limbs_for(bits: u32) -> usize {
-    (bits.div_ceil(Limb::BITS) as usize).max(1)
-}
-
-/// `x` zero-extended or truncated to `nlimbs` limbs (the caller knows the
-/// value fits).
-pub(crate) fn at_width(x: &BoxedUint, nlimbs: usize) -> BoxedUint {
-    let mut out = BoxedUint::zero(nlimbs);
-    let n = nlimbs.min(x.nlimbs());
-    out.as_mut()[..n].copy_from_slice(&x.as_ref()[..n]);
-    out
-}
-
-/// Big-endian bytes of `x`, exactly `len` long (the caller knows it fits).
-pub(crate) fn to_be_fixed(x: &BoxedUint, len: usize) -> Vec<u8> {
-    let mut out = vec![0u8; len];
-    // Zero-extend first: `write_be_bytes` refuses values wider than `len`.
-    let wide = at_width(x, len.div_ceil(8).max(x.nlimbs()));
-    let _ = wide.write_be_bytes(&mut out);
-    out
-}
 
 /// Reduces values of any width modulo an odd `m`, in constant time: the
 /// value is cut into chunks of `m`'s width, and `Σ cᵢ · 2^(64·n·i)` is

@@ -5,13 +5,12 @@ use core::fmt;
 use digest::Digest;
 use hmac::EagerHash;
 use numcrypt_limbs::ct_audit::{declassify, declassify_choice};
-use numcrypt_limbs::{BoxedUint, MontyForm, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, SecretUint, Unsigned};
 use rand_core::CryptoRng;
 use sha2::{Sha224, Sha256, Sha384, Sha512};
 use subtle::ConstantTimeLess;
 use zeroize::Zeroize;
 
-use crate::arith::at_width;
 use crate::rfc6979::{NonceGenerator, bits2int, with_additional_data};
 use crate::{DomainParameters, Error, HashAlgorithm, Signature};
 
@@ -32,13 +31,7 @@ pub struct VerifyingKey {
 #[derive(Clone)]
 pub struct SigningKey {
     verifying: VerifyingKey,
-    x: BoxedUint,
-}
-
-impl Drop for SigningKey {
-    fn drop(&mut self) {
-        self.x.zeroize();
-    }
+    x: SecretUint,
 }
 
 impl zeroize::ZeroizeOnDrop for SigningKey {}
@@ -68,7 +61,7 @@ impl VerifyingKey {
         if y.bits_vartime() > p.bits_vartime() || y < two || y > p.wrapping_sub(&two) {
             return Err(Error::InvalidPublicKey);
         }
-        let y = at_width(&y, p.nlimbs());
+        let y = y.at_width(p.nlimbs());
         let pm = params.p_monty();
         let y_monty = pm.to_monty(&y);
         if pm.pow_vartime(&y_monty, params.q()) != pm.one() {
@@ -120,8 +113,8 @@ impl VerifyingKey {
         if !in_range(r) || !in_range(s) {
             return Err(Error::SignatureOutOfRange);
         }
-        let r = at_width(r, q.nlimbs());
-        let s = at_width(s, q.nlimbs());
+        let r = r.at_width(q.nlimbs());
+        let s = s.at_width(q.nlimbs());
         let qm = params.q_monty();
         let w = qm.to_monty(&s.inv_mod_vartime(q)?);
         let z = bits2int(prehash, params.sizes().n(), q.nlimbs());
@@ -167,7 +160,7 @@ impl SigningKey {
         // Constant time in x (whatever its width): the only thing revealed
         // is whether it is valid.
         let valid = !x.is_zero() & x.ct_lt_value(q);
-        let mut x = at_width(x, q.nlimbs());
+        let mut x = x.at_width(q.nlimbs());
         if !declassify_choice(valid) {
             x.zeroize();
             return Err(Error::InvalidPrivateKey);
@@ -176,6 +169,7 @@ impl SigningKey {
     }
 
     fn from_secret(params: DomainParameters, x: BoxedUint) -> Result<Self, Error> {
+        let x = SecretUint::from(x);
         let pm = params.p_monty();
         let y_monty = pm.pow_bounded(params.g_monty(), &x, params.sizes().n());
         // The public key: no secret from here on.
@@ -200,7 +194,7 @@ impl SigningKey {
 
     /// The private exponent `x` (secret: handle with care).
     pub fn x(&self) -> &BoxedUint {
-        &self.x
+        self.x.expose()
     }
 
     /// Signs `message` hashed with `D`, with `k` from RFC 6979: the same
@@ -295,8 +289,8 @@ impl SigningKey {
         let qm = params.q_monty();
         let pm = params.p_monty();
         let z = qm.to_monty(&bits2int(prehash, n, q.nlimbs()));
-        let mut x = qm.to_monty(&self.x);
-        let mut drbg = NonceGenerator::<D>::new(q, &self.x, prehash, additional);
+        let mut x = qm.to_monty(self.x.expose());
+        let mut drbg = NonceGenerator::<D>::new(q, self.x.expose(), prehash, additional);
         loop {
             let mut k = drbg.next_candidate();
             // A rejected nonce is discarded: its verdict is public.

@@ -5,11 +5,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::ops::ControlFlow;
 
-use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned, limbs_for_bits};
 use numcrypt_prime::is_prime_vartime;
 use rand_core::CryptoRng;
 
-use crate::arith::{WideReducer, at_width, limbs_for};
+use crate::arith::WideReducer;
 use crate::{Error, HashAlgorithm};
 
 /// The `(L, N)` pairs of FIPS 186-4 section 4.2: `L` bits for `p`, `N`
@@ -191,8 +191,8 @@ impl DomainParameters {
     /// documentation); [`validate`](Self::validate) checks primality.
     pub fn new(p: BoxedUint, q: BoxedUint, g: BoxedUint) -> Result<Self, Error> {
         let sizes = ParameterSizes::new(p.bits_vartime(), q.bits_vartime())?;
-        let p = at_width(&p, limbs_for(sizes.l()));
-        let q = at_width(&q, limbs_for(sizes.n()));
+        let p = p.at_width(limbs_for_bits(sizes.l()));
+        let q = q.at_width(limbs_for_bits(sizes.n()));
         if !bool::from(p.is_odd()) {
             return Err(Error::PNotPrime);
         }
@@ -209,7 +209,7 @@ impl DomainParameters {
         if g.bits_vartime() > sizes.l() || g < p.like_u64(2) || g > p_minus_1 {
             return Err(Error::InvalidGenerator);
         }
-        let g = at_width(&g, p.nlimbs());
+        let g = g.at_width(p.nlimbs());
         let p_monty = MontyParams::new(p.clone())?;
         let q_monty = MontyParams::new(q.clone())?;
         let g_monty = p_monty.to_monty(&g);
@@ -247,8 +247,8 @@ impl DomainParameters {
     /// ([`GenerationOptions::new`]): FIPS 186-4 A.1.1.2 from a random seed,
     /// and a verifiable generator (A.2.3, index 1).
     ///
-    /// Takes about 0.1 s at (2048, 256) here, with wide variation (the
-    /// search length is geometric); see `benches/RESULTS.md` for the figures.
+    /// The time varies widely (the search length is geometric); see
+    /// `benches/RESULTS.md` for the figures.
     pub fn generate<R: CryptoRng + ?Sized>(
         sizes: ParameterSizes,
         rng: &mut R,
@@ -464,7 +464,7 @@ fn check_seed_shape(sizes: ParameterSizes, v: &ValidationParameters) -> Result<(
 
 /// `2q`, one bit wider than `q` (which may fill its limbs).
 fn twice(q: &BoxedUint) -> BoxedUint {
-    at_width(q, q.nlimbs() + 1).shl_vartime(1)
+    q.at_width(q.nlimbs() + 1).shl_vartime(1)
 }
 
 /// `e = (p − 1)/q`.
@@ -498,10 +498,10 @@ impl SeedExpander {
         let n = self.sizes.n();
         let digest = self.hash.digest(&[seed]);
         let u = BoxedUint::from_be_slice_auto(&digest);
-        let width = limbs_for(n);
+        let width = limbs_for_bits(n);
         // Keep the low N − 1 bits (outlen ≥ N, so the digest has them).
         let drop = u.bits_precision() - (n - 1);
-        let mut q = at_width(&u.shl_vartime(drop).shr_vartime(drop), width);
+        let mut q = (u.shl_vartime(drop).shr_vartime(drop)).at_width(width);
         let top = n - 1;
         q.as_mut()[(top / 64) as usize] |= 1 << (top % 64);
         q.as_mut()[0] |= 1;
@@ -539,7 +539,7 @@ impl SeedExpander {
         let x = BoxedUint::from_be_slice_auto(&x);
         let c = x.rem_vartime(q2).unwrap_or_else(|_| q2.zero_like());
         // p = X − (c − 1); c < 2q < X, so nothing wraps.
-        let c_wide = at_width(&c, x.nlimbs());
+        let c_wide = c.at_width(x.nlimbs());
         x.wrapping_sub(&c_wide).wrapping_add(&x.like_u64(1))
     }
 }

@@ -9,7 +9,6 @@ use der::asn1::UintRef;
 use der::{Decode, DecodeValue, Encode, EncodeValue, Header, Length, Reader, Writer};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 
-use crate::arith::to_be_fixed;
 use crate::{DomainParameters, Error};
 
 /// A DSA signature: the pair `(r, s)`.
@@ -135,8 +134,16 @@ impl Signature {
         if self.r.bits_vartime() > bits || self.s.bits_vartime() > bits {
             return Err(Error::SignatureOutOfRange);
         }
-        let mut out = to_be_fixed(&self.r, len);
-        out.extend_from_slice(&to_be_fixed(&self.s, len));
+        let mut out = self
+            .r
+            .to_be_bytes_len(len)
+            .unwrap_or_else(|_| unreachable!("the value fits"));
+        out.extend_from_slice(
+            &self
+                .s
+                .to_be_bytes_len(len)
+                .unwrap_or_else(|_| unreachable!("the value fits")),
+        );
         Ok(out)
     }
 }

@@ -7,7 +7,7 @@ use core::fmt;
 use core::ops::ControlFlow;
 
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
-use numcrypt_prime::{Progress, generate_safe_prime_with_progress, is_prime_vartime};
+use numcrypt_prime::{PrimeGen, PrimeKind, Progress, is_prime_vartime};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater};
 use zeroize::{Zeroize, Zeroizing};
@@ -199,7 +199,7 @@ impl Group {
         if !(MIN_GROUP_BITS..=MAX_GROUP_BITS).contains(&bits) {
             return Err(Error::UnsupportedGroupSize { bits });
         }
-        let p = at_width(&p, bits.div_ceil(64) as usize);
+        let p = p.at_width(bits.div_ceil(64) as usize);
         if p.as_words()[0] & 3 != 3 {
             return Err(Error::InvalidGroup);
         }
@@ -207,7 +207,7 @@ impl Group {
         if g.bits_vartime() > bits || g < two || g > p.wrapping_sub(&two) {
             return Err(Error::InvalidGroup);
         }
-        let g = at_width(&g, p.nlimbs());
+        let g = g.at_width(p.nlimbs());
         // For a named group the tests have checked that g is a square.
         if name.is_none() && g.jacobi_vartime(&p)? != 1 {
             return Err(Error::InvalidGroup);
@@ -246,7 +246,9 @@ impl Group {
         if !(MIN_GROUP_BITS..=MAX_GROUP_BITS).contains(&bits) {
             return Err(Error::UnsupportedGroupSize { bits });
         }
-        let p: BoxedUint = generate_safe_prime_with_progress(bits, rng, progress)?;
+        let p: BoxedUint = PrimeGen::new(PrimeKind::Safe, bits)
+            .progress(progress)
+            .generate(rng)?;
         let g = if p.as_words()[0] & 7 == 7 { 2 } else { 4 };
         let g = p.like_u64(g);
         Self::build(p, g, None)
@@ -407,7 +409,7 @@ impl Group {
         if x.bits_vartime() > self.bits() || bool::from(x.is_zero()) || x >= &self.p {
             return Err(Error::InvalidElement);
         }
-        let x = at_width(x, self.p.nlimbs());
+        let x = x.at_width(self.p.nlimbs());
         if x.jacobi_vartime(&self.p)? != 1 {
             return Err(Error::InvalidElement);
         }
@@ -417,7 +419,7 @@ impl Group {
     /// Big-endian bytes of `x < p`, exactly [`element_len`](Self::element_len) long.
     pub(crate) fn to_fixed_bytes(&self, x: &BoxedUint) -> Vec<u8> {
         let mut out = vec![0u8; self.element_len()];
-        let _ = at_width(x, self.p.nlimbs()).write_be_bytes(&mut out);
+        let _ = x.at_width(self.p.nlimbs()).write_be_bytes(&mut out);
         out
     }
 }
@@ -459,13 +461,4 @@ impl Drop for Element {
     fn drop(&mut self) {
         self.0.zeroize();
     }
-}
-
-/// `x` zero-extended or truncated to `nlimbs` limbs (the caller knows the
-/// value fits).
-pub(crate) fn at_width(x: &BoxedUint, nlimbs: usize) -> BoxedUint {
-    let mut out = BoxedUint::zero(nlimbs);
-    let n = nlimbs.min(x.nlimbs());
-    out.as_mut()[..n].copy_from_slice(&x.as_ref()[..n]);
-    out
 }

@@ -9,13 +9,12 @@ use chacha20poly1305::aead::{Aead, Payload};
 use chacha20poly1305::{ChaCha20Poly1305, KeyInit, Nonce};
 use hkdf::Hkdf;
 use numcrypt_limbs::ct_audit::{declassify, declassify_choice};
-use numcrypt_limbs::{BoxedUint, MontyForm, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, SecretUint, Unsigned};
 use rand_core::CryptoRng;
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::group::at_width;
 use crate::{Element, Error, Group};
 
 /// An ElGamal public key: the group and `y = g^x`.
@@ -34,13 +33,7 @@ pub struct PublicKey {
 #[derive(Clone)]
 pub struct SecretKey {
     public: PublicKey,
-    x: BoxedUint,
-}
-
-impl Drop for SecretKey {
-    fn drop(&mut self) {
-        self.x.zeroize();
-    }
+    x: SecretUint,
 }
 
 impl zeroize::ZeroizeOnDrop for SecretKey {}
@@ -259,7 +252,7 @@ impl SecretKey {
         // Constant time in x (whatever its width): the only thing revealed
         // is whether it is valid.
         let valid = !x.is_zero() & x.ct_lt_value(q);
-        let mut x = at_width(x, q.nlimbs());
+        let mut x = x.at_width(q.nlimbs());
         if !declassify_choice(valid) {
             x.zeroize();
             return Err(Error::InvalidPrivateKey);
@@ -268,6 +261,7 @@ impl SecretKey {
     }
 
     fn from_secret(group: Group, x: BoxedUint) -> Self {
+        let x = SecretUint::from(x);
         let pm = group.p_monty();
         let y_monty = pm.pow_bounded(group.g_monty(), &x, group.exponent_bits());
         // The public key: no secret from here on.
@@ -292,7 +286,7 @@ impl SecretKey {
 
     /// The private exponent `x` (secret: handle with care).
     pub fn x(&self) -> &BoxedUint {
-        &self.x
+        self.x.expose()
     }
 
     /// `c^(q − x) = c^(−x)` for `c` in the subgroup: one constant-time
@@ -300,7 +294,7 @@ impl SecretKey {
     fn power_neg_x(&self, c: &BoxedUint) -> MontyForm<BoxedUint> {
         let group = self.group();
         let pm = group.p_monty();
-        let mut neg_x = group.q().wrapping_sub(&self.x);
+        let mut neg_x = group.q().wrapping_sub(self.x.expose());
         let out = pm.pow_bounded(&pm.to_monty(c), &neg_x, group.exponent_bits());
         neg_x.zeroize();
         out

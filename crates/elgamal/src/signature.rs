@@ -13,7 +13,6 @@ use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeLess};
 use zeroize::Zeroize;
 
-use crate::group::at_width;
 use crate::{Error, PublicKey, SecretKey};
 
 /// An ElGamal signature `(r, s)`. Encoded in DER as `SEQUENCE { r INTEGER,
@@ -127,7 +126,7 @@ impl SecretKey {
         let pm = group.p_monty();
         // e = H(m), below p − 1 for every supported group (2048 bits and up).
         let e = BoxedUint::from_be_slice_auto(digest);
-        let e_q = qm.to_monty(&at_width(&e, q.nlimbs()));
+        let e_q = qm.to_monty(&e.at_width(q.nlimbs()));
         let e_odd = e.is_odd();
         let mut x_q = qm.to_monty(self.x());
         let x_odd = self.x().is_odd();
@@ -152,8 +151,8 @@ impl SecretKey {
             let s_odd: Choice = e_odd ^ (x_odd & r.is_odd());
             // s = s_q + q·t with t = (s mod 2) − (s_q mod 2) mod 2.
             let t = s_odd ^ s_q.is_odd();
-            let mut s = at_width(&s_q, p.nlimbs());
-            let with_q = s.wrapping_add(&at_width(q, p.nlimbs()));
+            let mut s = s_q.at_width(p.nlimbs());
+            let with_q = s.wrapping_add(&q.at_width(p.nlimbs()));
             s.conditional_assign(&with_q, t);
             k.zeroize();
             k_q.zeroize();
@@ -175,13 +174,13 @@ impl SecretKey {
 /// `v mod q` for `v < 3q`, constant time, at `q`'s width.
 fn reduce_below_3q(v: &BoxedUint, q: &BoxedUint) -> BoxedUint {
     let wide = v.nlimbs().max(q.nlimbs());
-    let mut x = at_width(v, wide);
-    let qw = at_width(q, wide);
+    let mut x = v.at_width(wide);
+    let qw = q.at_width(wide);
     for _ in 0..2 {
         let (diff, borrow) = x.borrowing_sub(&qw, 0);
         x.conditional_assign(&diff, Choice::from((borrow ^ 1) as u8));
     }
-    at_width(&x, q.nlimbs())
+    x.at_width(q.nlimbs())
 }
 
 impl PublicKey {
@@ -209,7 +208,7 @@ impl PublicKey {
         if !r_ok || !s_ok || r == q || r == &p_minus_1 {
             return Err(Error::SignatureOutOfRange);
         }
-        let (r, s) = (at_width(r, p.nlimbs()), at_width(s, p.nlimbs()));
+        let (r, s) = (r.at_width(p.nlimbs()), s.at_width(p.nlimbs()));
         let e = BoxedUint::from_be_slice_auto(digest);
         let pm = group.p_monty();
         let lhs = pm.pow_vartime(group.g_monty(), &e);

@@ -269,7 +269,9 @@ fn bad_groups_are_refused() {
     assert_eq!(group.validate(), Err(Error::QNotPrime));
     let mut rng = ChaCha20Rng::seed_from_u64(8);
     let p3 = loop {
-        let q: BoxedUint = numcrypt_prime::generate_prime(2047, &mut rng).unwrap();
+        let q: BoxedUint = numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Prime, 2047)
+            .generate(&mut rng)
+            .unwrap();
         let p3 = big(&q) * 2u32 + 1u32;
         if !openssl_says_prime(&p3) {
             break p3;

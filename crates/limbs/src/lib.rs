@@ -56,9 +56,12 @@ mod ops;
 pub use error::Error;
 #[cfg(feature = "alloc")]
 pub use int::boxed::BoxedUint;
+#[cfg(feature = "alloc")]
+pub use int::secret::SecretUint;
 pub use int::uint::*;
 pub use int::unsigned::Unsigned;
-pub use monty::{MontyForm, MontyParams, PowMod};
+pub use int::width::limbs_for_bits;
+pub use monty::{MontyForm, MontyParams};
 
 /// A machine word of a multi-precision integer, least significant first.
 pub type Limb = u64;

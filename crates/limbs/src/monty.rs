@@ -120,8 +120,7 @@ impl<U: Unsigned> MontyParams<U> {
         // R mod m = (R - m) mod m, and R - m is m's two's complement. Its
         // top limbs need no reduction (see `rem_ct_public_len`): for a
         // modulus whose top limb is non-zero only 64 bits go through the
-        // bit-serial division (the whole construction: 29 to 4.7 µs at 1024
-        // bits, 108 to 14 µs at 2048).
+        // bit-serial division (benches/RESULTS.md, "Design figures").
         let mut one = modulus.zero_like();
         let neg_m = modulus.wrapping_neg();
         div::rem_ct_public_len(one.as_mut(), neg_m.as_ref(), m);
@@ -471,18 +470,10 @@ impl<U: Unsigned> MontyParams<U> {
     }
 }
 
-/// Modular exponentiation as a method of the integer types: for a one-off
-/// `self^exp mod m`; keep a [`MontyParams`] for several with one modulus.
-pub trait PowMod: Unsigned {
-    /// `self^exp mod m` in constant time for an odd `m > 1` (Montgomery
-    /// fixed-window exponentiation over the full width of `exp`).
-    ///
-    /// Errors as [`MontyParams::new`] for the modulus.
-    fn pow_mod(&self, exp: &Self, m: &Self) -> Result<Self, Error> {
-        let params = MontyParams::new(m.clone())?;
-        let base = params.to_monty(self);
-        Ok(params.from_monty(&params.pow(&base, exp)))
-    }
+/// `x^exp mod m` in constant time for an odd `m > 1`: the integer types'
+/// [`Unsigned::pow_mod`].
+pub(crate) fn pow_mod<U: Unsigned>(x: &U, exp: &U, m: &U) -> Result<U, Error> {
+    let params = MontyParams::new(m.clone())?;
+    let base = params.to_monty(x);
+    Ok(params.from_monty(&params.pow(&base, exp)))
 }
-
-impl<U: Unsigned> PowMod for U {}

@@ -8,7 +8,7 @@ use common::*;
 use num_bigint::BigUint;
 use num_integer::Integer;
 use num_traits::{One, Zero};
-use numcrypt_limbs::{BoxedUint, Error, MontyParams, PowMod, Uint, Unsigned};
+use numcrypt_limbs::{BoxedUint, Error, MontyParams, Uint, Unsigned};
 use proptest::prelude::*;
 use subtle::{ConstantTimeEq, ConstantTimeLess};
 

@@ -14,7 +14,7 @@ Two kernels per size n:
               folded once more, then a last carry (rare) folded by a mask.
   pm_mul_n_c32: the same for c < 2^32, where the overflow limb times c fits
               a limb (imul, one add), and the masked c cannot carry out of
-              limb 0: 2 cycles off 28 at 2^255 - 19.
+              limb 0 (benches/RESULTS.md, "Design figures").
 and one for P-521's prime p = 2^521 - 1 on nine limbs:
   p521_mul:   a * b modulo p, below 2^523: the product t, then
               t = A + 2^521 (B + 2^521 H) with A, B below 2^521 and H = t >>
@@ -22,11 +22,11 @@ and one for P-521's prime p = 2^521 - 1 on nine limbs:
               The pieces are shifts (shrd), not multiplications, and the sum
               cannot carry out, so nothing is folded twice: the tail after
               the product is a single carry chain, where pm_mul_9 has two
-              folds and a mask (which cost about 12 cycles of its 83).
+              folds and a mask.
 Each has a square beside it (sqr_wide_n, pm_sqr_n, p521_sqr), the same
 tail after a product part that computes each cross product a[i] a[j] once
-(n(n-1)/2 mulx and n for the squares, against n^2), which measured 76 ->
-60 cycles at 2^521 - 1 and 68 -> 50 at 2^512 - 569 (level at 4 limbs).
+(n(n-1)/2 mulx and n for the squares, against n^2), faster from 6 limbs
+and level at 4 (benches/RESULTS.md, "Design figures").
 
 The product is row by row: row i adds a * b[i] into the window
 t[i..=i+n] of n+1 registers (CF chain: low halves into t[i+j]; OF chain:

@@ -27,8 +27,7 @@ Each row is one carry chain per flag: `adcx` adds the old limb (CF),
 `adox` the previous product's high half (OF), and the row ends by folding
 both flags into the last high half. Without the loop over four-limb blocks
 of the generic kernels (a pointer bump and a branch each, and the tail) a
-row costs about 1.5 cycles a product on Zen 4 against 1.9 to 2.4 (mulx
-itself sustains about 1.3).
+row costs less per product (benches/RESULTS.md, "Design figures").
 """
 
 import sys

@@ -10,7 +10,7 @@ use std::num::NonZeroUsize;
 use std::time::Instant;
 
 use numcrypt_limbs::{BoxedUint, Uint};
-use numcrypt_prime::{PrimeInt, generate_prime_parallel, generate_safe_prime_parallel};
+use numcrypt_prime::{PrimeGen, PrimeInt, PrimeKind};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -48,9 +48,13 @@ fn run<U: PrimeInt>(bits: u32, count: u64, safe: bool, threads: usize) -> (f64, 
         .map(|seed| {
             let mut rng = ChaCha20Rng::seed_from_u64(seed);
             let p: U = if safe {
-                generate_safe_prime_parallel(bits, &mut rng, threads)
+                PrimeGen::new(PrimeKind::Safe, bits)
+                    .threads(threads)
+                    .generate(&mut rng)
             } else {
-                generate_prime_parallel(bits, &mut rng, threads)
+                PrimeGen::new(PrimeKind::Prime, bits)
+                    .threads(threads)
+                    .generate(&mut rng)
             }
             .expect("generate");
             format!("{:x?}", p.as_ref())

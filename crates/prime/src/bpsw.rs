@@ -3,7 +3,6 @@
 
 use numcrypt_limbs::{MontyForm, MontyParams, Unsigned};
 
-use crate::int::significant_limbs;
 use crate::mr::MillerRabin;
 use crate::primality::small_factor_vartime;
 use crate::small::is_prime_u64;
@@ -23,7 +22,7 @@ use crate::small::is_prime_u64;
 ///
 /// Variable time: for public numbers only.
 pub fn is_prime_bpsw_vartime<U: Unsigned>(n: &U) -> bool {
-    let limbs = significant_limbs(n);
+    let limbs = n.significant_limbs();
     if limbs == 1 {
         return is_prime_u64(n.as_ref()[0]);
     }

@@ -1,6 +1,6 @@
 //! Random primes and safe primes by incremental sieving, and the search
 //! loop that every generator shares (on one thread, or split over several
-//! by [`crate::parallel`]).
+//! by the `parallel` module).
 
 use core::ops::ControlFlow;
 
@@ -10,17 +10,18 @@ use subtle::Choice;
 use zeroize::Zeroize;
 
 use crate::Error;
+use crate::control::{Cancelled, Control, Flow, Inline, Progress, ProgressFn};
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
 use crate::sieve::{Sieve, Step, sieve_primes};
 use crate::small::is_prime_u64;
 use crate::table::Modulus64;
 
-/// Smallest bit length [`generate_prime`] accepts (3 = `0b11` is the only
+/// Smallest bit length a [`PrimeKind::Prime`](crate::PrimeKind::Prime) search accepts (3 = `0b11` is the only
 /// 2-bit prime with both top bits set).
 pub const MIN_PRIME_BITS: u32 = 2;
 
-/// Smallest bit length [`generate_safe_prime`] accepts (59 = 2·29 + 1 is the
+/// Smallest bit length a [`PrimeKind::Safe`](crate::PrimeKind::Safe) search accepts (59 = 2·29 + 1 is the
 /// smallest safe prime with its top two bits set above 7).
 pub const MIN_SAFE_PRIME_BITS: u32 = 6;
 
@@ -44,109 +45,9 @@ impl Tuning {
     };
 }
 
-/// On one thread, the final rounds run in chunks of this many units (a
-/// pair of rounds each), with a progress report and a chance to stop
-/// between chunks.
-pub(crate) const FINAL_CHUNK: usize = 4;
-
 /// Candidates below this many bits are searched with exact 64-bit
 /// arithmetic instead of the sieve.
 const SIEVE_MIN_BITS: u32 = 64;
-
-/// How far a search has got, as reported to a progress callback (like
-/// OpenSSL's `BN_GENCB`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Progress {
-    /// Candidates examined by the sieve.
-    pub candidates: u64,
-    /// Miller–Rabin rounds run (sieve survivors get one; a final candidate
-    /// gets 64, twice for a safe prime).
-    pub tests: u64,
-    /// Candidates that passed the sieve and the first Miller–Rabin round and
-    /// went on to the full MR64.
-    pub finalists: u64,
-}
-
-impl Progress {
-    pub(crate) fn plus(mut self, other: &Progress) -> Progress {
-        self.candidates += other.candidates;
-        self.tests += other.tests;
-        self.finalists += other.finalists;
-        self
-    }
-}
-
-/// A progress callback: return `ControlFlow::Break(())` to cancel the
-/// search (which then fails with [`Error::Cancelled`]).
-pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> ControlFlow<()>;
-
-/// A random prime of exactly `bits` bits with its top two bits set (so the
-/// product of two has exactly `2 bits` bits).
-///
-/// The search: a random odd start, then its successors `start + 2i` in
-/// order. A sieve of thousands of small primes (see `benches/RESULTS.md` for how
-/// many at each size), updated by addition, rejects most composites in
-/// windows of 128 candidates; each survivor gets one Miller–Rabin round to
-/// base 2, and the first that passes gets the full MR64 (64 rounds, bases
-/// derived from the candidate under a random key, as in
-/// [`is_prime`](crate::is_prime)). A failure at either stage moves on to
-/// the next survivor: the search never starts again from scratch (except
-/// in the astronomically unlikely case that it runs past `2^bits`).
-///
-/// Constant time (for `bits >= 64`): the sieve, the residues and every
-/// Miller–Rabin round are constant time in the candidates. What the running
-/// time reveals is how many windows were sieved and how many survivors were
-/// tested before the prime, which is how far the prime lies from a random
-/// start; and, with probability `2^-32` per tested candidate, `v2(c - 1)`.
-/// Below 64 bits the search is exact and variable time: such primes are no
-/// secrets.
-///
-/// `bits` must be at least [`MIN_PRIME_BITS`] and fit `U`.
-pub fn generate_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-) -> Result<U, Error> {
-    generate_prime_with_progress(bits, rng, &mut |_| ControlFlow::Continue(()))
-}
-
-/// [`generate_prime`] with a progress callback, called after each window of
-/// candidates, each Miller–Rabin test on a survivor and each eighth of the
-/// final MR64.
-pub fn generate_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    progress: ProgressFn<'_>,
-) -> Result<U, Error> {
-    search(Kind::Prime, bits, rng, 1, Tuning::DEFAULT, progress)
-}
-
-/// A random safe prime `p = 2q + 1` (with `q` prime) of exactly `bits` bits,
-/// top two bits set.
-///
-/// The search runs over `q` as [`generate_prime`] does, from a random start
-/// rounded up to `q ≡ 5 (mod 6)` and in steps of 6 (every safe prime above 7
-/// has `q ≡ 2 mod 3`, so no other `q` can be one, and the result is the
-/// first safe prime from the start either way). A joint sieve rejects `q`
-/// when a small prime divides `q` or `2q + 1`; survivors get a base-2 round
-/// on `q`, then on `p`, and the first pair to pass both gets MR64 on `q` and
-/// on `p`. Constant time in the same sense as [`generate_prime`]. `bits`
-/// must be at least [`MIN_SAFE_PRIME_BITS`].
-pub fn generate_safe_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-) -> Result<U, Error> {
-    generate_safe_prime_with_progress(bits, rng, &mut |_| ControlFlow::Continue(()))
-}
-
-/// [`generate_safe_prime`] with a progress callback.
-pub fn generate_safe_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    progress: ProgressFn<'_>,
-) -> Result<U, Error> {
-    search(Kind::Safe, bits, rng, 1, Tuning::DEFAULT, progress)
-}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kind {
@@ -257,17 +158,6 @@ pub(crate) struct Sequence<'a, U> {
     pub(crate) tuning: Tuning,
 }
 
-/// What the work on one item (a window of candidates, or a candidate)
-/// came to.
-pub(crate) enum Flow<E> {
-    /// Nothing here: go on to the next item.
-    Next,
-    /// The item holds the search's outcome, if no earlier item does.
-    Done(E),
-    /// The work stopped: cancelled, or no longer needed.
-    Stop,
-}
-
 /// What the search of a sequence found in a window.
 pub(crate) enum Event<U: Unsigned> {
     /// The first prime in the window (for [`Kind::Safe`], `p = 2q + 1`).
@@ -281,73 +171,6 @@ impl<U: Unsigned> Zeroize for Event<U> {
         if let Event::Found(p) = self {
             p.as_mut().zeroize();
         }
-    }
-}
-
-/// What a worker consults while it works on an item.
-pub(crate) trait Control {
-    /// Reports the worker's counts; `Break` means stop at once.
-    fn report(&mut self, counts: &Progress) -> ControlFlow<()>;
-    /// Whether the work on `item` is no longer needed (an earlier item
-    /// already holds the outcome, or the search was cancelled).
-    fn abandon(&self, item: u64) -> bool;
-
-    /// Runs `round(i)` for `i` in `0..rounds` (units of Miller–Rabin rounds
-    /// on a final candidate of `item`, a pair each; each adds `per_round`
-    /// tests to `counts`) and returns whether all passed, or `Stop`. On one thread: in chunks
-    /// of [`FINAL_CHUNK`] with a report and a check between chunks; the
-    /// parallel search spreads the rounds over all its threads.
-    fn final_rounds(
-        &mut self,
-        item: u64,
-        rounds: usize,
-        per_round: u64,
-        counts: &mut Progress,
-        round: &(dyn Fn(usize) -> Choice + Sync),
-    ) -> Flow<Choice> {
-        let mut all = Choice::from(1);
-        for i in 0..rounds {
-            if i > 0
-                && i % FINAL_CHUNK == 0
-                && (self.report(counts).is_break() || self.abandon(item))
-            {
-                return Flow::Stop;
-            }
-            all &= round(i);
-            counts.tests += per_round;
-        }
-        Flow::Done(all)
-    }
-}
-
-/// The search was cancelled by the progress callback.
-pub(crate) struct Cancelled;
-
-/// The single-thread control: the caller's callback, and nothing to
-/// abandon.
-pub(crate) struct Inline<'p> {
-    progress: &'p mut dyn FnMut(&Progress) -> ControlFlow<()>,
-    cancelled: bool,
-}
-
-impl<'p> Inline<'p> {
-    pub(crate) fn new(progress: &'p mut dyn FnMut(&Progress) -> ControlFlow<()>) -> Self {
-        Inline {
-            progress,
-            cancelled: false,
-        }
-    }
-}
-
-impl Control for Inline<'_> {
-    fn report(&mut self, counts: &Progress) -> ControlFlow<()> {
-        let flow = (self.progress)(counts);
-        self.cancelled |= flow.is_break();
-        flow
-    }
-
-    fn abandon(&self, _item: u64) -> bool {
-        false
     }
 }
 

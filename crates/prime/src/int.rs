@@ -43,16 +43,3 @@ impl PrimeInt for numcrypt_limbs::BoxedUint {
         Ok(Self::zero_with_bits(bits))
     }
 }
-
-/// The value's significant limbs, at least one: its size, which the
-/// primality tests reveal (their time depends on it), found without a
-/// branch on the value, so that the value itself stays secret.
-pub(crate) fn significant_limbs<U: Unsigned>(n: &U) -> usize {
-    let mut len = 1;
-    for (i, &x) in n.as_ref().iter().enumerate() {
-        // All ones when x != 0: (x | -x) has its top bit set exactly then.
-        let nonzero = ((x | x.wrapping_neg()) >> 63).wrapping_neg() as usize;
-        len = (len & !nonzero) | ((i + 1) & nonzero);
-    }
-    numcrypt_limbs::ct_audit::declassified(len)
-}

@@ -12,12 +12,10 @@
 //!   a caller's generator. Exact below `2^64`.
 //! - [`is_prime_bpsw_vartime`]: Baillie–PSW, with its honest caveat (no
 //!   known counterexample, no proven bound).
-//! - [`generate_prime`], [`generate_safe_prime`],
-//!   [`generate_strong_prime`] (Gordon) and [`generate_rsa_primes_fips`]
-//!   (FIPS 186-5 B.3.3): constant-time generation, with progress callbacks
-//!   (`*_with_progress`).
-//! - With the `std` feature, `*_parallel` twins of the generators that
-//!   split the search over threads and return the same primes: see
+//! - [`PrimeGen`]: constant-time generation of primes, safe primes, strong
+//!   primes (Gordon) and FIPS 186-5 B.3.3's RSA primes, with a progress
+//!   callback and a cancellation flag; with the `std` feature, on several
+//!   threads, which return the same primes: see
 //!   [Multi-threaded search](#multi-threaded-search).
 //!
 //! # Where the bases come from
@@ -56,14 +54,12 @@
 //! a random starting point.
 //!
 //! # Multi-threaded search
-//! With the `std` feature, `generate_prime_parallel`,
-//! `generate_safe_prime_parallel`, `generate_strong_prime_parallel` (each
-//! with a `_with_progress` form) and `generate_rsa_primes_fips_parallel`
-//! run on `threads` workers, the calling thread included (`None`: as many
-//! as `std::thread::available_parallelism` reports; if the system
-//! refuses to start a thread, the search runs on those it started).
+//! With the `std` feature, [`PrimeGen::threads`] runs a search on
+//! `threads` workers, the calling thread included (`None`: as many as
+//! `std::thread::available_parallelism` reports; if the system refuses to
+//! start a thread, the search runs on those it started).
 //!
-//! **They return the same prime as the single-threaded function for the
+//! **It returns the same prime as the single-threaded search for the
 //! same generator state**, so the distribution of results is exactly that
 //! of a single-threaded search. The threads split that search's own work
 //! instead of running searches of their own. The caller's generator is used
@@ -112,31 +108,31 @@ extern crate alloc;
 extern crate std;
 
 mod bpsw;
+mod builder;
+mod control;
 mod error;
+mod generate;
 mod int;
 mod mr;
+#[cfg(feature = "std")]
+mod parallel;
 mod primality;
 mod rsa;
+mod sieve;
 mod small;
 mod table;
 
 pub use bpsw::is_prime_bpsw_vartime;
+pub use builder::{PrimeGen, PrimeKind, RsaPrimes};
+pub use control::{Progress, ProgressFn};
 pub use error::Error;
+pub use generate::{MIN_PRIME_BITS, MIN_SAFE_PRIME_BITS};
 pub use int::PrimeInt;
-pub use primality::{is_prime, is_prime_vartime, is_prime_with_rng};
-pub use rsa::{
-    MIN_STRONG_PRIME_BITS, generate_rsa_primes_fips, generate_strong_prime,
-    generate_strong_prime_with_progress,
-};
-mod generate;
 #[cfg(feature = "std")]
-mod parallel;
-mod sieve;
+pub use parallel::max_threads;
+pub use primality::{is_prime, is_prime_vartime, is_prime_with_rng};
+pub use rsa::MIN_STRONG_PRIME_BITS;
 
-pub use generate::{
-    MIN_PRIME_BITS, MIN_SAFE_PRIME_BITS, Progress, ProgressFn, generate_prime,
-    generate_prime_with_progress, generate_safe_prime, generate_safe_prime_with_progress,
-};
 /// The largest prime a search makes at run-time widths (`BoxedUint`):
 /// 16384 bits, as the largest RSA modulus (a larger request is
 /// [`Error::BitsTooLarge`] before any work).
@@ -144,14 +140,6 @@ pub const MAX_PRIME_BITS: u32 = 16384;
 
 /// Worker threads allowed per available core ([`max_threads`]).
 pub const THREADS_PER_CORE: usize = 4;
-
-#[cfg(feature = "std")]
-pub use parallel::{
-    generate_prime_parallel, generate_prime_parallel_with_progress,
-    generate_rsa_primes_fips_parallel, generate_safe_prime_parallel,
-    generate_safe_prime_parallel_with_progress, generate_strong_prime_parallel,
-    generate_strong_prime_parallel_with_progress, max_threads,
-};
 
 /// Settings the library never uses, for benchmarks and tuning runs only
 /// (feature `insecure-bench-hooks`, which nothing in production should
@@ -165,8 +153,8 @@ pub mod bench_hooks {
     use crate::generate::{Kind, search};
     use crate::{Error, PrimeInt, ProgressFn};
 
-    /// [`generate_prime_with_progress`](crate::generate_prime_with_progress)
-    /// with `tuning`.
+    /// A [`PrimeKind::Prime`](crate::PrimeKind::Prime) search with
+    /// `tuning`.
     pub fn generate_prime_tuned<U: PrimeInt, R: CryptoRng + ?Sized>(
         bits: u32,
         rng: &mut R,
@@ -176,8 +164,7 @@ pub mod bench_hooks {
         search(Kind::Prime, bits, rng, 1, tuning, progress)
     }
 
-    /// [`generate_safe_prime_with_progress`](crate::generate_safe_prime_with_progress)
-    /// with `tuning`.
+    /// A [`PrimeKind::Safe`](crate::PrimeKind::Safe) search with `tuning`.
     pub fn generate_safe_prime_tuned<U: PrimeInt, R: CryptoRng + ?Sized>(
         bits: u32,
         rng: &mut R,

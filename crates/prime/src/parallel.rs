@@ -9,16 +9,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
 
-use rand_core::CryptoRng;
 use subtle::Choice;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::generate::{
-    Cancelled, Control, FINAL_CHUNK, Flow, Kind, Progress, ProgressFn, Tuning, search,
-};
-use crate::int::PrimeInt;
-use crate::rsa::{fips_primes, strong_prime};
+use crate::control::{Cancelled, Control, FINAL_CHUNK, Flow, Progress, ProgressFn};
 
 /// The cores the operating system offers this process (1 if it cannot say).
 fn available_cores() -> usize {
@@ -40,100 +35,6 @@ pub(crate) fn thread_count(threads: Option<NonZeroUsize>) -> Result<usize, Error
         return Err(Error::TooManyThreads { max: max_threads() });
     }
     Ok(n)
-}
-
-/// [`generate_prime`](crate::generate_prime) on `threads` worker threads
-/// (`None`: as many as the machine offers): the same prime for the same
-/// generator state, found sooner. See
-/// [Multi-threaded search](crate#multi-threaded-search).
-pub fn generate_prime_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    threads: Option<NonZeroUsize>,
-) -> Result<U, Error> {
-    generate_prime_parallel_with_progress(bits, rng, threads, &mut |_| ControlFlow::Continue(()))
-}
-
-/// [`generate_prime_parallel`] with a progress callback (called on the
-/// calling thread with the counts of all workers).
-pub fn generate_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    threads: Option<NonZeroUsize>,
-    progress: ProgressFn<'_>,
-) -> Result<U, Error> {
-    search(
-        Kind::Prime,
-        bits,
-        rng,
-        thread_count(threads)?,
-        Tuning::DEFAULT,
-        progress,
-    )
-}
-
-/// [`generate_safe_prime`](crate::generate_safe_prime) on `threads`
-/// worker threads: the same safe prime for the same generator state.
-pub fn generate_safe_prime_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    threads: Option<NonZeroUsize>,
-) -> Result<U, Error> {
-    generate_safe_prime_parallel_with_progress(bits, rng, threads, &mut |_| {
-        ControlFlow::Continue(())
-    })
-}
-
-/// [`generate_safe_prime_parallel`] with a progress callback.
-pub fn generate_safe_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    threads: Option<NonZeroUsize>,
-    progress: ProgressFn<'_>,
-) -> Result<U, Error> {
-    search(
-        Kind::Safe,
-        bits,
-        rng,
-        thread_count(threads)?,
-        Tuning::DEFAULT,
-        progress,
-    )
-}
-
-/// [`generate_strong_prime`](crate::generate_strong_prime) with each of
-/// its searches on `threads` worker threads: the same prime for the same
-/// generator state.
-pub fn generate_strong_prime_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    threads: Option<NonZeroUsize>,
-) -> Result<U, Error> {
-    generate_strong_prime_parallel_with_progress(bits, rng, threads, &mut |_| {
-        ControlFlow::Continue(())
-    })
-}
-
-/// [`generate_strong_prime_parallel`] with a progress callback.
-pub fn generate_strong_prime_parallel_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    threads: Option<NonZeroUsize>,
-    progress: ProgressFn<'_>,
-) -> Result<U, Error> {
-    strong_prime(bits, rng, thread_count(threads)?, progress)
-}
-
-/// [`generate_rsa_primes_fips`](crate::generate_rsa_primes_fips) with the
-/// candidates tested on `threads` worker threads: the same `(p, q)` for the
-/// same generator state (which is left further advanced).
-pub fn generate_rsa_primes_fips_parallel<U: PrimeInt, R: CryptoRng + ?Sized>(
-    nlen: u32,
-    e: u64,
-    rng: &mut R,
-    threads: Option<NonZeroUsize>,
-) -> Result<(U, U), Error> {
-    fips_primes(nlen, e, rng, thread_count(threads)?)
 }
 
 /// What the workers of one search share.

@@ -4,7 +4,6 @@ use numcrypt_limbs::Unsigned;
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};
 
-use crate::int::significant_limbs;
 use crate::mr::{BaseSource, HashBases, MR64_ROUNDS, MillerRabin, RngBases};
 use crate::small::is_prime_u64;
 use crate::table::{
@@ -34,7 +33,7 @@ const PUBLIC_KEY: [u8; 32] = [0; 32];
 /// [`is_prime_vartime`]'s faster twin for public numbers). Safe for secret
 /// numbers, such as the primes of an imported RSA key.
 pub fn is_prime<U: Unsigned>(n: &U) -> bool {
-    let limbs = significant_limbs(n);
+    let limbs = n.significant_limbs();
     if limbs == 1 {
         return is_prime_u64(n.as_ref()[0]);
     }
@@ -47,7 +46,7 @@ pub fn is_prime<U: Unsigned>(n: &U) -> bool {
 /// the first factor and Miller–Rabin at the first witness, and the
 /// exponentiations use sliding windows. For public numbers only.
 pub fn is_prime_vartime<U: Unsigned>(n: &U) -> bool {
-    let limbs = significant_limbs(n);
+    let limbs = n.significant_limbs();
     if limbs == 1 {
         return is_prime_u64(n.as_ref()[0]);
     }
@@ -60,7 +59,7 @@ pub fn is_prime_vartime<U: Unsigned>(n: &U) -> bool {
 /// disagree on a composite, with probability at most `2^-128`). Constant
 /// time in the same sense as [`is_prime`].
 pub fn is_prime_with_rng<U: Unsigned, R: CryptoRng + ?Sized>(n: &U, rng: &mut R) -> bool {
-    let limbs = significant_limbs(n);
+    let limbs = n.significant_limbs();
     if limbs == 1 {
         return is_prime_u64(n.as_ref()[0]);
     }

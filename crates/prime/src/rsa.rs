@@ -1,7 +1,5 @@
 //! Primes for RSA: Gordon's strong primes and FIPS 186-5 appendix B.3.3.
 
-use core::ops::ControlFlow;
-
 use numcrypt_limbs::ct_audit::declassify_choice;
 use numcrypt_limbs::{MontyParams, Unsigned};
 use rand_core::CryptoRng;
@@ -9,44 +7,15 @@ use subtle::{Choice, ConditionallySelectable};
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::generate::{
-    Control, Flow, Inline, Kind, Progress, ProgressFn, Sequence, Tuning, final_test, search,
-};
+use crate::control::{Control, Flow, Inline, Progress, ProgressFn};
+use crate::generate::{Kind, Sequence, Tuning, final_test, search};
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
 use crate::primality::small_factor_ct;
 use crate::table::trial_division_primes;
 
-/// Smallest bit length [`generate_strong_prime`] accepts.
+/// Smallest bit length a [`PrimeKind::Strong`](crate::PrimeKind::Strong) search accepts.
 pub const MIN_STRONG_PRIME_BITS: u32 = 160;
-
-/// A random strong prime of exactly `bits` bits (top two bits set), by
-/// Gordon's algorithm: `p - 1` has a large prime factor `r`, `p + 1` a
-/// large prime factor `s`, and `r - 1` a large prime factor `t`.
-///
-/// `s` has `bits/2 - 16` bits and `t` has `bits/2 - 32`; `r` is the first
-/// prime `2it + 1` from a random 16-bit `i`; `p0 = 2 (s^(r-2) mod r) s - 1`
-/// satisfies `p0 ≡ 1 (mod r)` and `p0 ≡ -1 (mod s)`, and `p` is the first
-/// prime `p0 + 2jrs` from a random `j` that puts it in range. Each search
-/// is the sieve of [`generate_prime`](crate::generate_prime) over an
-/// arithmetic progression, with MR64 on the result; all constant time in
-/// the same sense. `bits` must be at least [`MIN_STRONG_PRIME_BITS`].
-pub fn generate_strong_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-) -> Result<U, Error> {
-    generate_strong_prime_with_progress(bits, rng, &mut |_| ControlFlow::Continue(()))
-}
-
-/// [`generate_strong_prime`] with a progress callback (counts summed over
-/// the four searches).
-pub fn generate_strong_prime_with_progress<U: PrimeInt, R: CryptoRng + ?Sized>(
-    bits: u32,
-    rng: &mut R,
-    progress: ProgressFn<'_>,
-) -> Result<U, Error> {
-    strong_prime(bits, rng, 1, progress)
-}
 
 /// Gordon's algorithm with each search split over `threads` workers.
 pub(crate) fn strong_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
@@ -164,36 +133,14 @@ fn sub_search<U: PrimeInt>(
     seq.run(threads, total, progress)
 }
 
-/// FIPS 186-5 appendix B.3.3: the two primes of an RSA modulus of `nlen`
-/// bits (even, at least 2048) for the odd public exponent `e > 2^16`, as
-/// probable primes.
-///
-/// Each prime is a fresh random `nlen/2`-bit odd candidate, kept when
-/// `p >= √2·2^(nlen/2 - 1)` (so `pq` has exactly `nlen` bits),
-/// `gcd(p - 1, e) = 1` and it passes MR64 (more rounds than Table B.1 asks
-/// for); at most `5·nlen/2` candidates per prime, as the standard says, then
-/// [`Error::GenerationFailed`]. `q` must also satisfy
-/// `|p - q| > 2^(nlen/2 - 100)`. Before MR64, trial division and one
-/// Miller–Rabin round to base 2 throw out composites cheaply; neither can
-/// reject a prime, so the candidate kept is the one the standard's
-/// procedure keeps. Fresh candidates are independent of one another, so
-/// what the running time says about a rejected one (that it was rejected,
-/// and at which check) says nothing about the result; every check is
-/// constant time.
-pub fn generate_rsa_primes_fips<U: PrimeInt, R: CryptoRng + ?Sized>(
-    nlen: u32,
-    e: u64,
-    rng: &mut R,
-) -> Result<(U, U), Error> {
-    fips_primes(nlen, e, rng, 1)
-}
-
-/// FIPS 186-5 B.3.3 with the candidates tested on `threads` workers.
+/// FIPS 186-5 B.3.3 with the candidates tested on `threads` workers,
+/// reporting to `progress` (counts summed over both primes).
 pub(crate) fn fips_primes<U: PrimeInt, R: CryptoRng + ?Sized>(
     nlen: u32,
     e: u64,
     rng: &mut R,
     threads: usize,
+    progress: ProgressFn<'_>,
 ) -> Result<(U, U), Error> {
     if nlen < 2048 || !nlen.is_multiple_of(2) {
         return Err(Error::BitsTooSmall { min: 2048 });
@@ -213,8 +160,12 @@ pub(crate) fn fips_primes<U: PrimeInt, R: CryptoRng + ?Sized>(
         key,
     };
     let mut pending = Pending::new();
-    let result = match fips.prime(rng, None, threads, &mut pending) {
-        Ok(mut p) => match fips.prime(rng, Some(&p), threads, &mut pending) {
+    let mut counts = Progress::default();
+    let mut search = |other: Option<&U>, rng: &mut R, pending: &mut Pending<U>| {
+        fips.prime(rng, other, threads, pending, &mut counts, &mut *progress)
+    };
+    let result = match search(None, rng, &mut pending) {
+        Ok(mut p) => match search(Some(&p), rng, &mut pending) {
             Ok(q) => Ok((p, q)),
             Err(e) => {
                 p.as_mut().zeroize();
@@ -304,29 +255,38 @@ impl<U: PrimeInt> Fips<U> {
     }
 
     /// One prime: the first acceptable candidate in drawing order, from at
-    /// most `5·half` candidates.
+    /// most `5·half` candidates. `counts` carries the progress counts in
+    /// and out.
     fn prime<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         other: Option<&U>,
         threads: usize,
         pending: &mut Pending<U>,
+        counts: &mut Progress,
+        progress: ProgressFn<'_>,
     ) -> Result<U, Error> {
         let budget = 5 * self.half as usize;
         #[cfg(feature = "std")]
         if threads > 1 {
-            return self.prime_batched(rng, other, threads, budget, pending);
+            return self.prime_batched(rng, other, threads, budget, pending, counts, progress);
         }
         let _ = (threads, &pending);
-        let mut ignore = |_: &Progress| ControlFlow::Continue(());
-        let mut ctl = Inline::new(&mut ignore);
-        let mut counts = Progress::default();
+        let mut ctl = Inline::new(progress);
         for i in 0..budget {
+            counts.candidates += 1;
             let mut c = self.draw(rng);
-            if let Flow::Done(()) = self.acceptable(&c, other, i as u64, &mut counts, &mut ctl) {
-                return Ok(c);
+            match self.acceptable(&c, other, i as u64, counts, &mut ctl) {
+                Flow::Done(()) => return Ok(c),
+                Flow::Stop => {
+                    c.as_mut().zeroize();
+                    return Err(Error::Cancelled);
+                }
+                Flow::Next => c.as_mut().zeroize(),
             }
-            c.as_mut().zeroize();
+            if ctl.report(counts).is_break() {
+                return Err(Error::Cancelled);
+            }
         }
         Err(Error::GenerationFailed)
     }
@@ -336,6 +296,7 @@ impl<U: PrimeInt> Fips<U> {
     /// the winner is the first acceptable one in drawing order, and the
     /// rest of its batch is left over for the next prime.
     #[cfg(feature = "std")]
+    #[allow(clippy::too_many_arguments)]
     fn prime_batched<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
@@ -343,8 +304,11 @@ impl<U: PrimeInt> Fips<U> {
         threads: usize,
         budget: usize,
         pending: &mut Pending<U>,
+        counts: &mut Progress,
+        progress: ProgressFn<'_>,
     ) -> Result<U, Error> {
-        use crate::generate::{Cancelled, first_in_order};
+        use crate::control::Cancelled;
+        use crate::generate::first_in_order;
         /// Candidates per batch: enough to keep the workers busy, few
         /// enough that waiting for the slowest at the end of a batch costs
         /// little.
@@ -354,10 +318,10 @@ impl<U: PrimeInt> Fips<U> {
             let size = BATCH.min(budget - tried);
             let mut batch: std::vec::Vec<U> = std::vec::Vec::with_capacity(size);
             while batch.len() < size {
-                let c = pending
-                    .candidates
-                    .pop_front()
-                    .unwrap_or_else(|| self.draw(rng));
+                let c = pending.candidates.pop_front().unwrap_or_else(|| {
+                    counts.candidates += 1;
+                    self.draw(rng)
+                });
                 batch.push(c);
             }
             let work = |_: &mut (), i: u64, counts: &mut Progress, ctl: &mut dyn Control| match self
@@ -367,15 +331,7 @@ impl<U: PrimeInt> Fips<U> {
                 Flow::Next => Flow::Next,
                 Flow::Stop => Flow::Stop,
             };
-            let mut counts = Progress::default();
-            let found = first_in_order(
-                threads,
-                size as u64,
-                &mut counts,
-                &mut |_| ControlFlow::Continue(()),
-                &|| (),
-                &work,
-            );
+            let found = first_in_order(threads, size as u64, counts, &mut *progress, &|| (), &work);
             match found {
                 Ok(Some((i, _))) => {
                     let i = i as usize;
@@ -387,11 +343,17 @@ impl<U: PrimeInt> Fips<U> {
                     pending.candidates.extend(rest);
                     return winner.ok_or(Error::GenerationFailed);
                 }
-                Ok(None) | Err(Cancelled) => {
+                Ok(None) => {
                     for c in batch.iter_mut() {
                         c.as_mut().zeroize();
                     }
                     tried += size;
+                }
+                Err(Cancelled) => {
+                    for c in batch.iter_mut() {
+                        c.as_mut().zeroize();
+                    }
+                    return Err(Error::Cancelled);
                 }
             }
         }

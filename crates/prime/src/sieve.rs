@@ -422,7 +422,7 @@ impl Survivors {
             index |= here & nonzero & !found;
             found |= nonzero;
         }
-        // Whether a survivor is left is public (see `generate_prime`).
+        // Whether a survivor is left is public (see `PrimeKind::Prime`).
         if numcrypt_limbs::ct_audit::declassified(found) == 0 {
             return None;
         }

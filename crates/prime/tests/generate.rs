@@ -4,14 +4,12 @@
 mod common;
 
 use std::ops::ControlFlow;
+use std::sync::atomic::AtomicBool;
 
 use common::*;
 use num_bigint::BigUint;
 use numcrypt_limbs::{BoxedUint, U64, U128, U512, U1024, Uint, Unsigned};
-use numcrypt_prime::{
-    Error, PrimeInt, Progress, generate_prime, generate_prime_with_progress, generate_safe_prime,
-    is_prime,
-};
+use numcrypt_prime::{Error, PrimeGen, PrimeInt, PrimeKind, Progress, is_prime};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -29,7 +27,9 @@ fn assert_shape(p: &BigUint, bits: u32) {
 fn primes_of_every_small_size() {
     let mut rng = ChaCha20Rng::seed_from_u64(10);
     for bits in 2..=130u32 {
-        let p: U128 = generate_prime(bits.min(128), &mut rng).unwrap();
+        let p: U128 = PrimeGen::new(PrimeKind::Prime, bits.min(128))
+            .generate(&mut rng)
+            .unwrap();
         let bits = bits.min(128);
         let pb = to_big(&p);
         assert_shape(&pb, bits);
@@ -41,7 +41,9 @@ fn primes_of_every_small_size() {
 fn safe_primes_of_small_sizes() {
     let mut rng = ChaCha20Rng::seed_from_u64(11);
     for bits in 6..=140u32 {
-        let p: BoxedUint = generate_safe_prime(bits, &mut rng).unwrap();
+        let p: BoxedUint = PrimeGen::new(PrimeKind::Safe, bits)
+            .generate(&mut rng)
+            .unwrap();
         let pb = to_big(&p);
         assert_shape(&pb, bits);
         assert!(ref_is_prime(&pb), "{pb}");
@@ -54,15 +56,23 @@ fn primes_at_rsa_sizes_pass_openssl() {
     let mut rng = ChaCha20Rng::seed_from_u64(12);
     let mut all = Vec::new();
     for _ in 0..3 {
-        let p: U512 = generate_prime(512, &mut rng).unwrap();
+        let p: U512 = PrimeGen::new(PrimeKind::Prime, 512)
+            .generate(&mut rng)
+            .unwrap();
         all.push(to_big(&p));
-        let p: U1024 = generate_prime(1024, &mut rng).unwrap();
+        let p: U1024 = PrimeGen::new(PrimeKind::Prime, 1024)
+            .generate(&mut rng)
+            .unwrap();
         all.push(to_big(&p));
-        let p: BoxedUint = generate_prime(700, &mut rng).unwrap();
+        let p: BoxedUint = PrimeGen::new(PrimeKind::Prime, 700)
+            .generate(&mut rng)
+            .unwrap();
         assert_eq!(p.nlimbs(), 11);
         all.push(to_big(&p));
     }
-    let safe: U512 = generate_safe_prime(512, &mut rng).unwrap();
+    let safe: U512 = PrimeGen::new(PrimeKind::Safe, 512)
+        .generate(&mut rng)
+        .unwrap();
     let safe = to_big(&safe);
     assert!(ref_is_prime(&(&safe >> 1u32)));
     all.push(safe);
@@ -85,8 +95,12 @@ fn primes_at_rsa_sizes_pass_openssl() {
 
 #[test]
 fn same_seed_same_prime_at_any_width() {
-    let p1: U1024 = generate_prime(600, &mut ChaCha20Rng::seed_from_u64(13)).unwrap();
-    let p2: BoxedUint = generate_prime(600, &mut ChaCha20Rng::seed_from_u64(13)).unwrap();
+    let p1: U1024 = PrimeGen::new(PrimeKind::Prime, 600)
+        .generate(&mut ChaCha20Rng::seed_from_u64(13))
+        .unwrap();
+    let p2: BoxedUint = PrimeGen::new(PrimeKind::Prime, 600)
+        .generate(&mut ChaCha20Rng::seed_from_u64(13))
+        .unwrap();
     assert_eq!(to_big(&p1), to_big(&p2));
 }
 
@@ -94,33 +108,33 @@ fn same_seed_same_prime_at_any_width() {
 fn bad_sizes_are_errors() {
     let mut rng = ChaCha20Rng::seed_from_u64(14);
     assert_eq!(
-        generate_prime::<U64, _>(1, &mut rng),
+        PrimeGen::new(PrimeKind::Prime, 1).generate::<U64, _>(&mut rng),
         Err(Error::BitsTooSmall { min: 2 })
     );
     assert_eq!(
-        generate_prime::<U64, _>(0, &mut rng),
+        PrimeGen::new(PrimeKind::Prime, 0).generate::<U64, _>(&mut rng),
         Err(Error::BitsTooSmall { min: 2 })
     );
     assert_eq!(
-        generate_prime::<U64, _>(65, &mut rng),
+        PrimeGen::new(PrimeKind::Prime, 65).generate::<U64, _>(&mut rng),
         Err(Error::BitsTooLarge { max: 64 })
     );
     assert_eq!(
-        generate_safe_prime::<U128, _>(5, &mut rng),
+        PrimeGen::new(PrimeKind::Safe, 5).generate::<U128, _>(&mut rng),
         Err(Error::BitsTooSmall { min: 6 })
     );
     assert_eq!(
-        generate_safe_prime::<Uint<2>, _>(129, &mut rng),
+        PrimeGen::new(PrimeKind::Safe, 129).generate::<Uint<2>, _>(&mut rng),
         Err(Error::BitsTooLarge { max: 128 })
     );
     // Run-time widths stop at MAX_PRIME_BITS, before any allocation or work.
     assert!(BoxedUint::zero_for_bits(numcrypt_prime::MAX_PRIME_BITS).is_ok());
     assert_eq!(
-        generate_prime::<BoxedUint, _>(100_000, &mut rng),
+        PrimeGen::new(PrimeKind::Prime, 100_000).generate::<BoxedUint, _>(&mut rng),
         Err(Error::BitsTooLarge { max: 16384 })
     );
     assert_eq!(
-        generate_safe_prime::<BoxedUint, _>(u32::MAX, &mut rng),
+        PrimeGen::new(PrimeKind::Safe, u32::MAX).generate::<BoxedUint, _>(&mut rng),
         Err(Error::BitsTooLarge { max: 16384 })
     );
 }
@@ -130,18 +144,71 @@ fn progress_reports_and_cancels() {
     let mut rng = ChaCha20Rng::seed_from_u64(15);
     let mut last = Progress::default();
     let mut calls = 0;
-    let p: U512 = generate_prime_with_progress(512, &mut rng, &mut |p| {
-        last = *p;
-        calls += 1;
-        ControlFlow::Continue(())
-    })
-    .unwrap();
+    let p: U512 = PrimeGen::new(PrimeKind::Prime, 512)
+        .progress(&mut |p| {
+            last = *p;
+            calls += 1;
+            ControlFlow::Continue(())
+        })
+        .generate(&mut rng)
+        .unwrap();
     assert!(ref_is_prime(&to_big(&p)));
     assert!(
         calls > 1 && last.candidates >= 128 && last.tests >= 65 && last.finalists >= 1,
         "{last:?}"
     );
-    let r = generate_prime_with_progress::<U512, _>(512, &mut rng, &mut |_| ControlFlow::Break(()));
+    let r = PrimeGen::new(PrimeKind::Prime, 512)
+        .progress(&mut |_| ControlFlow::Break(()))
+        .generate::<U512, _>(&mut rng);
+    assert_eq!(r, Err(Error::Cancelled));
+}
+
+#[test]
+fn cancel_flag_stops_every_kind() {
+    let mut rng = ChaCha20Rng::seed_from_u64(16);
+    let set = AtomicBool::new(true);
+    for kind in [PrimeKind::Prime, PrimeKind::Safe, PrimeKind::Strong] {
+        let r = PrimeGen::new(kind, 512)
+            .cancel(&set)
+            .generate::<U512, _>(&mut rng);
+        assert_eq!(r, Err(Error::Cancelled), "{kind:?}");
+    }
+    let r = PrimeGen::rsa_fips(2048, 65537)
+        .cancel(&set)
+        .generate::<U1024, _>(&mut rng);
+    assert_eq!(r, Err(Error::Cancelled));
+    // Cleared, the flag changes nothing: the same prime as without it.
+    let clear = AtomicBool::new(false);
+    let with: U512 = PrimeGen::new(PrimeKind::Prime, 512)
+        .cancel(&clear)
+        .generate(&mut ChaCha20Rng::seed_from_u64(17))
+        .unwrap();
+    let without: U512 = PrimeGen::new(PrimeKind::Prime, 512)
+        .generate(&mut ChaCha20Rng::seed_from_u64(17))
+        .unwrap();
+    assert_eq!(with, without);
+}
+
+#[test]
+fn fips_primes_report_progress() {
+    let mut calls = 0;
+    let mut last = Progress::default();
+    let (p, q): (U1024, U1024) = PrimeGen::rsa_fips(2048, 65537)
+        .progress(&mut |counts| {
+            calls += 1;
+            last = *counts;
+            ControlFlow::Continue(())
+        })
+        .generate(&mut ChaCha20Rng::seed_from_u64(19))
+        .unwrap();
+    assert!(ref_is_prime(&to_big(&p)) && ref_is_prime(&to_big(&q)));
+    assert!(
+        calls > 2 && last.candidates >= 2 && last.finalists >= 2,
+        "{last:?}"
+    );
+    let r = PrimeGen::rsa_fips(2048, 65537)
+        .progress(&mut |_| ControlFlow::Break(()))
+        .generate::<U1024, _>(&mut ChaCha20Rng::seed_from_u64(19));
     assert_eq!(r, Err(Error::Cancelled));
 }
 
@@ -165,7 +232,9 @@ fn has_large_prime_factor(x: &BigUint, min_bits: u64) -> bool {
 fn strong_primes_satisfy_gordon() {
     let mut rng = ChaCha20Rng::seed_from_u64(16);
     for bits in [160u32, 256, 512] {
-        let p: BoxedUint = numcrypt_prime::generate_strong_prime(bits, &mut rng).unwrap();
+        let p: BoxedUint = numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Strong, bits)
+            .generate(&mut rng)
+            .unwrap();
         let pb = to_big(&p);
         assert_shape(&pb, bits);
         assert!(ref_is_prime(&pb));
@@ -173,7 +242,8 @@ fn strong_primes_satisfy_gordon() {
         assert!(has_large_prime_factor(&(&pb + 1u8), bits as u64 / 2 - 20));
     }
     assert_eq!(
-        numcrypt_prime::generate_strong_prime::<U512, _>(100, &mut rng),
+        numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Strong, 100)
+            .generate::<U512, _>(&mut rng),
         Err(Error::BitsTooSmall { min: 160 })
     );
 }
@@ -181,8 +251,9 @@ fn strong_primes_satisfy_gordon() {
 #[test]
 fn fips_186_5_rsa_primes() {
     let mut rng = ChaCha20Rng::seed_from_u64(17);
-    let (p, q): (BoxedUint, BoxedUint) =
-        numcrypt_prime::generate_rsa_primes_fips(2048, 65537, &mut rng).unwrap();
+    let (p, q): (BoxedUint, BoxedUint) = numcrypt_prime::PrimeGen::rsa_fips(2048, 65537)
+        .generate(&mut rng)
+        .unwrap();
     let (p, q) = (to_big(&p), to_big(&q));
     for x in [&p, &q] {
         assert!(ref_is_prime(x));
@@ -195,11 +266,11 @@ fn fips_186_5_rsa_primes() {
     assert_eq!((&p * &q).bits(), 2048);
     let diff = if p > q { &p - &q } else { &q - &p };
     assert!(diff > BigUint::from(1u8) << 924u32);
-    let r = numcrypt_prime::generate_rsa_primes_fips::<U1024, _>(2048, 3, &mut rng);
+    let r = numcrypt_prime::PrimeGen::rsa_fips(2048, 3).generate::<U1024, _>(&mut rng);
     assert_eq!(r, Err(Error::InvalidExponent));
-    let r = numcrypt_prime::generate_rsa_primes_fips::<U1024, _>(1024, 65537, &mut rng);
+    let r = numcrypt_prime::PrimeGen::rsa_fips(1024, 65537).generate::<U1024, _>(&mut rng);
     assert_eq!(r, Err(Error::BitsTooSmall { min: 2048 }));
-    let r = numcrypt_prime::generate_rsa_primes_fips::<U512, _>(2048, 65537, &mut rng);
+    let r = numcrypt_prime::PrimeGen::rsa_fips(2048, 65537).generate::<U512, _>(&mut rng);
     assert_eq!(r, Err(Error::BitsTooLarge { max: 512 }));
 }
 
@@ -212,9 +283,9 @@ fn fips_186_5_rsa_primes() {
 fn fips_186_5_budget_counts_only_big_enough_candidates() {
     for seed in 0..40 {
         let mut rng = ChaCha20Rng::seed_from_u64(1000 + seed);
-        let (p, q): (U1024, U1024) =
-            numcrypt_prime::generate_rsa_primes_fips(2048, 65537, &mut rng)
-                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let (p, q): (U1024, U1024) = numcrypt_prime::PrimeGen::rsa_fips(2048, 65537)
+            .generate(&mut rng)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!((to_big(&p) * to_big(&q)).bits(), 2048);
     }
 }

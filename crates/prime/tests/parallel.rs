@@ -7,18 +7,13 @@ mod common;
 
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use common::*;
 use num_bigint::BigUint;
 use numcrypt_limbs::{BoxedUint, U128, U256, U512, U1024, Unsigned};
-use numcrypt_prime::{
-    Error, Progress, generate_prime, generate_prime_parallel,
-    generate_prime_parallel_with_progress, generate_prime_with_progress, generate_rsa_primes_fips,
-    generate_rsa_primes_fips_parallel, generate_safe_prime, generate_safe_prime_parallel,
-    generate_safe_prime_parallel_with_progress, generate_strong_prime,
-    generate_strong_prime_parallel,
-};
+use numcrypt_prime::{Error, PrimeGen, PrimeKind, Progress};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 
@@ -46,19 +41,27 @@ fn primes_are_those_of_the_single_thread_search() {
         (6, 1024),
     ] {
         let mut single = rng(seed);
-        let want: U1024 = generate_prime(bits, &mut single).unwrap();
+        let want: U1024 = PrimeGen::new(PrimeKind::Prime, bits)
+            .generate(&mut single)
+            .unwrap();
         let after = single.next_u64();
         assert!(ref_is_prime(&to_big(&want)), "{bits} bits");
         assert_eq!(to_big(&want).bits(), bits as u64);
         for t in [1, 2, 3, 7] {
             let mut split = rng(seed);
-            let got: U1024 = generate_prime_parallel(bits, &mut split, threads(t)).unwrap();
+            let got: U1024 = PrimeGen::new(PrimeKind::Prime, bits)
+                .threads(threads(t))
+                .generate(&mut split)
+                .unwrap();
             assert_eq!(to_big(&got), to_big(&want), "{bits} bits, {t} threads");
             // The generator is consumed exactly as by the single thread.
             assert_eq!(split.next_u64(), after, "{bits} bits, {t} threads");
         }
         // Runtime width, default thread count.
-        let got: BoxedUint = generate_prime_parallel(bits, &mut rng(seed), None).unwrap();
+        let got: BoxedUint = PrimeGen::new(PrimeKind::Prime, bits)
+            .threads(None)
+            .generate(&mut rng(seed))
+            .unwrap();
         assert_eq!(to_big(&got), to_big(&want));
     }
 }
@@ -70,8 +73,13 @@ fn many_primes_agree_with_the_single_thread_search() {
     let mut single = rng(40);
     let mut split = rng(40);
     for i in 0..200 {
-        let want: U128 = generate_prime(128, &mut single).unwrap();
-        let got: U128 = generate_prime_parallel(128, &mut split, threads(2 + i % 3)).unwrap();
+        let want: U128 = PrimeGen::new(PrimeKind::Prime, 128)
+            .generate(&mut single)
+            .unwrap();
+        let got: U128 = PrimeGen::new(PrimeKind::Prime, 128)
+            .threads(threads(2 + i % 3))
+            .generate(&mut split)
+            .unwrap();
         assert_eq!(got, want, "prime {i}");
         assert!(ref_is_prime(&to_big(&got)), "prime {i}");
     }
@@ -81,13 +89,18 @@ fn many_primes_agree_with_the_single_thread_search() {
 fn safe_primes_are_those_of_the_single_thread_search() {
     for (seed, bits) in [(10u64, 30u32), (11, 100), (12, 256), (13, 512)] {
         let mut single = rng(seed);
-        let want: U512 = generate_safe_prime(bits, &mut single).unwrap();
+        let want: U512 = PrimeGen::new(PrimeKind::Safe, bits)
+            .generate(&mut single)
+            .unwrap();
         let p = to_big(&want);
         assert!(ref_is_prime(&p) && ref_is_prime(&(&p >> 1u32)), "{p}");
         assert_eq!(p.bits(), bits as u64);
         for t in [2, 5] {
             let mut split = rng(seed);
-            let got: U512 = generate_safe_prime_parallel(bits, &mut split, threads(t)).unwrap();
+            let got: U512 = PrimeGen::new(PrimeKind::Safe, bits)
+                .threads(threads(t))
+                .generate(&mut split)
+                .unwrap();
             assert_eq!(got, want, "{bits} bits, {t} threads");
             assert_eq!(split.next_u64(), single.clone().next_u64());
         }
@@ -96,21 +109,30 @@ fn safe_primes_are_those_of_the_single_thread_search() {
 
 #[test]
 fn strong_primes_are_those_of_the_single_thread_search() {
-    let want: BoxedUint = generate_strong_prime(256, &mut rng(20)).unwrap();
+    let want: BoxedUint = PrimeGen::new(PrimeKind::Strong, 256)
+        .generate(&mut rng(20))
+        .unwrap();
     assert!(ref_is_prime(&to_big(&want)));
-    let got: BoxedUint = generate_strong_prime_parallel(256, &mut rng(20), threads(3)).unwrap();
+    let got: BoxedUint = PrimeGen::new(PrimeKind::Strong, 256)
+        .threads(threads(3))
+        .generate(&mut rng(20))
+        .unwrap();
     assert_eq!(to_big(&got), to_big(&want));
 }
 
 #[test]
 fn fips_primes_are_those_of_the_single_thread_search() {
-    let (p, q): (U1024, U1024) = generate_rsa_primes_fips(2048, 65537, &mut rng(30)).unwrap();
+    let (p, q): (U1024, U1024) = PrimeGen::rsa_fips(2048, 65537)
+        .generate(&mut rng(30))
+        .unwrap();
     for x in [&p, &q] {
         assert!(ref_is_prime(&to_big(x)));
     }
     for t in [2, 4] {
-        let (pp, qq): (U1024, U1024) =
-            generate_rsa_primes_fips_parallel(2048, 65537, &mut rng(30), threads(t)).unwrap();
+        let (pp, qq): (U1024, U1024) = PrimeGen::rsa_fips(2048, 65537)
+            .threads(threads(t))
+            .generate(&mut rng(30))
+            .unwrap();
         assert_eq!((pp, qq), (p, q), "{t} threads");
     }
 }
@@ -118,21 +140,26 @@ fn fips_primes_are_those_of_the_single_thread_search() {
 #[test]
 fn parallel_counts_cover_the_single_thread_work() {
     let mut last = Progress::default();
-    let _: U512 = generate_prime_with_progress(512, &mut rng(50), &mut |p| {
-        last = *p;
-        ControlFlow::Continue(())
-    })
-    .unwrap();
+    let _: U512 = PrimeGen::new(PrimeKind::Prime, 512)
+        .progress(&mut |p| {
+            last = *p;
+            ControlFlow::Continue(())
+        })
+        .generate(&mut rng(50))
+        .unwrap();
     let mut calls = 0;
     let mut plast = Progress::default();
-    let _: U512 = generate_prime_parallel_with_progress(512, &mut rng(50), threads(3), &mut |p| {
-        // Reports come from the calling thread only and never go back.
-        assert!(p.candidates >= plast.candidates && p.tests >= plast.tests);
-        plast = *p;
-        calls += 1;
-        ControlFlow::Continue(())
-    })
-    .unwrap();
+    let _: U512 = PrimeGen::new(PrimeKind::Prime, 512)
+        .threads(threads(3))
+        .progress(&mut |p| {
+            // Reports come from the calling thread only and never go back.
+            assert!(p.candidates >= plast.candidates && p.tests >= plast.tests);
+            plast = *p;
+            calls += 1;
+            ControlFlow::Continue(())
+        })
+        .generate(&mut rng(50))
+        .unwrap();
     // At least the final report (the calling thread may get only windows
     // after the prime's, which it drops without a report).
     assert!(calls >= 1);
@@ -146,29 +173,25 @@ fn parallel_counts_cover_the_single_thread_work() {
 #[test]
 fn cancellation_stops_every_worker() {
     // At once.
-    let r = generate_prime_parallel_with_progress::<U1024, _>(
-        1024,
-        &mut rng(60),
-        threads(4),
-        &mut |_| ControlFlow::Break(()),
-    );
+    let r = PrimeGen::new(PrimeKind::Prime, 1024)
+        .threads(threads(4))
+        .progress(&mut |_| ControlFlow::Break(()))
+        .generate::<U1024, _>(&mut rng(60));
     assert_eq!(r, Err(Error::Cancelled));
     // Part way through a long search (a 1024-bit safe prime takes thousands
     // of windows), after the other workers have done some work.
     let seen = AtomicU64::new(0);
-    let r = generate_safe_prime_parallel_with_progress::<U1024, _>(
-        1024,
-        &mut rng(61),
-        threads(3),
-        &mut |p| {
+    let r = PrimeGen::new(PrimeKind::Safe, 1024)
+        .threads(threads(3))
+        .progress(&mut |p| {
             seen.store(p.candidates, Ordering::Relaxed);
             if p.candidates >= 20 * 128 {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
             }
-        },
-    );
+        })
+        .generate::<U1024, _>(&mut rng(61));
     assert_eq!(r, Err(Error::Cancelled));
     assert!(seen.load(Ordering::Relaxed) >= 20 * 128);
 }
@@ -177,27 +200,58 @@ fn cancellation_stops_every_worker() {
 fn errors_are_those_of_the_single_thread_functions() {
     let mut r = rng(70);
     assert_eq!(
-        generate_prime_parallel::<U256, _>(1, &mut r, None),
+        PrimeGen::new(PrimeKind::Prime, 1)
+            .threads(None)
+            .generate::<U256, _>(&mut r),
         Err(Error::BitsTooSmall { min: 2 })
     );
     assert_eq!(
-        generate_prime_parallel::<U256, _>(257, &mut r, None),
+        PrimeGen::new(PrimeKind::Prime, 257)
+            .threads(None)
+            .generate::<U256, _>(&mut r),
         Err(Error::BitsTooLarge { max: 256 })
     );
     assert_eq!(
-        generate_safe_prime_parallel::<U256, _>(5, &mut r, threads(2)),
+        PrimeGen::new(PrimeKind::Safe, 5)
+            .threads(threads(2))
+            .generate::<U256, _>(&mut r),
         Err(Error::BitsTooSmall { min: 6 })
     );
     assert_eq!(
-        generate_strong_prime_parallel::<U256, _>(100, &mut r, threads(2)),
+        PrimeGen::new(PrimeKind::Strong, 100)
+            .threads(threads(2))
+            .generate::<U256, _>(&mut r),
         Err(Error::BitsTooSmall { min: 160 })
     );
     assert_eq!(
-        generate_rsa_primes_fips_parallel::<U1024, _>(2048, 3, &mut r, threads(2)),
+        PrimeGen::rsa_fips(2048, 3)
+            .threads(threads(2))
+            .generate::<U1024, _>(&mut r),
         Err(Error::InvalidExponent)
     );
     assert_eq!(
-        generate_rsa_primes_fips_parallel::<U512, _>(2048, 65537, &mut r, threads(2)),
+        PrimeGen::rsa_fips(2048, 65537)
+            .threads(threads(2))
+            .generate::<U512, _>(&mut r),
         Err(Error::BitsTooLarge { max: 512 })
     );
+}
+
+#[test]
+fn cancel_from_another_thread() {
+    let flag = AtomicBool::new(false);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+        });
+        // A 4096-bit safe prime takes minutes: the flag stops it first.
+        let r = PrimeGen::new(PrimeKind::Safe, 4096)
+            .threads(NonZeroUsize::new(2))
+            .cancel(&flag)
+            .generate::<BoxedUint, _>(&mut ChaCha20Rng::seed_from_u64(18));
+        assert_eq!(r, Err(Error::Cancelled));
+    });
+    assert!(started.elapsed() < Duration::from_secs(30));
 }

@@ -23,11 +23,9 @@
 //! blinding does not hide the exponent `d` itself (CRT exponents are used
 //! as they are; exponent blinding would lengthen them).
 
-use numcrypt_limbs::MontyForm;
-use rand_core::CryptoRng;
+use numcrypt_limbs::{MontyForm, MontyParams, SecretUint};
 
-use crate::uint::SecretUint;
-use crate::{Error, RsaPrivateKey};
+use crate::Error;
 
 /// Uses of one pair (by squaring) before a fresh `r` is drawn: OpenSSL's
 /// `BN_BLINDING_COUNTER`.
@@ -51,13 +49,9 @@ impl BlindingPair {
         Self { a, ai, uses: 0 }
     }
 
-    /// `r → r²`.
-    fn advance(&mut self, key: &RsaPrivateKey) {
-        for (params, (a, ai)) in key
-            .prime_params()
-            .into_iter()
-            .zip(self.a.iter_mut().zip(&mut self.ai))
-        {
+    /// `r → r²`, modulo the primes of `params`.
+    fn advance(&mut self, params: [&MontyParams<SecretUint>; 2]) {
+        for (params, (a, ai)) in params.into_iter().zip(self.a.iter_mut().zip(&mut self.ai)) {
             *a = params.square(a);
             *ai = params.square(ai);
         }
@@ -77,19 +71,20 @@ impl Blinding {
         }
     }
 
-    /// A pair for one private operation, never handed out before; `rng` is
-    /// needed when a fresh `r` is due ([`Error::Rng`] without one).
-    pub(crate) fn take<R: CryptoRng + ?Sized>(
+    /// A pair for one private operation modulo the key's primes (their
+    /// `params`), never handed out before; `fresh` draws a new pair when
+    /// one is due.
+    pub(crate) fn take(
         &self,
-        key: &RsaPrivateKey,
-        rng: Option<&mut R>,
+        params: [&MontyParams<SecretUint>; 2],
+        fresh: impl FnOnce() -> Result<BlindingPair, Error>,
     ) -> Result<BlindingPair, Error> {
         let cached = {
             let mut guard = self.pair.lock();
             match guard.take() {
                 Some(pair) if pair.uses < REFRESH_AFTER => {
                     let mut next = pair.clone();
-                    next.advance(key);
+                    next.advance(params);
                     *guard = Some(next);
                     Some(pair)
                 }
@@ -100,9 +95,9 @@ impl Blinding {
             return Ok(pair);
         }
         // Outside the lock: other threads meanwhile draw their own pairs.
-        let pair = key.fresh_blinding_pair(rng.ok_or(Error::Rng)?)?;
+        let pair = fresh()?;
         let mut next = pair.clone();
-        next.advance(key);
+        next.advance(params);
         *self.pair.lock() = Some(next);
         Ok(pair)
     }

@@ -3,11 +3,12 @@
 #[cfg(feature = "std")]
 use core::num::NonZeroUsize;
 
-use numcrypt_limbs::{BoxedUint, Unsigned};
+use numcrypt_limbs::{BoxedUint, SecretUint, Unsigned, limbs_for_bits};
+use numcrypt_prime::{PrimeGen, PrimeKind};
 use rand_core::CryptoRng;
 use subtle::ConstantTimeLess;
 
-use crate::uint::{SecretUint, limbs_for};
+use crate::prime_modulus::minus_one;
 use crate::{
     Error, MAX_MODULUS_BITS, MIN_MODULUS_BITS, MIN_PRIVATE_MODULUS_BITS, RsaPrivateKey,
     RsaPublicKey,
@@ -30,7 +31,7 @@ pub const DEFAULT_PUBLIC_EXPONENT: u64 = 65537;
 /// # Ok::<(), numcrypt_rsa::Error>(())
 /// ```
 ///
-/// The primes come from [`numcrypt_prime::generate_rsa_primes_fips`]
+/// The primes come from [`numcrypt_prime::PrimeGen::rsa_fips`]
 /// (FIPS 186-5 B.3.3: fresh random candidates of `nlen/2` bits, at least
 /// `√2·2^(nlen/2 − 1)`, `gcd(p − 1, e) = 1`, MR64 (64 Miller–Rabin rounds,
 /// error at most `2^-128` for any candidate), `|p − q| > 2^(nlen/2 − 100)`).
@@ -79,7 +80,7 @@ impl KeyGen {
     /// Searches for `p` and `q` on `threads` threads (`None`: as many as
     /// the machine has). The result is the key one thread would give for
     /// the same generator state (see
-    /// [`numcrypt_prime::generate_rsa_primes_fips_parallel`]).
+    /// [`numcrypt_prime::PrimeGen::threads`]).
     #[cfg(feature = "std")]
     pub fn threads(mut self, threads: Option<NonZeroUsize>) -> Self {
         self.threads = threads;
@@ -145,10 +146,10 @@ impl KeyGen {
         } else {
             self.weak_primes(rng)?
         };
-        let (mut p, mut q) = (SecretUint::from_boxed(p), SecretUint::from_boxed(q));
+        let (mut p, mut q) = (SecretUint::from(p), SecretUint::from(q));
         // Which of two random primes is larger says nothing about either.
         let swap = p.ct_lt_value(&q);
-        SecretUint::conditional_swap_ct(&mut p, &mut q, swap);
+        SecretUint::conditional_swap(&mut p, &mut q, swap);
         Ok((p, q))
     }
 
@@ -156,18 +157,10 @@ impl KeyGen {
         &self,
         rng: &mut R,
     ) -> Result<(BoxedUint, BoxedUint), Error> {
+        let search = PrimeGen::rsa_fips(self.bits, self.e);
         #[cfg(feature = "std")]
-        if self.threads != Some(NonZeroUsize::MIN) {
-            return Ok(numcrypt_prime::generate_rsa_primes_fips_parallel(
-                self.bits,
-                self.e,
-                rng,
-                self.threads,
-            )?);
-        }
-        Ok(numcrypt_prime::generate_rsa_primes_fips(
-            self.bits, self.e, rng,
-        )?)
+        let search = search.threads(self.threads);
+        Ok(search.generate(rng)?)
     }
 
     /// Below 2048 bits: random primes of `bits/2` bits (top two bits set,
@@ -199,15 +192,10 @@ impl KeyGen {
     }
 
     fn one_prime<R: CryptoRng + ?Sized>(&self, bits: u32, rng: &mut R) -> Result<BoxedUint, Error> {
+        let search = PrimeGen::new(PrimeKind::Prime, bits);
         #[cfg(feature = "std")]
-        if self.threads != Some(NonZeroUsize::MIN) {
-            return Ok(numcrypt_prime::generate_prime_parallel(
-                bits,
-                rng,
-                self.threads,
-            )?);
-        }
-        Ok(numcrypt_prime::generate_prime(bits, rng)?)
+        let search = search.threads(self.threads);
+        Ok(search.generate(rng)?)
     }
 }
 
@@ -215,8 +203,8 @@ impl KeyGen {
 /// odd `e`.
 fn coprime_to_e(p: &BoxedUint, e: u64) -> bool {
     let e = BoxedUint::from_u64(e, p.nlimbs());
-    let pm1 = SecretUint::from_boxed(p.wrapping_sub(&p.like_u64(1)));
-    let e = SecretUint::from_boxed(e);
+    let pm1 = SecretUint::from(p.wrapping_sub(&p.like_u64(1)));
+    let e = SecretUint::from(e);
     pm1.rem(&e).is_ok_and(|r| r.inv_mod(&e).is_ok())
 }
 
@@ -228,16 +216,16 @@ fn assemble(
     p: SecretUint,
     q: SecretUint,
 ) -> Result<Option<RsaPrivateKey>, Error> {
-    let nl = limbs_for(nlen);
-    let n = p.resize(nl).wrapping_mul(&q.resize(nl));
-    let mut n = n.to_public();
+    let nl = limbs_for_bits(nlen);
+    let n = p.at_width(nl).wrapping_mul(&q.at_width(nl));
+    let mut n = n.expose().clone();
     // The modulus is the public key: from here on, it is no secret.
     numcrypt_limbs::ct_audit::declassify(n.as_mut());
     let public = RsaPublicKey::new(&n, &BoxedUint::from_u64(e, 1))?;
-    let (pm1, qm1) = (p.minus_one(), q.minus_one());
+    let (pm1, qm1) = (minus_one(&p), minus_one(&q));
     // λ(n) = (p − 1)(q − 1) / gcd(p − 1, q − 1).
     let g = pm1.gcd(&qm1); // constant time
-    let phi = pm1.resize(nl).wrapping_mul(&qm1.resize(nl));
+    let phi = pm1.at_width(nl).wrapping_mul(&qm1.at_width(nl));
     let lambda = phi.div_rem(&g).map_err(|_| Error::InconsistentKey)?.0;
     let d = inverse_of_public_exponent(e, &lambda)?;
     // FIPS 186-5 A.1.3: d > 2^(nlen/2). A rejection discards both primes,
@@ -266,13 +254,13 @@ fn inverse_of_public_exponent(e: u64, lambda: &SecretUint) -> Result<SecretUint,
     let k = e_big.wrapping_sub(&inv);
     let wide = lambda.nlimbs() + 1;
     let numerator = lambda
-        .resize(wide)
-        .wrapping_mul(&k.resize(wide))
+        .at_width(wide)
+        .wrapping_mul(&k.at_width(wide))
         .wrapping_add(&SecretUint::from_u64(1, wide));
     let (d, _) = numerator
         .div_rem(&e_big)
         .map_err(|_| Error::InvalidExponent)?;
-    Ok(d.resize(lambda.nlimbs()))
+    Ok(d.at_width(lambda.nlimbs()))
 }
 
 #[cfg(test)]
@@ -370,13 +358,13 @@ mod tests {
 
     #[test]
     fn inverse_of_e_matches_num_bigint() {
-        let lambda = SecretUint::from_boxed(
+        let lambda = SecretUint::from(
             "0x2f3a7c5e9b1d4f6a8c0e2b4d6f8a1c3e5b7d9f0a2c4e6b8d"
-                .parse()
+                .parse::<BoxedUint>()
                 .unwrap(),
         );
         let d = inverse_of_public_exponent(65537, &lambda).unwrap();
-        let (l, d) = (big(&lambda.to_public()), big(&d.to_public()));
+        let (l, d) = (big(&lambda.expose().clone()), big(&d.expose().clone()));
         assert_eq!((d * BigUint::from(65537u32)) % l, BigUint::from(1u8));
     }
 }

@@ -111,11 +111,11 @@ mod hash;
 mod keygen;
 pub mod oaep;
 pub mod pkcs1v15;
+mod prime_modulus;
 mod private;
 pub mod pss;
 mod public;
 mod signer;
-mod uint;
 
 pub use error::Error;
 pub use hash::{HashAlg, Hasher, OidDigest, OtherHash};

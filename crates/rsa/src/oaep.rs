@@ -4,12 +4,12 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use numcrypt_limbs::{Limb, SecretUint};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use crate::private::Mode;
-use crate::uint::SecretUint;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 
 /// OAEP's parameters: the label hash, the MGF1 hash (the label hash unless
@@ -107,8 +107,10 @@ impl RsaPublicKey {
         params.mgf1_hash.mgf1_xor(db, seed);
         let nl = self.n().as_words().len();
         // EM starts with a zero byte, so it is below n.
-        let m = SecretUint::from_be_bytes(&em, nl).ok_or(Error::OutOfRange)?;
-        Ok(self.public_op(&m).to_be_bytes(k).to_vec())
+        let m = SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
+            .ok()
+            .ok_or(Error::OutOfRange)?;
+        Ok(self.i2osp(&self.public_op(&m))?.to_vec())
     }
 }
 
@@ -145,7 +147,7 @@ impl RsaPrivateKey {
         }
         let c = self.public_key().read_input(ciphertext)?;
         let m = self.private_op(Some(rng), &c, Mode::default())?;
-        let mut em = m.to_be_bytes(k);
+        let mut em = self.public_key().i2osp(&m)?;
         let l_hash = hash.digest(params.label);
         let y = em[0];
         let (seed, db) = em[1..].split_at_mut(h_len);

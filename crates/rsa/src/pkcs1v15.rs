@@ -6,6 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use hmac::{Hmac, KeyInit, Mac};
+use numcrypt_limbs::{Limb, SecretUint};
 use rand_core::CryptoRng;
 use sha2::Sha256;
 use subtle::{
@@ -14,7 +15,6 @@ use subtle::{
 use zeroize::Zeroizing;
 
 use crate::private::Mode;
-use crate::uint::SecretUint;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 
 /// EMSA-PKCS1-v1_5 (RFC 8017 §9.2): `00 01 FF…FF 00 DigestInfo`, `k`
@@ -107,9 +107,11 @@ impl RsaPrivateKey {
         let em = encode(hash, digest, k)?;
         let nl = self.public_key().n().as_words().len();
         // EM starts 00 01, so it is below 2^(8k − 15) < n.
-        let m = SecretUint::from_be_bytes(&em, nl).ok_or(Error::OutOfRange)?;
+        let m = SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
+            .ok()
+            .ok_or(Error::OutOfRange)?;
         let s = self.private_op(rng, &m, mode)?;
-        Ok(s.to_be_bytes(k).to_vec())
+        Ok(self.public_key().i2osp(&s)?.to_vec())
     }
 
     /// Decrypts an RSAES-PKCS1-v1_5 ciphertext with implicit rejection
@@ -136,8 +138,7 @@ impl RsaPrivateKey {
         self.public_key().check_not_pss_only()?;
         let c = self.public_key().read_input(ciphertext)?;
         let m = self.private_op(Some(rng), &c, Mode::default())?;
-        let k = self.size();
-        let em = m.to_be_bytes(k);
+        let em = self.public_key().i2osp(&m)?;
         Ok(implicit_rejection_unpad(&em, &self.kdk_key, ciphertext))
     }
 }
@@ -272,8 +273,10 @@ impl RsaPublicKey {
         em[ps_end + 1..].copy_from_slice(msg);
         let nl = self.n().as_words().len();
         // EM starts with a zero byte, so it is below n.
-        let m = SecretUint::from_be_bytes(&em, nl).ok_or(Error::OutOfRange)?;
-        Ok(self.public_op(&m).to_be_bytes(k).to_vec())
+        let m = SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
+            .ok()
+            .ok_or(Error::OutOfRange)?;
+        Ok(self.i2osp(&self.public_op(&m))?.to_vec())
     }
 
     /// Verifies an RSASSA-PKCS1-v1_5 signature on `msg` with `hash`.
@@ -303,7 +306,7 @@ impl RsaPublicKey {
         let k = self.size();
         let expected = encode(hash, digest, k)?;
         let s = self.read_input(signature)?;
-        let em = self.public_op(&s).to_be_bytes(k);
+        let em = self.i2osp(&self.public_op(&s))?;
         if bool::from(em.as_slice().ct_eq(&expected)) {
             Ok(())
         } else {

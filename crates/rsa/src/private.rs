@@ -5,13 +5,13 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use numcrypt_limbs::ct_audit::{declassified, declassify_choice};
-use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, SecretUint, Unsigned, limbs_for_bits};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use crate::blinding::{Blinding, BlindingPair};
-use crate::uint::{PrimeModulus, SecretUint, limbs_for};
+use crate::prime_modulus::{PrimeModulus, minus_one};
 use crate::{Error, HashAlg, MIN_PRIVATE_MODULUS_BITS, RsaPublicKey};
 
 /// An RSA private key: the public key, `d`, the primes `p` and `q`, and
@@ -91,13 +91,13 @@ impl RsaPrivateKey {
     ) -> Result<Self, Error> {
         let public = RsaPublicKey::new(n, e)?;
         let (p, q) = (secret_at_own_width(p), secret_at_own_width(q));
-        let d = SecretUint::from_boxed(d.clone());
+        let d = SecretUint::from(d.clone());
         let factors_ok = factors_usable(&p) & factors_usable(&q);
         if !declassify_choice(factors_ok) {
             return Err(Error::InconsistentKey);
         }
-        let dp = d.rem(&p.minus_one()).map_err(|_| Error::InconsistentKey)?;
-        let dq = d.rem(&q.minus_one()).map_err(|_| Error::InconsistentKey)?;
+        let dp = d.rem(&minus_one(&p)).map_err(|_| Error::InconsistentKey)?;
+        let dq = d.rem(&minus_one(&q)).map_err(|_| Error::InconsistentKey)?;
         let qinv = q.inv_mod(&p).map_err(|_| Error::InconsistentKey)?;
         Self::assemble(public, d, p, q, dp, dq, qinv)
     }
@@ -118,14 +118,14 @@ impl RsaPrivateKey {
         d: &BoxedUint,
     ) -> Result<Self, Error> {
         let public = RsaPublicKey::new(n, e)?;
-        let n = SecretUint::from_boxed(public.n().clone());
+        let n = SecretUint::from(public.n().clone());
         let wide = n.nlimbs() + e.nlimbs().max(d.nlimbs()) + 1;
         let (d_wide, e_wide) = (
-            SecretUint::from_boxed(d.clone()).resize(wide),
-            SecretUint::from_boxed(e.clone()).resize(wide),
+            SecretUint::from(d.clone()).at_width(wide),
+            SecretUint::from(e.clone()).at_width(wide),
         );
         // d·e − 1 = k·λ(n) = 2^t·r with r odd.
-        let k = d_wide.wrapping_mul(&e_wide).minus_one();
+        let k = minus_one(&d_wide.wrapping_mul(&e_wide));
         let t = k.trailing_zeros();
         if bool::from(k.is_zero()) || t == 0 {
             return Err(Error::InconsistentKey);
@@ -133,29 +133,32 @@ impl RsaPrivateKey {
         let r = k.shr_vartime(t);
         let params = public.params();
         let one = n.like_u64(1);
-        let minus_one = n.minus_one();
+        let n_minus_one = minus_one(&n);
         // Small bases in turn: each succeeds with probability at least 1/2.
         for g in [
             2u64, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71,
         ] {
             let g = params.to_monty(&n.like_u64(g));
             let mut y = params.from_monty(&params.pow_vartime(&g, &r));
-            if bool::from(y.ct_eq_value(&one) | y.ct_eq_value(&minus_one)) {
+            if bool::from(y.ct_eq_value(&one) | y.ct_eq_value(&n_minus_one)) {
                 continue;
             }
             for _ in 0..t {
                 let x = params.from_monty(&params.square(&params.to_monty(&y)));
                 if bool::from(x.ct_eq_value(&one)) {
                     // y is a square root of 1 other than ±1.
-                    let p = y.minus_one().gcd_vartime(&n);
+                    let p = minus_one(&y).gcd_vartime(&n);
                     let (q, rem) = n.div_rem_vartime(&p).map_err(|_| Error::InconsistentKey)?;
                     if !bool::from(rem.is_zero()) {
                         return Err(Error::InconsistentKey);
                     }
-                    let (p, q) = (Zeroizing::new(p.to_public()), Zeroizing::new(q.to_public()));
+                    let (p, q) = (
+                        Zeroizing::new(p.expose().clone()),
+                        Zeroizing::new(q.expose().clone()),
+                    );
                     return Self::from_components(public.n(), e, d, &p, &q);
                 }
-                if bool::from(x.ct_eq_value(&minus_one)) {
+                if bool::from(x.ct_eq_value(&n_minus_one)) {
                     break;
                 }
                 y = x;
@@ -191,11 +194,11 @@ impl RsaPrivateKey {
         if !declassify_choice(factors_usable(&p) & factors_usable(&q)) {
             return Err(Error::InconsistentKey);
         }
-        let d = SecretUint::from_boxed(d.clone());
-        let (pm1, qm1) = (p.minus_one(), q.minus_one());
-        let dp_given = SecretUint::from_boxed(dp.clone());
-        let dq_given = SecretUint::from_boxed(dq.clone());
-        let qinv_given = SecretUint::from_boxed(qinv.clone());
+        let d = SecretUint::from(d.clone());
+        let (pm1, qm1) = (minus_one(&p), minus_one(&q));
+        let dp_given = SecretUint::from(dp.clone());
+        let dq_given = SecretUint::from(dq.clone());
+        let qinv_given = SecretUint::from(qinv.clone());
         let dp = d.rem(&pm1).map_err(|_| Error::InconsistentKey)?;
         let dq = d.rem(&qm1).map_err(|_| Error::InconsistentKey)?;
         let ok = dp.ct_eq_value(&dp_given) & dq.ct_eq_value(&dq_given) & qinv_given.ct_lt_value(&p);
@@ -216,17 +219,17 @@ impl RsaPrivateKey {
         dq: SecretUint,
         qinv: SecretUint,
     ) -> Result<Self, Error> {
-        let n = SecretUint::from_boxed(public.n().clone());
+        let n = SecretUint::from(public.n().clone());
         let nl = n.nlimbs();
-        let e = SecretUint::from_boxed(public.e().clone());
-        let (pm1, qm1) = (p.minus_one(), q.minus_one());
+        let e = SecretUint::from(public.e().clone());
+        let (pm1, qm1) = (minus_one(&p), minus_one(&q));
         let one = SecretUint::from_u64(1, 1);
-        let (lo, hi) = p.resize(nl).widening_mul(&q.resize(nl));
+        let (lo, hi) = p.at_width(nl).widening_mul(&q.at_width(nl));
         let product_ok = lo.ct_eq_value(&n) & hi.is_zero();
         // a·b ≡ 1 (mod m), for operands of any widths.
         let inverse_pair = |a: &SecretUint, b: &SecretUint, m: &SecretUint| -> Choice {
             let w = a.nlimbs().max(b.nlimbs());
-            match a.resize(w).mul_mod(&b.resize(w), m) {
+            match a.at_width(w).mul_mod(&b.at_width(w), m) {
                 Ok(r) => r.ct_eq_value(&one),
                 Err(_) => Choice::from(0),
             }
@@ -252,16 +255,15 @@ impl RsaPrivateKey {
         let p_r_bits = p.nlimbs() as u32 * 64;
         let q_r_bits = q.nlimbs() as u32 * 64;
         let redc_fits = q_bits <= p_r_bits && p_bits <= q_r_bits;
-        let qinv_mont = pmod.params.to_monty(&qinv.resize(p.nlimbs()));
-        let k = public.size();
+        let qinv_mont = pmod.params.to_monty(&qinv.at_width(p.nlimbs()));
         let mut kdk_key = Zeroizing::new([0u8; 32]);
-        kdk_key.copy_from_slice(&HashAlg::Sha256.digest(&d.resize(nl).to_be_bytes(k)));
+        kdk_key.copy_from_slice(&HashAlg::Sha256.digest(&public.i2osp(&d.at_width(nl))?));
         let key = Self {
             public,
-            d: d.resize(nl),
-            dp: dp.resize(p.nlimbs()),
-            dq: dq.resize(q.nlimbs()),
-            qinv: qinv.resize(p.nlimbs()),
+            d: d.at_width(nl),
+            dp: dp.at_width(p.nlimbs()),
+            dq: dq.at_width(q.nlimbs()),
+            qinv: qinv.at_width(p.nlimbs()),
             p: pmod,
             q: qmod,
             qinv_mont,
@@ -296,14 +298,14 @@ impl RsaPrivateKey {
 
     /// The private exponent `d` (a copy: zeroize it when done).
     pub fn d(&self) -> Zeroizing<BoxedUint> {
-        Zeroizing::new(self.d.to_public())
+        Zeroizing::new(self.d.expose().clone())
     }
 
     /// The primes `p` and `q` (copies: zeroize them when done).
     pub fn primes(&self) -> (Zeroizing<BoxedUint>, Zeroizing<BoxedUint>) {
         (
-            Zeroizing::new(self.p.modulus().to_public()),
-            Zeroizing::new(self.q.modulus().to_public()),
+            Zeroizing::new(self.p.modulus().expose().clone()),
+            Zeroizing::new(self.q.modulus().expose().clone()),
         )
     }
 
@@ -316,16 +318,16 @@ impl RsaPrivateKey {
         Zeroizing<BoxedUint>,
     ) {
         (
-            Zeroizing::new(self.dp.to_public()),
-            Zeroizing::new(self.dq.to_public()),
-            Zeroizing::new(self.qinv.to_public()),
+            Zeroizing::new(self.dp.expose().clone()),
+            Zeroizing::new(self.dq.expose().clone()),
+            Zeroizing::new(self.qinv.expose().clone()),
         )
     }
 
     /// The eight PKCS#1 values as big-endian bytes, each at its minimal
     /// length (for encoding).
     pub(crate) fn pkcs1_values(&self) -> [Zeroizing<Vec<u8>>; 8] {
-        let bytes = |x: &SecretUint| Zeroizing::new(crate::public::minimal_be(&x.to_public()));
+        let bytes = |x: &SecretUint| Zeroizing::new(x.expose().to_be_bytes_minimal_vartime());
         [
             Zeroizing::new(self.public.n_bytes()),
             Zeroizing::new(self.public.e_bytes()),
@@ -385,7 +387,7 @@ impl RsaPrivateKey {
         let pair = if mode.unblinded {
             None
         } else {
-            Some(self.blinding.take(self, rng)?)
+            Some(self.take_blinding(rng)?)
         };
         let (p, q) = (&self.p, &self.q);
         let (mut xp, mut xq) = (p.reduce(x, self.redc_fits), q.reduce(x, self.redc_fits));
@@ -438,9 +440,9 @@ impl RsaPrivateKey {
         let mq_in_p = pp.to_monty(&mq_plain);
         let h = pp.from_monty(&pp.mul(&pp.sub(mp, &mq_in_p), &self.qinv_mont));
         // h < p, so h·q + m_q < p·q = n: no wrap at n's width.
-        h.resize(nl)
-            .wrapping_mul(&self.q.modulus().resize(nl))
-            .wrapping_add(&mq_plain.resize(nl))
+        h.at_width(nl)
+            .wrapping_mul(&self.q.modulus().at_width(nl))
+            .wrapping_add(&mq_plain.at_width(nl))
     }
 
     #[cfg(test)]
@@ -496,12 +498,23 @@ impl RsaPrivateKey {
         [&self.p.params, &self.q.params]
     }
 
+    /// The key's next blinding pair; `rng` is needed when a fresh `r` is
+    /// due ([`Error::Rng`] without one).
+    fn take_blinding<R: CryptoRng + ?Sized>(
+        &self,
+        rng: Option<&mut R>,
+    ) -> Result<BlindingPair, Error> {
+        self.blinding.take(self.prime_params(), || {
+            self.fresh_blinding_pair(rng.ok_or(Error::Rng)?)
+        })
+    }
+
     /// Draws a fresh blinding pair into the key's state, as happens every
     /// 32 operations (see [`bench_hooks`](crate::bench_hooks)).
     #[cfg(feature = "insecure-bench-hooks")]
     pub(crate) fn refresh_blinding<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> Result<(), Error> {
         self.blinding.reset();
-        self.blinding.take(self, Some(rng)).map(drop)
+        self.take_blinding(Some(rng)).map(drop)
     }
 
     /// Runs the private operation on `x` with a fault injected (tests).
@@ -530,8 +543,8 @@ fn factors_usable(p: &SecretUint) -> Choice {
 /// `x` as a `SecretUint` at the width its bit length needs (the factors'
 /// widths follow from the key size, so they are not secrets).
 fn secret_at_own_width(x: &BoxedUint) -> SecretUint {
-    let s = SecretUint::from_boxed(x.clone());
-    s.resize(limbs_for(declassified(s.bits())))
+    let s = SecretUint::from(x.clone());
+    s.at_width(limbs_for_bits(declassified(s.bits())))
 }
 
 /// A generator for operations that need none (unblinded runs): never used.

@@ -5,13 +5,14 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use numcrypt_limbs::{Limb, SecretUint};
 use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::private::Mode;
 use crate::public::KeyAlgorithm;
-use crate::uint::SecretUint;
+pub use crate::public::PssRestriction;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 /// The PSS salt length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -133,19 +134,6 @@ impl From<HashAlg> for Params {
     fn from(hash: HashAlg) -> Self {
         Self::new(hash)
     }
-}
-
-/// The parameters an RSA-PSS key (`id-RSASSA-PSS` with
-/// `RSASSA-PSS-params`, RFC 4055 §3.1) binds it to: signatures must use its
-/// hash and MGF1 hash, and a salt at least `min_salt_len` bytes long.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PssRestriction {
-    /// The message hash.
-    pub hash: HashAlg,
-    /// The MGF1 hash.
-    pub mgf1_hash: HashAlg,
-    /// The shortest salt allowed, in bytes.
-    pub min_salt_len: usize,
 }
 
 impl PssRestriction {
@@ -291,9 +279,11 @@ impl RsaPrivateKey {
         let em = encode(params, digest, &salt, em_bits);
         let nl = self.public_key().n().as_words().len();
         // EM has em_bits = modBits − 1 bits, so it is below n.
-        let m = SecretUint::from_be_bytes(&em, nl).ok_or(Error::OutOfRange)?;
+        let m = SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
+            .ok()
+            .ok_or(Error::OutOfRange)?;
         let s = self.private_op(Some(rng), &m, Mode::default())?;
-        Ok(s.to_be_bytes(self.size()).to_vec())
+        Ok(self.public_key().i2osp(&s)?.to_vec())
     }
 }
 
@@ -337,7 +327,7 @@ impl RsaPublicKey {
         let em_bits = self.bits() - 1;
         let em_len = em_bits.div_ceil(8) as usize;
         params.check_against(self.algorithm(), em_len)?;
-        let m = self.public_op(&s).to_be_bytes(self.size());
+        let m = self.i2osp(&self.public_op(&s))?;
         // When modBits − 1 is a multiple of 8, EM is one byte shorter than
         // the modulus and that leading byte must be 0.
         let (lead, em) = m.split_at(self.size() - em_len);

@@ -1,14 +1,14 @@
 //! [`RsaPublicKey`]: the modulus and public exponent, and the public
 //! operation `x^e mod n`.
 
+use alloc::vec::Vec;
 use core::fmt;
 
-use numcrypt_limbs::{BoxedUint, MontyParams, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyParams, SecretUint, Unsigned, limbs_for_bits};
 use subtle::ConstantTimeLess;
+use zeroize::Zeroizing;
 
-use crate::pss::PssRestriction;
-use crate::uint::{SecretUint, limbs_for};
-use crate::{Error, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
+use crate::{Error, HashAlg, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
 
 /// What a key may be used for, as its encoding's algorithm identifier says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,6 +21,19 @@ pub enum KeyAlgorithm {
     /// signatures only, restricted to the parameters' hash, MGF1 hash and
     /// minimum salt length when the key carries parameters.
     RsaPss(Option<PssRestriction>),
+}
+
+/// The parameters an RSA-PSS key (`id-RSASSA-PSS` with
+/// `RSASSA-PSS-params`, RFC 4055 §3.1) binds it to: signatures must use its
+/// hash and MGF1 hash, and a salt at least `min_salt_len` bytes long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PssRestriction {
+    /// The message hash.
+    pub hash: HashAlg,
+    /// The MGF1 hash.
+    pub mgf1_hash: HashAlg,
+    /// The shortest salt allowed, in bytes.
+    pub min_salt_len: usize,
 }
 
 /// An RSA public key: the modulus `n` and the public exponent `e`.
@@ -60,17 +73,19 @@ impl RsaPublicKey {
         if !bool::from(n.is_odd()) {
             return Err(Error::EvenModulus);
         }
-        let n = n.resize(limbs_for(bits)).map_err(|_| Error::EvenModulus)?;
+        let n = n
+            .resize(limbs_for_bits(bits))
+            .map_err(|_| Error::EvenModulus)?;
         let e_bits = e.bits_vartime();
         let e = e
-            .resize(limbs_for(e_bits))
+            .resize(limbs_for_bits(e_bits))
             .map_err(|_| Error::InvalidExponent)?;
         let e_ok = bool::from(e.is_odd()) && e_bits >= 2 && bool::from(e.ct_lt(&n));
         if !e_ok {
             return Err(Error::InvalidExponent);
         }
         let params =
-            MontyParams::new(SecretUint::from_boxed(n.clone())).map_err(|_| Error::EvenModulus)?;
+            MontyParams::new(SecretUint::from(n.clone())).map_err(|_| Error::EvenModulus)?;
         Ok(Self {
             n,
             e,
@@ -133,12 +148,12 @@ impl RsaPublicKey {
 
     /// `n` as minimal big-endian bytes.
     pub fn n_bytes(&self) -> alloc::vec::Vec<u8> {
-        minimal_be(&self.n)
+        self.n.to_be_bytes_minimal_vartime()
     }
 
     /// `e` as minimal big-endian bytes.
     pub fn e_bytes(&self) -> alloc::vec::Vec<u8> {
-        minimal_be(&self.e)
+        self.e.to_be_bytes_minimal_vartime()
     }
 
     pub(crate) fn params(&self) -> &MontyParams<SecretUint> {
@@ -155,11 +170,20 @@ impl RsaPublicKey {
                 actual: bytes.len(),
             });
         }
-        let x = SecretUint::from_be_bytes(bytes, self.n.nlimbs()).ok_or(Error::OutOfRange)?;
-        if !bool::from(x.ct_lt_value(&SecretUint::from_boxed(self.n.clone()))) {
+        let x = SecretUint::from_be_slice(bytes, self.n.bits_precision())
+            .map_err(|_| Error::OutOfRange)?;
+        if !bool::from(x.ct_lt_value(&SecretUint::from(self.n.clone()))) {
             return Err(Error::OutOfRange);
         }
         Ok(x)
+    }
+
+    /// I2OSP (RFC 8017 §4.1): `x` as exactly [`size`](Self::size) bytes,
+    /// wiped when dropped. [`Error::OutOfRange`] when `x` needs more (never
+    /// for a value below `n`).
+    pub(crate) fn i2osp(&self, x: &SecretUint) -> Result<Zeroizing<Vec<u8>>, Error> {
+        x.to_be_bytes_len(self.size())
+            .map_err(|_| Error::OutOfRange)
     }
 
     /// `x^e mod n` for `x < n` (RSAEP/RSAVP1), by sliding windows: the time
@@ -180,16 +204,6 @@ impl RsaPublicKey {
         }
         Ok(())
     }
-}
-
-/// Minimal big-endian bytes (at least one byte).
-pub(crate) fn minimal_be(x: &BoxedUint) -> alloc::vec::Vec<u8> {
-    let bytes = x.to_be_bytes();
-    let start = bytes
-        .iter()
-        .position(|&b| b != 0)
-        .unwrap_or(bytes.len() - 1);
-    bytes[start..].to_vec()
 }
 
 impl PartialEq for RsaPublicKey {

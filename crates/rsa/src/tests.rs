@@ -4,12 +4,12 @@
 use alloc::vec::Vec;
 
 use num_bigint::BigUint;
+use numcrypt_limbs::{Limb, SecretUint};
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 use crate::private::{Fault, Mode};
-use crate::uint::SecretUint;
 use crate::{KeyGen, RsaPrivateKey};
 
 fn key(seed: u64, bits: u32) -> RsaPrivateKey {
@@ -19,11 +19,11 @@ fn key(seed: u64, bits: u32) -> RsaPrivateKey {
 }
 
 fn big(x: &SecretUint) -> BigUint {
-    BigUint::from_bytes_be(&x.to_public().to_be_bytes())
+    BigUint::from_bytes_be(&x.expose().clone().to_be_bytes())
 }
 
 fn secret(x: &BigUint, nlimbs: usize) -> SecretUint {
-    SecretUint::from_be_bytes(&x.to_bytes_be(), nlimbs).unwrap()
+    SecretUint::from_be_slice(&x.to_bytes_be(), nlimbs as u32 * Limb::BITS).unwrap()
 }
 
 proptest! {
@@ -53,7 +53,7 @@ proptest! {
         // 31 random limbs and a zero top limb: below n.
         let mut w = words.clone();
         w.push(0);
-        let x = SecretUint::from_boxed(numcrypt_limbs::BoxedUint::from_words(w));
+        let x = SecretUint::from(numcrypt_limbs::BoxedUint::from_words(w));
         let fault = Fault { in_p, bit };
         prop_assert_eq!(key.private_op_with_fault(&x, fault).unwrap_err(), crate::Error::FaultDetected);
         let unblinded = Mode::unblinded();
@@ -105,7 +105,10 @@ fn blinding_pair_is_consistent() {
     for (i, params) in key.prime_params().into_iter().enumerate() {
         let ai_e = params.pow_vartime(&pair.ai[i], key.public_key().e());
         let one = params.from_monty(&params.mul(&pair.a[i], &ai_e));
-        assert_eq!(one.to_public(), numcrypt_limbs::BoxedUint::from_u64(1, 16));
+        assert_eq!(
+            one.expose().clone(),
+            numcrypt_limbs::BoxedUint::from_u64(1, 16)
+        );
     }
     // Many uses through the shared state, across refreshes.
     let x = SecretUint::from_u64(42, 32);

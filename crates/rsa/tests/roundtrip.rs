@@ -41,8 +41,14 @@ fn keys() -> &'static [RsaPrivateKey] {
             KeyGen::new(3072).generate(&mut rng).unwrap(),
         ];
         loop {
-            let p: BoxedUint = numcrypt_prime::generate_prime(1025, &mut rng).unwrap();
-            let q: BoxedUint = numcrypt_prime::generate_prime(1024, &mut rng).unwrap();
+            let p: BoxedUint =
+                numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Prime, 1025)
+                    .generate(&mut rng)
+                    .unwrap();
+            let q: BoxedUint =
+                numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Prime, 1024)
+                    .generate(&mut rng)
+                    .unwrap();
             let (bp, bq) = (big(&p), big(&q));
             let n = &bp * &bq;
             let e = BigUint::from(65537u32);
@@ -377,12 +383,15 @@ fn inconsistent_private_keys() {
     let recovered = RsaPrivateKey::from_exponents_vartime(&n, &e, &d).unwrap();
     assert_eq!(&recovered, key);
     // n = p·q with a composite factor: a trial operation catches it.
-    let r: BoxedUint =
-        numcrypt_prime::generate_prime(512, &mut ChaCha20Rng::seed_from_u64(3)).unwrap();
-    let s: BoxedUint =
-        numcrypt_prime::generate_prime(512, &mut ChaCha20Rng::seed_from_u64(4)).unwrap();
-    let t: BoxedUint =
-        numcrypt_prime::generate_prime(1024, &mut ChaCha20Rng::seed_from_u64(5)).unwrap();
+    let r: BoxedUint = numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Prime, 512)
+        .generate(&mut ChaCha20Rng::seed_from_u64(3))
+        .unwrap();
+    let s: BoxedUint = numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Prime, 512)
+        .generate(&mut ChaCha20Rng::seed_from_u64(4))
+        .unwrap();
+    let t: BoxedUint = numcrypt_prime::PrimeGen::new(numcrypt_prime::PrimeKind::Prime, 1024)
+        .generate(&mut ChaCha20Rng::seed_from_u64(5))
+        .unwrap();
     let (br, bs, bt) = (big(&r), big(&s), big(&t));
     let composite = &br * &bs;
     let phi_fake = (&composite - 1u8) * (&bt - 1u8);

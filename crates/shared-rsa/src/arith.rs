@@ -291,16 +291,6 @@ pub(crate) fn hash_to_residue(m: &BoxedUint, domain: &[u8], parts: &[&[u8]]) -> 
     x.rem_vartime(m).unwrap_or_else(|_| m.zero_like())
 }
 
-/// Minimal big-endian bytes of a public value (at least one byte).
-pub(crate) fn to_be_minimal(x: &BoxedUint) -> Vec<u8> {
-    let bytes = x.to_be_bytes();
-    let start = bytes
-        .iter()
-        .position(|&b| b != 0)
-        .unwrap_or(bytes.len() - 1);
-    bytes[start..].to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,7 +42,7 @@ use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 use zeroize::Zeroizing;
 
 use crate::Error;
-use crate::arith::{hash_to_residue, to_be_minimal};
+use crate::arith::hash_to_residue;
 
 const VERSION: u8 = 2;
 const PUBLIC_LABEL: &str = "NUMCRYPT SHARED RSA PUBLIC KEY";
@@ -199,8 +199,8 @@ impl SharedPublicKey {
     /// The ordinary RSA public key as SubjectPublicKeyInfo PEM (`PUBLIC
     /// KEY`), for `openssl` and any other RSA verifier (any key size).
     pub fn to_public_key_pem(&self) -> Result<String, Error> {
-        let n = to_be_minimal(&self.n);
-        let e = to_be_minimal(&BoxedUint::from_u64(u64::from(self.e), 1));
+        let n = self.n.to_be_bytes_minimal_vartime();
+        let e = (BoxedUint::from_u64(u64::from(self.e), 1)).to_be_bytes_minimal_vartime();
         let pkcs1 = pkcs1::RsaPublicKeyRef {
             modulus: UintRef::new(&n)?,
             public_exponent: UintRef::new(&e)?,
@@ -222,8 +222,12 @@ impl SharedPublicKey {
         &self,
         f: impl FnOnce(UintRef<'_>, Vec<UintRef<'_>>) -> Result<R, Error>,
     ) -> Result<R, Error> {
-        let n = to_be_minimal(&self.n);
-        let v: Vec<Vec<u8>> = self.verification.iter().map(to_be_minimal).collect();
+        let n = self.n.to_be_bytes_minimal_vartime();
+        let v: Vec<Vec<u8>> = self
+            .verification
+            .iter()
+            .map(BoxedUint::to_be_bytes_minimal_vartime)
+            .collect();
         let refs = v
             .iter()
             .map(|b| UintRef::new(b))
@@ -385,7 +389,7 @@ impl SharedKeyShare {
 
     /// The DER encoding of `SharedRsaKeyShare` (secret).
     pub fn to_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
-        let share = Zeroizing::new(to_be_minimal(&self.share));
+        let share = Zeroizing::new(self.share.to_be_bytes_minimal_vartime());
         self.public.encode_with(|modulus, verification_keys| {
             Ok(Zeroizing::new(
                 ShareDer {

@@ -24,7 +24,6 @@ use numcrypt_rsa::HashAlg;
 use sha2::{Digest, Sha256};
 use std::time::Duration;
 
-use crate::arith::to_be_minimal;
 use crate::key::{SharedKeyShare, SharedPublicKey};
 use crate::transport::Transport;
 use crate::{Error, threshold};
@@ -107,8 +106,11 @@ impl PartialSignature {
     /// DER: `SEQUENCE { version INTEGER (1), index INTEGER (1-based),
     /// message OCTET STRING, value INTEGER, check INTEGER OPTIONAL }`.
     pub fn to_der(&self) -> Result<Vec<u8>, Error> {
-        let value = to_be_minimal(&self.value);
-        let check = self.check.as_ref().map(to_be_minimal);
+        let value = self.value.to_be_bytes_minimal_vartime();
+        let check = self
+            .check
+            .as_ref()
+            .map(BoxedUint::to_be_bytes_minimal_vartime);
         Ok(PartialDer {
             version: VERSION,
             index: self.index as u32 + 1,
@@ -178,10 +180,10 @@ fn challenge(
     let mut h = Sha256::new();
     h.update(b"numcrypt shared-rsa partial check v1");
     for part in [
-        &to_be_minimal(public.n())[..],
+        &public.n().to_be_bytes_minimal_vartime()[..],
         &(index as u64).to_be_bytes(),
         em,
-        &to_be_minimal(value),
+        &value.to_be_bytes_minimal_vartime(),
     ] {
         h.update((part.len() as u64).to_be_bytes());
         h.update(part);

@@ -390,8 +390,8 @@ pub(crate) fn ifma_rule(cpu: &Cpu) -> Exponentiation {
 ///
 /// AMD from Zen 3 (family 19h) issues two 256-bit `vpmuludq` a cycle and
 /// dispatches six operations a cycle: measured on Zen 4 with IFMA turned
-/// off, the AVX2 kernels take 0.70 to 0.85 of the limb kernels' time from
-/// 1024 to 2880 bits; `llvm-mca` models Zen 3 as Zen 4 for both kernels.
+/// off, the AVX2 kernels beat the limb kernels from 1024 to 2880 bits;
+/// `llvm-mca` models Zen 3 as Zen 4 for both kernels.
 /// The models predict a loss on Zen 2, Skylake, Ice Lake and Haswell, and
 /// nothing credible for newer Intel cores, so every other CPU keeps the
 /// limb kernels (crates/limbs/README.md, "CPU selection"; the figures in

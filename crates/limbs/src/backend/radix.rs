@@ -13,7 +13,8 @@
 use zeroize::Zeroize;
 
 use crate::Limb;
-use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
+use crate::ops::kernels::Kernels;
+use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
 
 /// Largest window of these backends: a table of 32 entries, which keeps
 /// their stack below about 40 KiB at the largest sizes.
@@ -191,5 +192,48 @@ pub(crate) fn exponentiate<const K: usize>(
     scratch.zeroize();
     for e in [factor, one, x, y] {
         e.zeroize();
+    }
+}
+
+/// The limb Montgomery operations an exponentiation in a radix of its own
+/// needs around the exponentiation (its conversions in and out), on the
+/// slice kernels the selection chose. A trait object, so that the vector
+/// backends are compiled once and not once per slice-kernel backend.
+pub(crate) trait LimbMontgomery {
+    /// [`Kernels::mul_1`].
+    fn mul_1(&self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb;
+    /// [`Kernels::mont_mul`].
+    fn mont_mul(
+        &self,
+        r: &mut [Limb],
+        a: &[Limb],
+        b: &[Limb],
+        m: &[Limb],
+        m_inv: Limb,
+        scratch: &mut [Limb],
+    );
+    /// [`Kernels::mont_redc`].
+    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb);
+}
+
+impl<K: Kernels> LimbMontgomery for K {
+    fn mul_1(&self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
+        Kernels::mul_1(*self, r, a, b)
+    }
+
+    fn mont_mul(
+        &self,
+        r: &mut [Limb],
+        a: &[Limb],
+        b: &[Limb],
+        m: &[Limb],
+        m_inv: Limb,
+        scratch: &mut [Limb],
+    ) {
+        Kernels::mont_mul(*self, r, a, b, m, m_inv, scratch);
+    }
+
+    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
+        Kernels::mont_redc(*self, r, t, m, m_inv);
     }
 }

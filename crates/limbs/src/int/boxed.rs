@@ -14,6 +14,8 @@ use zeroize::Zeroize;
 
 #[cfg(feature = "rand_core")]
 use crate::int::random::fill_bits;
+use crate::int::width::limbs_for_bits;
+use crate::monty;
 use crate::ops::{ct, radix};
 use crate::{Error, Limb, Uint, Unsigned};
 
@@ -27,12 +29,6 @@ use crate::{Error, Limb, Uint, Unsigned};
 #[derive(Clone)]
 pub struct BoxedUint {
     limbs: Box<[Limb]>,
-}
-
-/// Limbs needed for `bits` bits (at least one).
-const fn limbs_for_bits(bits: u32) -> usize {
-    let n = bits.div_ceil(Limb::BITS) as usize;
-    if n == 0 { 1 } else { n }
 }
 
 impl BoxedUint {
@@ -131,6 +127,37 @@ impl BoxedUint {
         Ok(r)
     }
 
+    /// The value at `nlimbs` limbs: zero-extended, or cut to its low
+    /// `nlimbs` limbs (the value modulo `2^(64 nlimbs)`), for a caller that
+    /// knows it fits or checks validity on the full value;
+    /// [`resize`](Self::resize) refuses to cut a non-zero limb instead.
+    pub fn at_width(&self, nlimbs: usize) -> Self {
+        let mut out = Self::zero(nlimbs);
+        let k = out.nlimbs().min(self.nlimbs());
+        out.as_mut()[..k].copy_from_slice(&self.as_ref()[..k]);
+        out
+    }
+
+    /// Big-endian bytes, exactly `len` of them (zero padded);
+    /// [`Error::Overflow`] if the value needs more.
+    pub fn to_be_bytes_len(&self, len: usize) -> Result<Vec<u8>, Error> {
+        let mut out = vec![0u8; len];
+        self.write_be_bytes(&mut out)?;
+        Ok(out)
+    }
+
+    /// Minimal big-endian bytes (no leading zero byte; one byte for zero),
+    /// as DER and JWK write integers. Variable time in the value's length:
+    /// for public values, or where the encoding reveals the length anyway.
+    pub fn to_be_bytes_minimal_vartime(&self) -> Vec<u8> {
+        let bytes = self.to_be_bytes();
+        let start = bytes
+            .iter()
+            .position(|&b| b != 0)
+            .unwrap_or(bytes.len() - 1);
+        bytes[start..].to_vec()
+    }
+
     /// A uniformly random value below `2^bits`, with `nlimbs` limbs.
     #[cfg(feature = "rand_core")]
     pub fn random_bits<R: rand_core::CryptoRng + ?Sized>(
@@ -161,6 +188,10 @@ impl BoxedUint {
 }
 
 impl Unsigned for BoxedUint {
+    fn pow_mod(&self, exp: &Self, m: &Self) -> Result<Self, Error> {
+        monty::pow_mod(self, exp, m)
+    }
+
     fn zero_like(&self) -> Self {
         Self::zero(self.limbs.len())
     }

@@ -11,6 +11,7 @@ use zeroize::Zeroize;
 
 #[cfg(feature = "rand_core")]
 use crate::int::random::fill_bits;
+use crate::monty;
 use crate::ops::radix;
 use crate::{Error, Limb, Unsigned};
 
@@ -104,6 +105,10 @@ impl<const LIMBS: usize> Uint<LIMBS> {
 }
 
 impl<const LIMBS: usize> Unsigned for Uint<LIMBS> {
+    fn pow_mod(&self, exp: &Self, m: &Self) -> Result<Self, Error> {
+        monty::pow_mod(self, exp, m)
+    }
+
     fn zero_like(&self) -> Self {
         Self::ZERO
     }

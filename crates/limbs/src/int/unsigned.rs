@@ -3,7 +3,7 @@
 
 use subtle::{Choice, ConstantTimeEq, CtOption};
 
-use crate::ct_audit::declassify_choice;
+use crate::ct_audit::{declassified, declassify_choice};
 #[cfg(feature = "rand_core")]
 use crate::int::random::fill_bits;
 use crate::kernels;
@@ -62,6 +62,14 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
     /// Bit length: index of the highest set bit plus one, 0 for zero.
     fn bits(&self) -> u32 {
         ct::bit_length(self.as_ref())
+    }
+
+    /// The limbs up to the highest non-zero one, at least one: the value's
+    /// size, found without a branch on the value and then made public (a
+    /// caller that sizes its work by it reveals it anyway; the value stays
+    /// secret).
+    fn significant_limbs(&self) -> usize {
+        declassified(div::significant_limbs_ct(self.as_ref())).max(1)
     }
 
     /// Bit length, variable time.
@@ -335,6 +343,11 @@ pub trait Unsigned: Sized + Clone + AsRef<[Limb]> + AsMut<[Limb]> {
         });
         Ok(r)
     }
+
+    /// `self^exp mod m` in constant time for an odd `m > 1` (Montgomery
+    /// fixed-window exponentiation over the full width of `exp`). Errors as
+    /// [`MontyParams::new`](crate::MontyParams::new) for the modulus.
+    fn pow_mod(&self, exp: &Self, m: &Self) -> Result<Self, Error>;
 
     /// `self^-1 mod m` in constant time, for odd `m > 1` (Bernstein and
     /// Yang's safegcd; the time depends only on the widths and the bit

@@ -14,11 +14,9 @@ use crate::ops::word::{adc, mask_from_bit};
 
 /// Products of equal-length operands of at least this many limbs (and an
 /// even count) split into Karatsuba halves; below it the schoolbook kernels
-/// win. Measured with the mulx/adx rows (AMD Zen 5, rdtsc medians,
-/// Karatsuba ÷ schoolbook): 1.12 at 32 limbs, 1.06 at 48, 1.04 at 64, 0.88
-/// at 96, 0.84 at 128. Squaring does not split: the dedicated schoolbook
-/// squaring already does half the products, and Karatsuba squaring measured
-/// slower at every size up to 128 limbs (1.41 at 32, 1.20 at 128).
+/// win. Squaring does not split: the dedicated schoolbook squaring already
+/// does half the products, and Karatsuba squaring measured slower at every
+/// size up to 128 limbs (benches/RESULTS.md, "Karatsuba").
 pub const KARATSUBA_MIN_LIMBS: usize = 96;
 
 /// Largest operand Karatsuba handles (8192 bits): its scratch lives on the

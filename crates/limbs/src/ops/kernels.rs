@@ -19,8 +19,7 @@ pub use crate::ops::karatsuba::{KARATSUBA_MAX_LIMBS, KARATSUBA_MIN_LIMBS};
 
 /// Below this many limbs, [`Kernels::sqr`] multiplies instead: the
 /// triangle, doubling and diagonal passes only pay once rows are long enough
-/// (measured with the ADX rows: squaring/multiplying is 1.67 at 4 limbs,
-/// 1.12 at 8, 0.90 at 10, 0.85 at 16).
+/// (benches/RESULTS.md, "Design figures").
 pub const SQR_MIN_LIMBS: usize = 10;
 
 /// A multiplication backend: two row kernels, and the algorithms built on
@@ -121,10 +120,11 @@ pub trait Kernels: Copy {
     }
 
     /// Montgomery multiplication `r = a * b * R^-1 mod m`, fully reduced:
-    /// the product, then [`mont_redc`](Kernels::mont_redc). Measured against
-    /// interleaved CIOS on the same portable rows it is level (347.7 vs 354.4
-    /// ns at 16 limbs, 1414 vs 1427 ns at 32), and only the separated form
-    /// can use the dedicated squaring (and, later, Karatsuba) for the product.
+    /// the product, then [`mont_redc`](Kernels::mont_redc). It measured level
+    /// with interleaved CIOS on the same portable rows (benches/RESULTS.md,
+    /// "Montgomery: separated or interleaved"), and only
+    /// the separated form can use the dedicated squaring and Karatsuba for
+    /// the product.
     ///
     /// `n = m.len() = a.len() = b.len() = r.len() > 0`, `m` odd,
     /// `m_inv = -m^-1 mod 2^64`, `a * b < m * R` (true when either input is

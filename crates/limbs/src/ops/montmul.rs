@@ -7,7 +7,6 @@
 
 use crate::Limb;
 use crate::ops::ct;
-use crate::ops::kernels::Kernels;
 
 /// Largest window the exponentiations use; a constant-time table then has
 /// 64 entries.
@@ -53,47 +52,3 @@ pub(crate) trait MontMul {
 /// `scratch` holding `2^w + 2` elements for the largest window `w`.
 pub(crate) type ExpTask<'a> =
     dyn FnMut(&mut dyn MontMul, &mut [Limb], &[Limb], &[Limb], &mut [Limb]) + 'a;
-
-/// The limb Montgomery operations an exponentiation in a radix of its own
-/// needs around the exponentiation (its conversions in and out), on the
-/// slice kernels the selection chose. A trait object, so that the vector
-/// backends are compiled once and not once per slice-kernel backend.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) trait LimbMontgomery {
-    /// [`Kernels::mul_1`].
-    fn mul_1(&self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb;
-    /// [`Kernels::mont_mul`].
-    fn mont_mul(
-        &self,
-        r: &mut [Limb],
-        a: &[Limb],
-        b: &[Limb],
-        m: &[Limb],
-        m_inv: Limb,
-        scratch: &mut [Limb],
-    );
-    /// [`Kernels::mont_redc`].
-    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb);
-}
-
-impl<K: Kernels> LimbMontgomery for K {
-    fn mul_1(&self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
-        Kernels::mul_1(*self, r, a, b)
-    }
-
-    fn mont_mul(
-        &self,
-        r: &mut [Limb],
-        a: &[Limb],
-        b: &[Limb],
-        m: &[Limb],
-        m_inv: Limb,
-        scratch: &mut [Limb],
-    ) {
-        Kernels::mont_mul(*self, r, a, b, m, m_inv, scratch);
-    }
-
-    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
-        Kernels::mont_redc(*self, r, t, m, m_inv);
-    }
-}

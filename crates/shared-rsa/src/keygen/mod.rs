@@ -15,7 +15,7 @@ use rand_core::{CryptoRng, SeedableRng};
 use sha2::{Digest, Sha256};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::arith::{Interpolator, Ring, hash_to_residue};
+use crate::arith::{Interpolator, Ring};
 use crate::key::{SharedKeyShare, SharedPublicKey, verification_base};
 use crate::sieve::{PrimeRange, SieveModulus, TrialDivision, field_prime, odd_primes_up_to};
 use crate::threshold::{self, Sizes, poly_shares};
@@ -706,10 +706,9 @@ where
 }
 
 /// The batch for a measured round trip: 32 candidates per lane, and 32
-/// more per 10 ms of round trip, up to 256. On loopback 32 measured level
-/// with 8 and 128 (the candidates in flight when the biprime is found are
-/// wasted work); with 50 ms of round trip 128 took a third of 32's time a
-/// candidate (benches/RESULTS.md).
+/// more per 10 ms of round trip, up to 256: a larger batch saves round
+/// trips, and the candidates in flight when the biprime is found are wasted
+/// work (benches/RESULTS.md, "Shared RSA: scale and distance").
 pub fn auto_batch(round_trip: Duration) -> usize {
     let steps = round_trip.as_millis().div_ceil(10) as usize;
     (32 * steps.max(1)).min(256)

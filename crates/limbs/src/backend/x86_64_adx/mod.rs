@@ -410,8 +410,8 @@ impl Kernels for Adx {
                 "xor {hi:e}, {hi:e}",          // hi = 0, CF = OF = 0
                 // The first four limbs, keeping t[i+1] once it is final: the
                 // next row's q comes from this copy, which takes the store and
-                // reload off the rows' only serial dependency (measured: 385
-                // to 350 cycles at 16 limbs). imul changes the flags, so it
+                // reload off the rows' only serial dependency (benches/
+                // RESULTS.md, "Design figures"). imul changes the flags, so it
                 // waits for the row's end; computing q there with a flagless
                 // mulx instead measured no faster.
                 "mulx {t}, {lo}, [{mp}]",

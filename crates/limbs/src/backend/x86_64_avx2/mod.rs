@@ -37,10 +37,11 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use crate::Limb;
+use crate::backend::radix::LimbMontgomery;
 use crate::backend::radix::{
     Aligned, DigitLayout, Digits, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
 };
-use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
 
 #[path = "gen/amm.rs"]
 mod generated;

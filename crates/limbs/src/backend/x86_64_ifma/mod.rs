@@ -45,7 +45,8 @@ use core::arch::x86_64::*;
 
 use super::radix::{DigitLayout, Digits};
 use crate::Limb;
-use crate::ops::montmul::{ExpTask, LimbMontgomery, MontyCtx};
+use crate::backend::radix::LimbMontgomery;
+use crate::ops::montmul::{ExpTask, MontyCtx};
 
 mod ymm;
 mod zmm;

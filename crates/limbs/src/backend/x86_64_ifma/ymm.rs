@@ -10,8 +10,9 @@
 
 use super::{Ifma, MASK52, radix};
 use crate::Limb;
+use crate::backend::radix::LimbMontgomery;
 use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
-use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
 
 #[path = "gen/ymm.rs"]
 mod generated;

@@ -28,8 +28,9 @@ use core::arch::x86_64::*;
 
 use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
 use crate::Limb;
+use crate::backend::radix::LimbMontgomery;
 use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
-use crate::ops::montmul::{ExpTask, LimbMontgomery, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
 
 /// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
 /// which covers the CRT halves of RSA up to 13184 bits). Larger moduli use
