@@ -10,12 +10,12 @@ use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
 use numcrypt_dsa::{
-    DomainParameters, GenerationOptions, GeneratorMethod, HashAlgorithm, ParameterSizes, Signature,
-    SigningKey, VerifyingKey,
+    DomainParameters, GenerationOptions, GeneratorMethod, ParameterSizes, Signature, SigningKey,
+    VerifyingKey,
 };
 
 use crate::files::{
-    KeyFiles, PassIn, PassOut, Status, digest_file, exit, read, read_text, rng, verdict,
+    KeyFiles, PassIn, PassOut, Status, digest_file, exit, hash, read, read_text, rng, verdict,
     write_private_key,
 };
 use crate::output::{SecretOut, write_public};
@@ -162,22 +162,6 @@ pub fn run(command: DsaCommand) -> ExitCode {
     })
 }
 
-/// The `--hash` named `name` (`elgamal` takes the same names).
-pub(crate) fn hash(name: &str) -> Result<HashAlgorithm, String> {
-    HashAlgorithm::from_name(name).map_err(|e| format!("--hash {name:?}: {e}"))
-}
-
-/// The same hash as `numcrypt-rsa` names it, whose hasher takes a stream
-/// (the two crates' hash enums are to become one).
-pub(crate) fn streaming(hash: HashAlgorithm) -> numcrypt_rsa::HashAlg {
-    match hash {
-        HashAlgorithm::Sha224 => numcrypt_rsa::HashAlg::Sha224,
-        HashAlgorithm::Sha256 => numcrypt_rsa::HashAlg::Sha256,
-        HashAlgorithm::Sha384 => numcrypt_rsa::HashAlg::Sha384,
-        HashAlgorithm::Sha512 => numcrypt_rsa::HashAlg::Sha512,
-    }
-}
-
 fn load_params(path: &Path) -> Result<DomainParameters, String> {
     DomainParameters::from_pem(&read_text(path)?).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -206,7 +190,7 @@ fn params(
         .map_err(|e| format!("--bits {bits} --qbits {qbits}: {e}"))?;
     let mut options = GenerationOptions::new(sizes);
     if let Some(name) = hash_name {
-        options.hash = hash(name)?;
+        options.hash = hash("--hash", name)?;
         if options.hash.output_bits() < qbits {
             return Err(format!(
                 "--hash {name}: its {} bits are fewer than --qbits {qbits} (FIPS 186-4 needs at least N)",
@@ -259,9 +243,9 @@ fn sign(
     input: &Path,
     out: Option<&Path>,
 ) -> Result<(), String> {
-    let hash = hash(&args.hash)?;
+    let hash = hash("--hash", &args.hash)?;
     let key = KEYS.load_private(key, passin)?;
-    let digest = digest_file(streaming(hash), input)?;
+    let digest = digest_file(hash, input)?;
     let sig = if randomized {
         key.sign_prehash_named_hedged(&mut rng()?, hash, &digest)
     } else {
@@ -270,21 +254,24 @@ fn sign(
     .map_err(|e| e.to_string())?;
     let bytes = match args.format {
         Format::Der => sig.to_der(),
-        Format::P1363 => sig.to_p1363(key.params()).map_err(|e| e.to_string())?,
+        Format::P1363 => sig
+            .to_p1363(key.params().scalar_len())
+            .map_err(|e| e.to_string())?,
     };
     write_public(out, &bytes)
 }
 
 fn verify(public: &Path, args: &SignatureArgs, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
-        let hash = hash(&args.hash)?;
+        let hash = hash("--hash", &args.hash)?;
         let key = KEYS.load_public(public)?;
-        let digest = digest_file(streaming(hash), input)?;
+        let digest = digest_file(hash, input)?;
         let bytes = read(sig)?;
         let parsed = match args.format {
             Format::Der => Signature::from_der(&bytes),
-            Format::P1363 => Signature::from_p1363(&bytes, key.params()),
-        };
+            Format::P1363 => Signature::from_p1363(&bytes, key.params().scalar_len()),
+        }
+        .map_err(numcrypt_dsa::Error::from);
         // A malformed signature is an invalid one (exit 1), as in openssl.
         Ok(parsed.and_then(|sig| key.verify_prehash(&digest, &sig)))
     })())

@@ -11,16 +11,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Subcommand;
-use numcrypt_dsa::HashAlgorithm;
 use numcrypt_elgamal::sha2::{Sha224, Sha256, Sha384, Sha512};
 use numcrypt_elgamal::stream::{CHUNK_LEN, MAGIC, TAG_LEN};
 use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
+use numcrypt_rsa::HashAlg;
 use zeroize::Zeroizing;
 
-use crate::dsa::{hash, streaming};
 use crate::files::{
-    KeyFiles, MAX_READ, PassIn, PassOut, Status, digest_file, exit, open_input, read, read_up_to,
-    rng, verdict, write_private_key,
+    KeyFiles, MAX_READ, PassIn, PassOut, Status, digest_file, exit, hash, open_input, read,
+    read_up_to, rng, verdict, write_private_key,
 };
 use crate::output::{Output, SecretOut, write_all, write_public};
 
@@ -306,14 +305,19 @@ fn sign(
     input: &Path,
     out: Option<&Path>,
 ) -> Result<(), String> {
-    let hash = hash(hash_name)?;
+    let hash = hash("--hash", hash_name)?;
     let key = KEYS.load_private(key, passin)?;
-    let digest = digest_file(streaming(hash), input)?;
+    let digest = digest_file(hash, input)?;
     let sig = match hash {
-        HashAlgorithm::Sha224 => key.sign_prehash::<Sha224>(&digest),
-        HashAlgorithm::Sha256 => key.sign_prehash::<Sha256>(&digest),
-        HashAlgorithm::Sha384 => key.sign_prehash::<Sha384>(&digest),
-        HashAlgorithm::Sha512 => key.sign_prehash::<Sha512>(&digest),
+        HashAlg::Sha224 => key.sign_prehash::<Sha224>(&digest),
+        HashAlg::Sha256 => key.sign_prehash::<Sha256>(&digest),
+        HashAlg::Sha384 => key.sign_prehash::<Sha384>(&digest),
+        HashAlg::Sha512 => key.sign_prehash::<Sha512>(&digest),
+        _ => {
+            return Err(format!(
+                "--hash {hash}: signing takes sha224, sha256, sha384 or sha512"
+            ));
+        }
     }
     .map_err(|e| e.to_string())?;
     write_public(out, &sig.to_der())
@@ -321,11 +325,13 @@ fn sign(
 
 fn verify(public: &Path, hash_name: &str, input: &Path, sig: &Path) -> ExitCode {
     verdict((|| {
-        let hash = hash(hash_name)?;
+        let hash = hash("--hash", hash_name)?;
         let key = KEYS.load_public(public)?;
-        let digest = digest_file(streaming(hash), input)?;
+        let digest = digest_file(hash, input)?;
         let bytes = read(sig)?;
         // A malformed signature is an invalid one (exit 1), as in openssl.
-        Ok(Signature::from_der(&bytes).and_then(|sig| key.verify_prehash(&digest, &sig)))
+        Ok(Signature::from_der(&bytes)
+            .map_err(numcrypt_elgamal::Error::from)
+            .and_then(|sig| key.verify_prehash(&digest, &sig)))
     })())
 }

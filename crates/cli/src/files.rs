@@ -88,6 +88,11 @@ pub fn read(path: &Path) -> Result<Zeroizing<Vec<u8>>, String> {
     Ok(data)
 }
 
+/// The hash named by `name` for `flag`.
+pub fn hash(flag: &str, name: &str) -> Result<numcrypt_rsa::HashAlg, String> {
+    name.parse().map_err(|e| format!("{flag} {name:?}: {e}"))
+}
+
 /// The digest of a file (or standard input), read in pieces.
 pub fn digest_file(hash: numcrypt_rsa::HashAlg, path: &Path) -> Result<Vec<u8>, String> {
     let mut hasher = hash.hasher();

@@ -15,7 +15,7 @@ use numcrypt_rsa::{HashAlg, KeyAlgorithm, KeyGen, RsaPrivateKey, RsaPublicKey};
 use numcrypt_rsa::{oaep, pkcs1v15, pss};
 
 use crate::files::{
-    KeyFiles, PassIn, PassOut, digest_file, exit, read, rng, verdict, write_private_key,
+    KeyFiles, PassIn, PassOut, digest_file, exit, hash, read, rng, verdict, write_private_key,
 };
 use crate::output::{SecretOut, write_all, write_public};
 
@@ -248,11 +248,6 @@ const KEYS: KeyFiles<RsaPrivateKey, RsaPublicKey, numcrypt_rsa::Error> = KeyFile
     algorithms: &["RSA", "RSA-PSS"],
     expected: "an RSA key",
 };
-
-/// The hash named by `name` for `flag`.
-fn hash(flag: &str, name: &str) -> Result<HashAlg, String> {
-    name.parse().map_err(|e| format!("{flag} {name:?}: {e}"))
-}
 
 fn optional_hash(flag: &str, name: Option<&String>) -> Result<Option<HashAlg>, String> {
     name.map(|n| hash(flag, n)).transpose()

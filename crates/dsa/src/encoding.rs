@@ -4,41 +4,22 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef, UintRef};
-use der::pem::LineEnding;
+use der::asn1::{ObjectIdentifier, OctetStringRef, UintRef};
 use der::{Decode, DecodeValue, Encode, EncodeValue, Header, Length, Reader, Writer};
-use numcrypt_limbs::BoxedUint;
 use pkcs8::PrivateKeyInfoRef;
 use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::{
-    DomainParameters, Error, HashAlgorithm, SigningKey, ValidationParameters, VerifyingKey,
-};
+use numcrypt_common::dl_key::{self, LABEL_PRIVATE, LABEL_PUBLIC};
+
+use crate::{DomainParameters, Error, HashAlg, SigningKey, ValidationParameters, VerifyingKey};
 
 /// `id-dsa` (RFC 3279).
 pub const ID_DSA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10040.4.1");
 
 const LABEL_PARAMS: &str = "DSA PARAMETERS";
 const LABEL_SEED: &str = "DSA DOMAIN PARAMETER SEED";
-const LABEL_PUBLIC: &str = "PUBLIC KEY";
-const LABEL_PRIVATE: &str = "PRIVATE KEY";
 const LABEL_TRADITIONAL: &str = "DSA PRIVATE KEY";
-
-/// The DER INTEGER for `x`. DER is minimal, so the length reveals how many
-/// leading zero bytes `x` has (as with every DER encoder); the buffers are
-/// zeroized, so a secret may go through.
-fn integer_der(x: &BoxedUint) -> Zeroizing<Vec<u8>> {
-    let bytes = Zeroizing::new(x.to_be_bytes());
-    match UintRef::new(&bytes).and_then(|u| u.to_der()) {
-        Ok(der) => Zeroizing::new(der),
-        Err(_) => unreachable!("an integer of a few kilobytes encodes"),
-    }
-}
-
-fn uint(u: &UintRef<'_>) -> BoxedUint {
-    BoxedUint::from_be_slice_auto(u.as_bytes())
-}
 
 /// `Dss-Parms`.
 struct DssParms<'a> {
@@ -173,41 +154,26 @@ pub(crate) fn pem_blocks(text: &str) -> Result<Vec<(String, Vec<u8>)>, Error> {
     Ok(blocks)
 }
 
-fn pem(label: &str, der: &[u8]) -> String {
-    match der::pem::encode_string(label, LineEnding::LF, der) {
-        Ok(text) => text,
-        Err(_) => unreachable!("PEM encoding of a short DER value"),
-    }
-}
-
 impl DomainParameters {
     /// `Dss-Parms` DER (RFC 3279).
     pub fn to_der(&self) -> Vec<u8> {
-        let (p, q, g) = (
-            self.p().to_be_bytes(),
-            self.q().to_be_bytes(),
-            self.g().to_be_bytes(),
-        );
-        let parms = match (UintRef::new(&p), UintRef::new(&q), UintRef::new(&g)) {
-            (Ok(p), Ok(q), Ok(g)) => DssParms { p, q, g },
-            _ => unreachable!("minimal big-endian bytes are valid integers"),
-        };
-        match parms.to_der() {
-            Ok(der) => der,
-            Err(_) => unreachable!("three integers encode"),
-        }
+        dl_key::integer_sequence_der(&[self.p(), self.q(), self.g()])
     }
 
     /// Parameters from `Dss-Parms` DER, after the cheap checks.
     pub fn from_der(der: &[u8]) -> Result<Self, Error> {
         let parms = DssParms::from_der(der)?;
-        Self::new(uint(&parms.p), uint(&parms.q), uint(&parms.g))
+        Self::new(
+            dl_key::uint(&parms.p),
+            dl_key::uint(&parms.q),
+            dl_key::uint(&parms.g),
+        )
     }
 
     /// PEM: a `DSA PARAMETERS` block (what `openssl dsaparam` reads), then,
     /// when the seed is known, a `DSA DOMAIN PARAMETER SEED` block.
     pub fn to_pem(&self) -> String {
-        let mut text = pem(LABEL_PARAMS, &self.to_der());
+        let mut text = dl_key::pem(LABEL_PARAMS, &self.to_der());
         if let Some(v) = self.validation_parameters() {
             let seed = match OctetStringRef::new(&v.seed) {
                 Ok(seed) => seed,
@@ -220,7 +186,7 @@ impl DomainParameters {
                 index: v.index,
             };
             if let Ok(der) = info.to_der() {
-                text.push_str(&pem(LABEL_SEED, &der));
+                text.push_str(&dl_key::pem(LABEL_SEED, &der));
             }
         }
         text
@@ -237,13 +203,17 @@ impl DomainParameters {
             .map(|(_, der)| der)
             .ok_or(Error::UnsupportedAlgorithm)?;
         let parms = DssParms::from_der(der)?;
-        let (p, q, g) = (uint(&parms.p), uint(&parms.q), uint(&parms.g));
+        let (p, q, g) = (
+            dl_key::uint(&parms.p),
+            dl_key::uint(&parms.q),
+            dl_key::uint(&parms.g),
+        );
         match blocks.iter().find(|(label, _)| label == LABEL_SEED) {
             None => Self::new(p, q, g),
             Some((_, der)) => {
                 let info = SeedInfo::from_der(der)?;
                 let validation = ValidationParameters {
-                    hash: HashAlgorithm::from_oid(&info.hash)?,
+                    hash: HashAlg::from_oid(&info.hash).ok_or(Error::UnsupportedHash)?,
                     seed: info.seed.as_bytes().to_vec(),
                     counter: info.counter,
                     index: info.index,
@@ -261,39 +231,27 @@ impl DomainParameters {
         }
         let any = algorithm.parameters.ok_or(Error::Encoding)?;
         let parms: DssParms<'_> = any.decode_as()?;
-        Self::new(uint(&parms.p), uint(&parms.q), uint(&parms.g))
+        Self::new(
+            dl_key::uint(&parms.p),
+            dl_key::uint(&parms.q),
+            dl_key::uint(&parms.g),
+        )
     }
-}
-
-/// Runs `f` on the `id-dsa` algorithm identifier for `params`.
-fn with_algorithm<T>(
-    params: &DomainParameters,
-    f: impl FnOnce(AlgorithmIdentifierRef<'_>) -> Result<T, Error>,
-) -> Result<T, Error> {
-    let parms_der = params.to_der();
-    let any = AnyRef::from_der(&parms_der)?;
-    f(AlgorithmIdentifierRef {
-        oid: ID_DSA,
-        parameters: Some(any),
-    })
 }
 
 impl VerifyingKey {
     /// SubjectPublicKeyInfo DER.
     pub fn to_public_key_der(&self) -> Result<Vec<u8>, Error> {
-        let y = integer_der(self.y());
-        with_algorithm(self.params(), |algorithm| {
-            let spki = SubjectPublicKeyInfoRef {
-                algorithm,
-                subject_public_key: BitStringRef::from_bytes(&y)?,
-            };
-            Ok(spki.to_der()?)
-        })
+        Ok(dl_key::public_key_der(
+            ID_DSA,
+            &self.params().to_der(),
+            self.y(),
+        )?)
     }
 
     /// SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
     pub fn to_public_key_pem(&self) -> Result<String, Error> {
-        Ok(pem(LABEL_PUBLIC, &self.to_public_key_der()?))
+        Ok(dl_key::pem(LABEL_PUBLIC, &self.to_public_key_der()?))
     }
 
     /// From SubjectPublicKeyInfo DER (the cheap parameter checks and the
@@ -305,36 +263,29 @@ impl VerifyingKey {
     /// From a decoded SubjectPublicKeyInfo.
     pub(crate) fn from_public_key_info(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, Error> {
         let params = DomainParameters::from_algorithm(&spki.algorithm)?;
-        let bits = spki.subject_public_key.as_bytes().ok_or(Error::Encoding)?;
-        let y = UintRef::from_der(bits)?;
-        Self::new(params, uint(&y))
+        Self::new(params, dl_key::public_value(spki)?)
     }
 
     /// From PEM (`PUBLIC KEY`).
     pub fn from_public_key_pem(text: &str) -> Result<Self, Error> {
-        let (label, der) =
-            der::pem::decode_vec(text.trim().as_bytes()).map_err(|_| Error::Encoding)?;
-        if label != LABEL_PUBLIC {
-            return Err(Error::UnsupportedAlgorithm);
-        }
-        Self::from_public_key_der(&der)
+        Self::from_public_key_der(&dl_key::pem_decode_label(text, LABEL_PUBLIC)?)
     }
 }
 
 impl SigningKey {
     /// PKCS#8 DER (zeroized when dropped).
     pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
-        let x = integer_der(self.x());
-        with_algorithm(self.params(), |algorithm| {
-            let info = PrivateKeyInfoRef::new(algorithm, OctetStringRef::new(&x)?);
-            Ok(Zeroizing::new(info.to_der()?))
-        })
+        Ok(dl_key::private_key_der(
+            ID_DSA,
+            &self.params().to_der(),
+            self.x(),
+        )?)
     }
 
     /// PKCS#8 PEM (`PRIVATE KEY`), zeroized when dropped.
     pub fn to_pkcs8_pem(&self) -> Result<Zeroizing<String>, Error> {
         let der = self.to_pkcs8_der()?;
-        Ok(Zeroizing::new(pem(LABEL_PRIVATE, &der)))
+        Ok(Zeroizing::new(dl_key::pem(LABEL_PRIVATE, &der)))
     }
 
     /// From PKCS#8 DER.
@@ -345,33 +296,27 @@ impl SigningKey {
     /// From a decoded PKCS#8 PrivateKeyInfo.
     pub(crate) fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, Error> {
         let params = DomainParameters::from_algorithm(&info.algorithm)?;
-        let x = UintRef::from_der(info.private_key.as_bytes())?;
-        let mut x = uint(&x);
-        let key = Self::from_components(params, &x);
-        x.zeroize();
-        key
+        Self::from_components(params, &*dl_key::private_value(info)?)
     }
 
     /// From PEM: PKCS#8 (`PRIVATE KEY`, what `openssl gendsa` writes) or
     /// OpenSSL's traditional `DSA PRIVATE KEY` (whose `y` must match `x`).
     pub fn from_pem(text: &str) -> Result<Self, Error> {
-        let (label, der) =
-            der::pem::decode_vec(text.trim().as_bytes()).map_err(|_| Error::Encoding)?;
-        let der = Zeroizing::new(der);
+        let (label, der) = dl_key::pem_decode(text)?;
         match label {
             LABEL_PRIVATE => Self::from_pkcs8_der(&der),
             LABEL_TRADITIONAL => {
                 let key = TraditionalKey::from_der(&der)?;
                 let params = DomainParameters::new(
-                    uint(&key.params.p),
-                    uint(&key.params.q),
-                    uint(&key.params.g),
+                    dl_key::uint(&key.params.p),
+                    dl_key::uint(&key.params.q),
+                    dl_key::uint(&key.params.g),
                 )?;
-                let mut x = uint(&key.x);
+                let mut x = dl_key::uint(&key.x);
                 let signing = Self::from_components(params, &x);
                 x.zeroize();
                 let signing = signing?;
-                if signing.verifying_key().y() != &uint(&key.y) {
+                if signing.verifying_key().y() != &dl_key::uint(&key.y) {
                     return Err(Error::InvalidPrivateKey);
                 }
                 Ok(signing)

@@ -58,7 +58,9 @@ pub enum Error {
     Encoding,
     /// The key or parameters are not DSA's (wrong OID or PEM label).
     UnsupportedAlgorithm,
-    /// A hash that is not SHA-224, SHA-256, SHA-384 or SHA-512.
+    /// A hash not taken here: signing with a hash named at run time takes
+    /// the SHA-2 ones (any other `Digest` goes through the generic
+    /// functions).
     UnsupportedHash,
     /// The progress callback asked to stop.
     Cancelled,
@@ -98,9 +100,9 @@ impl fmt::Display for Error {
             Error::InvalidSignature => f.write_str("signature does not verify"),
             Error::Encoding => f.write_str("malformed DSA key or parameter encoding"),
             Error::UnsupportedAlgorithm => f.write_str("not a DSA key or parameter set"),
-            Error::UnsupportedHash => {
-                f.write_str("unsupported hash (use SHA-224, SHA-256, SHA-384 or SHA-512)")
-            }
+            Error::UnsupportedHash => f.write_str(
+                "unsupported hash (named signing takes SHA-224, SHA-256, SHA-384 or SHA-512)",
+            ),
             Error::Cancelled => f.write_str("cancelled by the progress callback"),
             Error::Rng => f.write_str("the random number generator failed"),
             Error::Limbs(e) => write!(f, "{e}"),
@@ -113,6 +115,20 @@ impl core::error::Error for Error {}
 impl From<numcrypt_limbs::Error> for Error {
     fn from(e: numcrypt_limbs::Error) -> Self {
         Error::Limbs(e)
+    }
+}
+
+impl From<numcrypt_common::Error> for Error {
+    fn from(e: numcrypt_common::Error) -> Self {
+        use numcrypt_common::Error as Common;
+        match e {
+            Common::UnsupportedHash => Error::UnsupportedHash,
+            Common::MalformedSignature => Error::MalformedSignature,
+            Common::SignatureOutOfRange => Error::SignatureOutOfRange,
+            Common::UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
+            Common::Rng => Error::Rng,
+            _ => Error::Encoding,
+        }
     }
 }
 

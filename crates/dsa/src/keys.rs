@@ -11,8 +11,8 @@ use sha2::{Sha224, Sha256, Sha384, Sha512};
 use subtle::ConstantTimeLess;
 use zeroize::Zeroize;
 
-use crate::rfc6979::{NonceGenerator, bits2int, with_additional_data};
-use crate::{DomainParameters, Error, HashAlgorithm, Signature};
+use crate::{DomainParameters, Error, HashAlg, Signature};
+use numcrypt_common::rfc6979::{NonceGenerator, bits2int, with_additional_data};
 
 /// A DSA public key: the parameters and `y = g^x mod p`.
 ///
@@ -94,7 +94,10 @@ impl VerifyingKey {
 
     /// Verifies an `r ‖ s` signature on `message`.
     pub fn verify_p1363<D: Digest>(&self, message: &[u8], bytes: &[u8]) -> Result<(), Error> {
-        self.verify::<D>(message, &Signature::from_p1363(bytes, &self.params)?)
+        self.verify::<D>(
+            message,
+            &Signature::from_p1363(bytes, self.params.scalar_len())?,
+        )
     }
 
     /// Verifies `signature` on a message hash computed elsewhere (its
@@ -235,11 +238,7 @@ impl SigningKey {
 
     /// [`sign_prehash`](Self::sign_prehash) with the hash named at run
     /// time (for the command line, and for hashes read from a file).
-    pub fn sign_prehash_named(
-        &self,
-        hash: HashAlgorithm,
-        prehash: &[u8],
-    ) -> Result<Signature, Error> {
+    pub fn sign_prehash_named(&self, hash: HashAlg, prehash: &[u8]) -> Result<Signature, Error> {
         self.sign_core_named(hash, prehash, &[])
     }
 
@@ -248,7 +247,7 @@ impl SigningKey {
     pub fn sign_prehash_named_hedged<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
-        hash: HashAlgorithm,
+        hash: HashAlg,
         prehash: &[u8],
     ) -> Result<Signature, Error> {
         let Ok(sig) = with_additional_data(rng, |extra| self.sign_core_named(hash, prehash, extra));
@@ -257,15 +256,16 @@ impl SigningKey {
 
     pub(crate) fn sign_core_named(
         &self,
-        hash: HashAlgorithm,
+        hash: HashAlg,
         prehash: &[u8],
         additional: &[u8],
     ) -> Result<Signature, Error> {
         match hash {
-            HashAlgorithm::Sha224 => self.sign_core::<Sha224>(prehash, additional),
-            HashAlgorithm::Sha256 => self.sign_core::<Sha256>(prehash, additional),
-            HashAlgorithm::Sha384 => self.sign_core::<Sha384>(prehash, additional),
-            HashAlgorithm::Sha512 => self.sign_core::<Sha512>(prehash, additional),
+            HashAlg::Sha224 => self.sign_core::<Sha224>(prehash, additional),
+            HashAlg::Sha256 => self.sign_core::<Sha256>(prehash, additional),
+            HashAlg::Sha384 => self.sign_core::<Sha384>(prehash, additional),
+            HashAlg::Sha512 => self.sign_core::<Sha512>(prehash, additional),
+            _ => Err(Error::UnsupportedHash),
         }
     }
 

@@ -88,22 +88,18 @@ extern crate alloc;
 mod arith;
 mod encoding;
 mod error;
-mod hash;
 mod keys;
 mod params;
-pub mod rfc6979;
-mod signature;
 mod traits;
 
 pub use encoding::ID_DSA;
 pub use error::Error;
-pub use hash::HashAlgorithm;
 pub use keys::{SigningKey, VerifyingKey};
+pub use numcrypt_common::{HashAlg, Signature};
 pub use params::{
     DomainParameters, GenerationOptions, GeneratorMethod, ParameterSizes, Progress, ProgressFn,
     ValidationParameters,
 };
-pub use signature::Signature;
 
 pub use digest;
 pub use numcrypt_limbs::BoxedUint;

@@ -10,7 +10,7 @@ use numcrypt_prime::is_prime_vartime;
 use rand_core::CryptoRng;
 
 use crate::arith::WideReducer;
-use crate::{Error, HashAlgorithm};
+use crate::{Error, HashAlg};
 
 /// The `(L, N)` pairs of FIPS 186-4 section 4.2: `L` bits for `p`, `N`
 /// for `q`.
@@ -83,7 +83,7 @@ impl ParameterSizes {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ValidationParameters {
     /// The hash used for the seed expansion (and for `g`).
-    pub hash: HashAlgorithm,
+    pub hash: HashAlg,
     /// `domain_parameter_seed`, at least `N` bits.
     pub seed: Vec<u8>,
     /// The counter at which `p` was found (at most `4L − 1`).
@@ -115,7 +115,7 @@ pub struct GenerationOptions {
     pub sizes: ParameterSizes,
     /// The hash for the seed expansion: its output must have at least `N`
     /// bits.
-    pub hash: HashAlgorithm,
+    pub hash: HashAlg,
     /// Seed length in bytes: at least `N / 8`.
     pub seed_len: usize,
     /// How to choose `g`.
@@ -129,7 +129,7 @@ impl GenerationOptions {
     pub fn new(sizes: ParameterSizes) -> Self {
         Self {
             sizes,
-            hash: HashAlgorithm::for_subgroup_bits(sizes.n()).unwrap_or(HashAlgorithm::Sha512),
+            hash: HashAlg::shortest_sha2_for_bits(sizes.n()).unwrap_or(HashAlg::Sha512),
             seed_len: sizes.n() as usize / 8,
             generator: GeneratorMethod::Verifiable { index: 1 },
         }
@@ -477,13 +477,13 @@ fn cofactor(p: &BoxedUint, q: &BoxedUint) -> Result<BoxedUint, Error> {
 /// `p`, shared by generation and validation.
 struct SeedExpander {
     sizes: ParameterSizes,
-    hash: HashAlgorithm,
+    hash: HashAlg,
     /// `n = ⌈L / outlen⌉ − 1`: hash blocks below the top one.
     blocks: u64,
 }
 
 impl SeedExpander {
-    fn new(sizes: ParameterSizes, hash: HashAlgorithm) -> Self {
+    fn new(sizes: ParameterSizes, hash: HashAlg) -> Self {
         let blocks = sizes.l().div_ceil(hash.output_bits()) as u64 - 1;
         Self {
             sizes,
@@ -496,7 +496,7 @@ impl SeedExpander {
     /// `q = 2^(N−1) + U + 1 − (U mod 2)`.
     fn q_candidate(&self, seed: &[u8]) -> BoxedUint {
         let n = self.sizes.n();
-        let digest = self.hash.digest(&[seed]);
+        let digest = self.hash.digest(seed);
         let u = BoxedUint::from_be_slice_auto(&digest);
         let width = limbs_for_bits(n);
         // Keep the low N − 1 bits (outlen ≥ N, so the digest has them).
@@ -527,7 +527,7 @@ impl SeedExpander {
         let out_bytes = (self.hash.output_bits() / 8) as usize;
         let mut x = vec![0u8; l_bytes];
         for j in 0..=self.blocks {
-            let v = self.hash.digest(&[&seed_plus(seed, offset + j)]);
+            let v = self.hash.digest(&seed_plus(seed, offset + j));
             // V_j fills bits [j·outlen, (j+1)·outlen) of W, counted from the
             // least significant end; the top block keeps only what fits.
             let end = l_bytes - j as usize * out_bytes;
@@ -562,7 +562,7 @@ fn seed_plus(seed: &[u8], k: u64) -> Vec<u8> {
 /// FIPS 186-4 A.2.3: `g = Hash(seed ‖ "ggen" ‖ index ‖ count)^e mod p` for
 /// the first `count = 1, 2, …` that gives `g ≥ 2`.
 fn verifiable_generator(
-    hash: HashAlgorithm,
+    hash: HashAlg,
     seed: &[u8],
     index: u8,
     p_monty: &MontyParams<BoxedUint>,
@@ -570,7 +570,7 @@ fn verifiable_generator(
 ) -> Result<BoxedUint, Error> {
     let two = p_monty.modulus().like_u64(2);
     for count in 1..=u16::MAX {
-        let w = hash.digest(&[seed, b"ggen", &[index], &count.to_be_bytes()]);
+        let w = hash.digest_parts(&[seed, b"ggen", &[index], &count.to_be_bytes()]);
         let w = BoxedUint::from_be_slice_auto(&w);
         let g = p_monty.from_monty(&p_monty.pow_vartime(&p_monty.to_monty(&w), e));
         if g >= two {

@@ -7,7 +7,6 @@
 //! traits take any hash the RFC 6979 HMAC can run on. Signatures travel
 //! as DER (`Dss-Sig-Value`), as OpenSSL writes them.
 
-use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use digest::{Digest, Update};
@@ -16,16 +15,17 @@ use pkcs8::{PrivateKeyInfoRef, SecretDocument};
 use rand_core::TryCryptoRng;
 use spki::{Document, SubjectPublicKeyInfoRef};
 
-use crate::rfc6979::with_additional_data;
-use crate::{Error, HashAlgorithm, Signature, SigningKey, VerifyingKey};
+use crate::{Error, HashAlg, Signature, SigningKey, VerifyingKey};
+use numcrypt_common::rfc6979::hedged;
 
 fn signature_error(e: Error) -> signature::Error {
     signature::Error::from_source(e)
 }
 
 /// The hash the plain traits use for `key`'s parameters.
-fn default_hash(key: &VerifyingKey) -> Result<HashAlgorithm, signature::Error> {
-    HashAlgorithm::for_subgroup_bits(key.params().sizes().n()).map_err(signature_error)
+fn default_hash(key: &VerifyingKey) -> Result<HashAlg, signature::Error> {
+    HashAlg::shortest_sha2_for_bits(key.params().sizes().n())
+        .ok_or_else(|| signature_error(Error::HashTooShort))
 }
 
 impl signature::Keypair for SigningKey {
@@ -40,7 +40,7 @@ impl signature::Signer<Signature> for SigningKey {
     /// RFC 6979: deterministic, no generator needed.
     fn try_sign(&self, msg: &[u8]) -> Result<Signature, signature::Error> {
         let hash = default_hash(SigningKey::verifying_key(self))?;
-        self.sign_prehash_named(hash, &hash.digest(&[msg]))
+        self.sign_prehash_named(hash, &hash.digest(msg))
             .map_err(signature_error)
     }
 }
@@ -53,7 +53,7 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
         msg: &[u8],
     ) -> Result<Signature, signature::Error> {
         let hash = default_hash(SigningKey::verifying_key(self))?;
-        let prehash = hash.digest(&[msg]);
+        let prehash = hash.digest(msg);
         hedged(rng, |extra| self.sign_core_named(hash, &prehash, extra))
     }
 }
@@ -89,7 +89,7 @@ impl<D: EagerHash + Update> signature::RandomizedDigestSigner<D, Signature> for 
 impl signature::Verifier<Signature> for VerifyingKey {
     fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
         let hash = default_hash(self)?;
-        self.verify_prehash(&hash.digest(&[msg]), signature)
+        self.verify_prehash(&hash.digest(msg), signature)
             .map_err(signature_error)
     }
 }
@@ -104,36 +104,6 @@ impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for VerifyingKe
         f(&mut digest)?;
         self.verify_prehash(&digest.finalize(), signature)
             .map_err(signature_error)
-    }
-}
-
-/// Signs by `sign` with fresh additional data from `rng`; a failing
-/// `rng` is an error, not a panic.
-fn hedged<R: TryCryptoRng + ?Sized>(
-    rng: &mut R,
-    sign: impl FnOnce(&[u8]) -> Result<Signature, Error>,
-) -> Result<Signature, signature::Error> {
-    with_additional_data(rng, sign)
-        .map_err(|_| signature_error(Error::Rng))?
-        .map_err(signature_error)
-}
-
-impl signature::SignatureEncoding for Signature {
-    type Repr = Box<[u8]>;
-}
-
-impl TryFrom<&[u8]> for Signature {
-    type Error = signature::Error;
-
-    /// Strict DER `Dss-Sig-Value`.
-    fn try_from(der: &[u8]) -> Result<Self, signature::Error> {
-        Signature::from_der(der).map_err(signature_error)
-    }
-}
-
-impl From<Signature> for Box<[u8]> {
-    fn from(signature: Signature) -> Self {
-        signature.to_der().into_boxed_slice()
     }
 }
 

@@ -8,7 +8,7 @@ mod common;
 use common::{big, boxed, ok, openssl};
 use num_bigint::BigUint;
 use numcrypt_dsa::{
-    BoxedUint, DomainParameters, Error, GenerationOptions, GeneratorMethod, HashAlgorithm,
+    BoxedUint, DomainParameters, Error, GenerationOptions, GeneratorMethod, HashAlg,
     ParameterSizes, ValidationParameters,
 };
 use rand_chacha::ChaCha20Rng;
@@ -53,7 +53,7 @@ fn generated_parameters_are_valid_at_every_size() {
         let v = params.validation_parameters().expect("seed kept");
         assert_eq!(v.index, Some(1));
         assert_eq!(v.seed.len() * 8, sizes.n() as usize);
-        assert_eq!(v.hash, HashAlgorithm::for_subgroup_bits(sizes.n()).unwrap());
+        assert_eq!(v.hash, HashAlg::shortest_sha2_for_bits(sizes.n()).unwrap());
         assert!(v.counter < 4 * sizes.l());
         params
             .validate()
@@ -83,7 +83,7 @@ fn the_seed_determines_the_parameters() {
     assert_eq!(rebuild(wrong_seed, params.g()), Err(Error::SeedMismatch));
 
     let mut wrong_hash = v.clone();
-    wrong_hash.hash = HashAlgorithm::Sha256;
+    wrong_hash.hash = HashAlg::Sha256;
     assert_eq!(rebuild(wrong_hash, params.g()), Err(Error::SeedMismatch));
 
     let mut wrong_index = v.clone();
@@ -121,7 +121,7 @@ fn the_seed_determines_the_parameters() {
 fn unverifiable_generator_and_other_hashes() {
     let mut rng = ChaCha20Rng::seed_from_u64(11);
     let mut options = GenerationOptions::new(ParameterSizes::L2048N224);
-    options.hash = HashAlgorithm::Sha512;
+    options.hash = HashAlg::Sha512;
     options.seed_len = 40;
     options.generator = GeneratorMethod::Unverifiable;
     let params = DomainParameters::generate_with(&options, &mut rng, &mut |_| {
@@ -130,10 +130,7 @@ fn unverifiable_generator_and_other_hashes() {
     .expect("generation");
     check_relations(&params);
     let v = params.validation_parameters().unwrap();
-    assert_eq!(
-        (v.hash, v.seed.len(), v.index),
-        (HashAlgorithm::Sha512, 40, None)
-    );
+    assert_eq!((v.hash, v.seed.len(), v.index), (HashAlg::Sha512, 40, None));
     params.validate().expect("valid");
     // A.2.1 with h = 2: g = 2^((p−1)/q) mod p, unless that is 1.
     let (p, q) = (big(params.p()), big(params.q()));
@@ -152,7 +149,7 @@ fn generation_refuses_bad_options_and_can_be_cancelled() {
         Error::VerifyOnly
     );
     let mut options = GenerationOptions::new(ParameterSizes::L2048N256);
-    options.hash = HashAlgorithm::Sha224;
+    options.hash = HashAlg::Sha224;
     assert_eq!(run(&options, &mut rng).unwrap_err(), Error::HashTooShort);
     let mut options = GenerationOptions::new(ParameterSizes::L2048N256);
     options.seed_len = 31;
@@ -285,7 +282,7 @@ fn openssl_generated_parameters_validate() {
             .parse()
             .unwrap();
         let seed = field("SEED:");
-        let hash = HashAlgorithm::from_name(digest).unwrap();
+        let hash = digest.parse::<HashAlg>().unwrap();
         let validation = ValidationParameters {
             hash,
             seed: seed.clone(),

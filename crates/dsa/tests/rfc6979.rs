@@ -4,7 +4,7 @@
 
 use digest::Digest;
 use hmac::EagerHash;
-use numcrypt_dsa::rfc6979::generate_k;
+use numcrypt_common::rfc6979::generate_k;
 use numcrypt_dsa::{BoxedUint, DomainParameters, Error, Signature, SigningKey, VerifyingKey};
 use sha1::Sha1;
 use sha2::{Sha224, Sha256, Sha384, Sha512};

@@ -119,6 +119,19 @@ impl From<numcrypt_prime::Error> for Error {
     }
 }
 
+impl From<numcrypt_common::Error> for Error {
+    fn from(e: numcrypt_common::Error) -> Self {
+        use numcrypt_common::Error as Common;
+        match e {
+            Common::MalformedSignature => Error::MalformedSignature,
+            Common::SignatureOutOfRange => Error::SignatureOutOfRange,
+            Common::UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
+            Common::Rng => Error::Rng,
+            _ => Error::Encoding,
+        }
+    }
+}
+
 impl From<der::Error> for Error {
     fn from(_: der::Error) -> Self {
         Error::Encoding

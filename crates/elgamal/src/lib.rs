@@ -28,10 +28,31 @@
 //! outside it.
 //!
 //! ElGamal signatures ([`SecretKey::sign`], [`PublicKey::verify`]) follow
-//! the original definition, hashed, with the known pitfalls handled (see
-//! [`Signature`]). **For new systems, use DSA ([`numcrypt_dsa`]) or
-//! Schnorr signatures instead:** they are shorter, faster and better
-//! understood.
+//! the original definition (ElGamal 1985), hashed: `r = g^k mod p`,
+//! `s = (H(m) − x r) k⁻¹ mod (p − 1)`, accepted when
+//! `g^H(m) ≡ y^r r^s (mod p)`; a [`Signature`] is the pair `(r, s)`, in
+//! DER as `SEQUENCE { r INTEGER, s INTEGER }` (the shape of DSA's
+//! `Dss-Sig-Value`, and the same type). **For new systems, use DSA
+//! (`numcrypt-dsa`) or Schnorr signatures instead:** their signatures are
+//! a tenth the size, verification is cheaper, and their security arguments
+//! are far better understood; this scheme is here for old protocols and for
+//! study. Its known pitfalls are handled:
+//! - verification rejects `r ∉ [1, p − 1]` and `s ∉ [0, p − 2]`: without
+//!   the bound on `r`, one signature yields a forgery on any message
+//!   (Bleichenbacher, "Generating ElGamal signatures without knowing the
+//!   secret key", Eurocrypt 1996);
+//! - it also rejects `r ≡ 0 (mod q)` (`r = q` or `p − 1`): in a
+//!   safe-prime group with a small generator (here `g` is 2 or 4) the
+//!   discrete logarithm of `q` is known (`q^(q−1) = 2`, for instance),
+//!   which is Bleichenbacher's trapdoor: `(r, s) = (q, t·H(m))` would
+//!   verify for every message. Honest signatures never have such an `r`
+//!   (`r = g^k` is a square, `p − 1` never is, and `q` only with
+//!   probability `1/q`);
+//! - the message is hashed (no existential forgery on raw exponents);
+//! - `k` is never reused: it comes from RFC 6979's HMAC-DRBG over `p − 1`
+//!   (keyed by `x` and the hash, optionally with fresh randomness), and is
+//!   accepted only when coprime to `p − 1 = 2q` (odd, and not `q`);
+//! - `s = 0` would give away a linear relation on `x`: a new `k` is drawn.
 //!
 //! ```
 //! use numcrypt_elgamal::{NamedGroup, PublicKey, SecretKey};
@@ -116,7 +137,7 @@ pub use error::Error;
 pub use group::{Element, Group, NamedGroup};
 pub use keys::{Ciphertext, PublicKey, SecretKey, SharedSecret};
 pub use limits::{MAX_GROUP_BITS, MIN_GROUP_BITS};
-pub use signature::Signature;
+pub use numcrypt_common::Signature;
 
 pub use numcrypt_limbs::BoxedUint;
 pub use sha2;

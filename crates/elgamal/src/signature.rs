@@ -1,84 +1,17 @@
 //! ElGamal signatures as originally defined (ElGamal 1985), hashed:
 //! `r = g^k mod p`, `s = (H(m) − x r) k⁻¹ mod (p − 1)`, accepted when
-//! `g^H(m) ≡ y^r r^s (mod p)`; see [`Signature`] for the pitfalls handled.
-
-use alloc::vec::Vec;
-use core::fmt;
+//! `g^H(m) ≡ y^r r^s (mod p)`; the crate documentation lists the pitfalls
+//! handled.
 
 use digest::Digest;
 use hmac::EagerHash;
-use numcrypt_dsa::rfc6979::{NonceGenerator, with_additional_data};
+use numcrypt_common::rfc6979::{NonceGenerator, with_additional_data};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeLess};
 use zeroize::Zeroize;
 
-use crate::{Error, PublicKey, SecretKey};
-
-/// An ElGamal signature `(r, s)`. Encoded in DER as `SEQUENCE { r INTEGER,
-/// s INTEGER }` (the shape of DSA's `Dss-Sig-Value`).
-///
-/// **Prefer DSA or Schnorr for anything new.** Their signatures are a
-/// tenth the size, verification is cheaper, and their security arguments
-/// are far better understood; this scheme is here for old protocols and
-/// for study. Its known pitfalls are handled:
-/// - verification rejects `r ∉ [1, p − 1]` and `s ∉ [0, p − 2]`: without
-///   the bound on `r`, one signature yields a forgery on any message
-///   (Bleichenbacher, "Generating ElGamal signatures without knowing the
-///   secret key", Eurocrypt 1996);
-/// - it also rejects `r ≡ 0 (mod q)` (`r = q` or `p − 1`): in a
-///   safe-prime group with a small generator (here `g` is 2 or 4) the
-///   discrete logarithm of `q` is known (`q^(q−1) = 2`, for instance),
-///   which is Bleichenbacher's trapdoor: `(r, s) = (q, t·H(m))` would
-///   verify for every message. Honest signatures never have such an `r`
-///   (`r = g^k` is a square, `p − 1` never is, and `q` only with
-///   probability `1/q`);
-/// - the message is hashed (no existential forgery on raw exponents);
-/// - `k` is never reused: it comes from RFC 6979's HMAC-DRBG over `p − 1`
-///   (keyed by `x` and the hash, optionally with fresh randomness), and is
-///   accepted only when coprime to `p − 1 = 2q` (odd, and not `q`);
-/// - `s = 0` would give away a linear relation on `x`: a new `k` is drawn.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Signature(
-    /// The same pair `(r, s)` with the same DER encoding as DSA's (the
-    /// ranges are this scheme's, checked when verified).
-    numcrypt_dsa::Signature,
-);
-
-impl fmt::Debug for Signature {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl Signature {
-    /// A signature from its two integers (checked when verified).
-    pub fn from_components(r: BoxedUint, s: BoxedUint) -> Self {
-        Self(numcrypt_dsa::Signature::from_components(r, s))
-    }
-
-    /// `r`.
-    pub fn r(&self) -> &BoxedUint {
-        self.0.r()
-    }
-
-    /// `s`.
-    pub fn s(&self) -> &BoxedUint {
-        self.0.s()
-    }
-
-    /// Strict DER; anything else is [`Error::MalformedSignature`].
-    pub fn from_der(bytes: &[u8]) -> Result<Self, Error> {
-        numcrypt_dsa::Signature::from_der(bytes)
-            .map(Self)
-            .map_err(|_| Error::MalformedSignature)
-    }
-
-    /// DER.
-    pub fn to_der(&self) -> Vec<u8> {
-        self.0.to_der()
-    }
-}
+use crate::{Error, PublicKey, SecretKey, Signature};
 
 impl SecretKey {
     /// Signs `message` hashed with `D`, with `k` derived deterministically

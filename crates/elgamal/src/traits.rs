@@ -5,12 +5,11 @@
 //! hash with SHA-256 (the command line's default too); the digest traits
 //! take any hash the RFC 6979 HMAC can run on. Signatures travel as DER.
 
-use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use digest::{Digest, Update};
 use hmac::EagerHash;
-use numcrypt_dsa::rfc6979::with_additional_data;
+use numcrypt_common::rfc6979::hedged;
 use pkcs8::{PrivateKeyInfoRef, SecretDocument};
 use rand_core::TryCryptoRng;
 use sha2::Sha256;
@@ -20,17 +19,6 @@ use crate::{Error, PublicKey, SecretKey, Signature};
 
 fn signature_error(e: Error) -> signature::Error {
     signature::Error::from_source(e)
-}
-
-/// Signs by `sign` with fresh additional data from `rng`; a failing
-/// `rng` is an error, not a panic.
-fn hedged<R: TryCryptoRng + ?Sized>(
-    rng: &mut R,
-    sign: impl FnOnce(&[u8]) -> Result<Signature, Error>,
-) -> Result<Signature, signature::Error> {
-    with_additional_data(rng, sign)
-        .map_err(|_| signature_error(Error::Rng))?
-        .map_err(signature_error)
 }
 
 /// The digest `f` writes into `D`.
@@ -108,25 +96,6 @@ impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for PublicKey {
     ) -> Result<(), signature::Error> {
         self.verify_prehash(&digest_of(f)?, signature)
             .map_err(signature_error)
-    }
-}
-
-impl signature::SignatureEncoding for Signature {
-    type Repr = Box<[u8]>;
-}
-
-impl TryFrom<&[u8]> for Signature {
-    type Error = signature::Error;
-
-    /// Strict DER.
-    fn try_from(der: &[u8]) -> Result<Self, signature::Error> {
-        Signature::from_der(der).map_err(signature_error)
-    }
-}
-
-impl From<Signature> for Box<[u8]> {
-    fn from(signature: Signature) -> Self {
-        signature.to_der().into_boxed_slice()
     }
 }
 

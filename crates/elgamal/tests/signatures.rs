@@ -143,7 +143,7 @@ fn malformed_signatures_are_typed_errors() {
     trailing.push(0);
     for bad in [&trailing[..], &der[..der.len() - 1], &[], &[0x30, 0x00]] {
         assert_eq!(
-            Signature::from_der(bad).unwrap_err(),
+            Signature::from_der(bad).map_err(Error::from).unwrap_err(),
             Error::MalformedSignature
         );
     }

@@ -168,6 +168,19 @@ impl From<numcrypt_prime::Error> for Error {
     }
 }
 
+impl From<numcrypt_common::Error> for Error {
+    fn from(e: numcrypt_common::Error) -> Self {
+        use numcrypt_common::Error as Common;
+        match e {
+            Common::UnsupportedHash => Error::UnsupportedHash,
+            Common::MalformedSignature | Common::SignatureOutOfRange => Error::InvalidSignature,
+            Common::UnsupportedAlgorithm => Error::UnsupportedKeyFormat,
+            Common::Rng => Error::Rng,
+            _ => Error::Encoding(der::ErrorKind::Failed.into()),
+        }
+    }
+}
+
 impl From<der::Error> for Error {
     fn from(e: der::Error) -> Self {
         Error::Encoding(e)

@@ -118,8 +118,8 @@ mod public;
 mod signer;
 
 pub use error::Error;
-pub use hash::{HashAlg, Hasher, OidDigest, OtherHash};
 pub use keygen::{DEFAULT_PUBLIC_EXPONENT, KeyGen};
+pub use numcrypt_common::hash::{HashAlg, Hasher, OidDigest, OtherHash};
 pub use private::RsaPrivateKey;
 pub use public::{KeyAlgorithm, RsaPublicKey};
 pub use signer::Signature;

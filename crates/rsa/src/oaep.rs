@@ -9,6 +9,7 @@ use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
+use crate::hash::RsaHash;
 use crate::private::Mode;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 

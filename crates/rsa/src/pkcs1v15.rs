@@ -14,6 +14,7 @@ use subtle::{
 };
 use zeroize::Zeroizing;
 
+use crate::hash::RsaHash;
 use crate::private::Mode;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 

@@ -10,6 +10,7 @@ use rand_core::CryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
+use crate::hash::RsaHash;
 use crate::private::Mode;
 use crate::public::KeyAlgorithm;
 pub use crate::public::PssRestriction;

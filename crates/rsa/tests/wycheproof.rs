@@ -91,7 +91,7 @@ fn public_key(group: &Value) -> RsaPublicKey {
 }
 
 fn hash_of(name: &str) -> Result<HashAlg, Error> {
-    name.parse()
+    Ok(name.parse()?)
 }
 
 #[test]

@@ -18,6 +18,8 @@ use numcrypt_limbs::{BoxedUint, Unsigned};
 use rand_core::TryCryptoRng;
 use zeroize::{Zeroize, Zeroizing};
 
+use crate::Error;
+
 /// The HMAC-DRBG of RFC 6979 section 3.2, seeded with a private key, a
 /// message hash and optional additional data; each call to
 /// [`next_candidate`](Self::next_candidate) runs step h once.
@@ -56,9 +58,7 @@ pub fn bits2int(bytes: &[u8], qlen: u32, nlimbs: usize) -> BoxedUint {
         // The shift depends only on the lengths, which are public.
         wide = wide.shr_vartime((blen - qlen as u64) as u32);
     }
-    let mut out = BoxedUint::zero(nlimbs);
-    let n = nlimbs.min(wide.nlimbs());
-    out.as_mut()[..n].copy_from_slice(&wide.as_ref()[..n]);
+    let out = wide.at_width(nlimbs);
     wide.zeroize();
     out
 }
@@ -74,9 +74,7 @@ impl<D: EagerHash> NonceGenerator<D> {
         let nlimbs = modulus.nlimbs();
 
         let mut x_octets = vec![0u8; rlen];
-        let mut x_at_width = BoxedUint::zero(nlimbs);
-        let n = nlimbs.min(x.nlimbs());
-        x_at_width.as_mut()[..n].copy_from_slice(&x.as_ref()[..n]);
+        let mut x_at_width = x.at_width(nlimbs);
         // x < modulus, so it fits rlen bytes.
         let _ = x_at_width.write_be_bytes(&mut x_octets);
 
@@ -171,4 +169,19 @@ pub fn with_additional_data<R: TryCryptoRng + ?Sized, T>(
     let mut extra = Zeroizing::new([0u8; 32]);
     rng.try_fill_bytes(&mut *extra)?;
     Ok(sign(&*extra))
+}
+
+/// [`with_additional_data`] for the `signature` crate's randomized
+/// signers: the generator's failure and the signing error both become a
+/// `signature::Error` (the former as [`Error::Rng`]).
+pub fn hedged<R: TryCryptoRng + ?Sized, S, E>(
+    rng: &mut R,
+    sign: impl FnOnce(&[u8]) -> Result<S, E>,
+) -> Result<S, signature::Error>
+where
+    E: core::error::Error + Send + Sync + 'static,
+{
+    with_additional_data(rng, sign)
+        .map_err(|_| signature::Error::from_source(Error::Rng))?
+        .map_err(signature::Error::from_source)
 }

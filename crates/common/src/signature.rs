@@ -1,7 +1,9 @@
-//! Signatures `(r, s)` and their two encodings: DER (RFC 3279's
-//! `Dss-Sig-Value`, what OpenSSL and X.509 use) and P1363 (`r ‖ s`, each
-//! `⌈N/8⌉` bytes, what WebCrypto and JOSE use).
+//! Signatures `(r, s)`, DSA's and ElGamal's, and their two encodings: DER
+//! (RFC 3279's `Dss-Sig-Value`, what OpenSSL and X.509 use) and P1363
+//! (`r ‖ s`, each of the scheme's scalar length, what WebCrypto and JOSE
+//! use).
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
@@ -9,12 +11,13 @@ use der::asn1::UintRef;
 use der::{Decode, DecodeValue, Encode, EncodeValue, Header, Length, Reader, Writer};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 
-use crate::{DomainParameters, Error};
+use crate::Error;
 
-/// A DSA signature: the pair `(r, s)`.
+/// A signature: the pair `(r, s)`, for DSA (`numcrypt_dsa::Signature`) and
+/// ElGamal (`numcrypt_elgamal::Signature`), which share its shape and DER.
 ///
-/// Decoding checks the encoding only; verification checks that `r` and `s`
-/// lie in `[1, q − 1]`.
+/// Decoding checks the encoding only; verification checks the scheme's
+/// ranges (DSA: `r, s ∈ [1, q − 1]`).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Signature {
     r: BoxedUint,
@@ -28,9 +31,9 @@ impl fmt::Debug for Signature {
 }
 
 /// `Dss-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` (RFC 3279).
-pub(crate) struct IntegerPair<'a> {
-    pub(crate) first: UintRef<'a>,
-    pub(crate) second: UintRef<'a>,
+struct IntegerPair<'a> {
+    first: UintRef<'a>,
+    second: UintRef<'a>,
 }
 
 impl<'a> DecodeValue<'a> for IntegerPair<'a> {
@@ -60,7 +63,7 @@ impl<'a> der::Sequence<'a> for IntegerPair<'a> {}
 impl IntegerPair<'_> {
     /// Strict DER `SEQUENCE { INTEGER, INTEGER }` of two non-negative
     /// integers: minimal encodings, no trailing bytes.
-    pub(crate) fn decode_strict(bytes: &[u8]) -> Option<(BoxedUint, BoxedUint)> {
+    fn decode_strict(bytes: &[u8]) -> Option<(BoxedUint, BoxedUint)> {
         let pair = IntegerPair::from_der(bytes).ok()?;
         Some((
             BoxedUint::from_be_slice_auto(pair.first.as_bytes()),
@@ -69,7 +72,7 @@ impl IntegerPair<'_> {
     }
 
     /// The DER encoding of two non-negative integers.
-    pub(crate) fn encode_pair(first: &BoxedUint, second: &BoxedUint) -> Vec<u8> {
+    fn encode_pair(first: &BoxedUint, second: &BoxedUint) -> Vec<u8> {
         let a = first.to_be_bytes();
         let b = second.to_be_bytes();
         let pair = match (UintRef::new(&a), UintRef::new(&b)) {
@@ -113,9 +116,8 @@ impl Signature {
         IntegerPair::encode_pair(&self.r, &self.s)
     }
 
-    /// Decodes `r ‖ s`, each exactly `params.scalar_len()` bytes.
-    pub fn from_p1363(bytes: &[u8], params: &DomainParameters) -> Result<Self, Error> {
-        let len = params.scalar_len();
+    /// Decodes `r ‖ s`, each exactly `len` bytes (DSA: `params.scalar_len()`).
+    pub fn from_p1363(bytes: &[u8], len: usize) -> Result<Self, Error> {
         if bytes.len() != 2 * len {
             return Err(Error::MalformedSignature);
         }
@@ -126,10 +128,9 @@ impl Signature {
         })
     }
 
-    /// The `r ‖ s` encoding for `params`; [`Error::SignatureOutOfRange`]
-    /// if `r` or `s` does not fit `⌈N/8⌉` bytes.
-    pub fn to_p1363(&self, params: &DomainParameters) -> Result<Vec<u8>, Error> {
-        let len = params.scalar_len();
+    /// The `r ‖ s` encoding, each `len` bytes (DSA: `params.scalar_len()`);
+    /// [`Error::SignatureOutOfRange`] if `r` or `s` does not fit.
+    pub fn to_p1363(&self, len: usize) -> Result<Vec<u8>, Error> {
         let bits = 8 * len as u32;
         if self.r.bits_vartime() > bits || self.s.bits_vartime() > bits {
             return Err(Error::SignatureOutOfRange);
@@ -145,5 +146,24 @@ impl Signature {
                 .unwrap_or_else(|_| unreachable!("the value fits")),
         );
         Ok(out)
+    }
+}
+
+impl signature::SignatureEncoding for Signature {
+    type Repr = Box<[u8]>;
+}
+
+impl TryFrom<&[u8]> for Signature {
+    type Error = signature::Error;
+
+    /// Strict DER `Dss-Sig-Value`.
+    fn try_from(der: &[u8]) -> Result<Self, signature::Error> {
+        Signature::from_der(der).map_err(signature::Error::from_source)
+    }
+}
+
+impl From<Signature> for Box<[u8]> {
+    fn from(signature: Signature) -> Self {
+        signature.to_der().into_boxed_slice()
     }
 }
