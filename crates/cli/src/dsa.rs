@@ -15,10 +15,11 @@ use numcrypt_dsa::{
 };
 
 use crate::files::{
-    KeyFiles, PassIn, PassOut, Status, digest_file, exit, hash, read, read_text, rng, verdict,
+    KeyFiles, PubkeyArgs, Status, digest_file, exit, hash, read, read_text, rng, verdict,
     write_private_key,
 };
-use crate::output::{SecretOut, write_public};
+use crate::files::{KeyIn, KeyOut};
+use crate::output::write_public;
 
 #[derive(Subcommand)]
 pub enum DsaCommand {
@@ -56,30 +57,16 @@ pub enum DsaCommand {
         #[arg(long)]
         params: PathBuf,
         #[command(flatten)]
-        passout: PassOut,
-        #[command(flatten)]
-        out: SecretOut,
+        out: KeyOut,
     },
     /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
     /// `openssl pkey -pubout` writes).
-    Pubkey {
-        /// The private key (PKCS#8 PEM or DER, or OpenSSL's traditional PEM).
-        #[arg(long = "in")]
-        input: PathBuf,
-        #[command(flatten)]
-        passin: PassIn,
-        /// Write the public key here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Pubkey(PubkeyArgs),
     /// Signs a file (DER by default, as `openssl dgst -sign` writes), with
     /// k by RFC 6979.
     Sign {
-        /// The private key (PKCS#8 PEM or DER, or OpenSSL's traditional PEM).
-        #[arg(long)]
-        key: PathBuf,
         #[command(flatten)]
-        passin: PassIn,
+        key: KeyIn,
         #[command(flatten)]
         args: SignatureArgs,
         /// Mix fresh randomness into k (RFC 6979 section 3.6): signatures
@@ -139,20 +126,15 @@ pub fn run(command: DsaCommand) -> ExitCode {
             unverifiable_g,
             out,
         } => params(bits, qbits, hash.as_deref(), unverifiable_g, out.as_deref()),
-        DsaCommand::Keygen {
-            params,
-            passout,
-            out,
-        } => keygen(&params, &passout, &out),
-        DsaCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
+        DsaCommand::Keygen { params, out } => keygen(&params, &out),
+        DsaCommand::Pubkey(args) => KEYS.write_public_key(&args),
         DsaCommand::Sign {
             key,
-            passin,
             args,
             randomized,
             input,
             out,
-        } => sign(&key, &passin, &args, randomized, &input, out.as_deref()),
+        } => sign(&key, &args, randomized, &input, out.as_deref()),
         DsaCommand::Verify {
             public,
             args,
@@ -174,6 +156,7 @@ const KEYS: KeyFiles<SigningKey, VerifyingKey, numcrypt_dsa::Error> = KeyFiles {
     public_pem: VerifyingKey::from_public_key_pem,
     public_der: VerifyingKey::from_public_key_der,
     public_half: |key| key.verifying_key().clone(),
+    public_to_pem: |key| key.to_public_key_pem(),
     not_text: "not a PEM file",
     algorithms: &["DSA"],
     expected: "a DSA key",
@@ -214,8 +197,8 @@ fn params(
     write_public(out, params.to_pem().as_bytes())
 }
 
-fn keygen(params_path: &Path, passout: &PassOut, out: &SecretOut) -> Result<(), String> {
-    let out = out.open()?;
+fn keygen(params_path: &Path, out: &KeyOut) -> Result<(), String> {
+    let target = out.out.open()?;
     let params = load_params(params_path)?;
     params
         .validate()
@@ -223,28 +206,18 @@ fn keygen(params_path: &Path, passout: &PassOut, out: &SecretOut) -> Result<(), 
     let key = SigningKey::generate(&params, &mut rng()?)
         .map_err(|e| format!("{}: {e}", params_path.display()))?;
     let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
-    write_private_key(out, &der, passout)
-}
-
-fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), String> {
-    let pem = KEYS
-        .load_private(input, passin)?
-        .verifying_key()
-        .to_public_key_pem()
-        .map_err(|e| e.to_string())?;
-    write_public(out, pem.as_bytes())
+    write_private_key(target, &der, &out.passout)
 }
 
 fn sign(
-    key: &Path,
-    passin: &PassIn,
+    key: &KeyIn,
     args: &SignatureArgs,
     randomized: bool,
     input: &Path,
     out: Option<&Path>,
 ) -> Result<(), String> {
     let hash = hash("--hash", &args.hash)?;
-    let key = KEYS.load_private(key, passin)?;
+    let key = KEYS.load_key(key)?;
     let digest = digest_file(hash, input)?;
     let sig = if randomized {
         key.sign_prehash_named_hedged(&mut rng()?, hash, &digest)

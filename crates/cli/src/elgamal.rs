@@ -18,9 +18,10 @@ use numcrypt_rsa::HashAlg;
 use zeroize::Zeroizing;
 
 use crate::files::{
-    KeyFiles, MAX_READ, PassIn, PassOut, Status, digest_file, exit, hash, open_input, read,
-    read_up_to, rng, verdict, write_private_key,
+    KeyFiles, MAX_READ, PubkeyArgs, Status, digest_file, exit, hash, open_input, read, read_up_to,
+    rng, verdict, write_private_key,
 };
+use crate::files::{KeyIn, KeyOut};
 use crate::output::{Output, SecretOut, write_all, write_public};
 
 #[derive(Subcommand)]
@@ -36,21 +37,11 @@ pub enum ElgamalCommand {
         #[arg(long)]
         bits: Option<u32>,
         #[command(flatten)]
-        passout: PassOut,
-        #[command(flatten)]
-        out: SecretOut,
+        out: KeyOut,
     },
-    /// Writes the public key of a private key (SubjectPublicKeyInfo PEM).
-    Pubkey {
-        /// The private key (PKCS#8 PEM or DER).
-        #[arg(long = "in")]
-        input: PathBuf,
-        #[command(flatten)]
-        passin: PassIn,
-        /// Write the public key here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
+    /// `openssl pkey -pubout` writes).
+    Pubkey(PubkeyArgs),
     /// Encrypts a file of any length in bounded memory: a fresh ElGamal key
     /// agreement, then HKDF-SHA256 and ChaCha20-Poly1305 over 64 KiB
     /// chunks (the STREAM construction, as in age: reordered, dropped or
@@ -73,11 +64,8 @@ pub enum ElgamalCommand {
     /// Decrypts a file made by `encrypt`, chunk by chunk; fails if anything
     /// was changed, moved or cut off (and then writes no --out file).
     Decrypt {
-        /// The private key (PKCS#8 PEM or DER).
-        #[arg(long)]
-        key: PathBuf,
         #[command(flatten)]
-        passin: PassIn,
+        key: KeyIn,
         /// The associated data given to `encrypt`.
         #[arg(long, default_value = "")]
         aad: String,
@@ -90,11 +78,8 @@ pub enum ElgamalCommand {
     /// Signs a file with an ElGamal signature (DER: SEQUENCE { r, s }).
     /// Prefer `numcrypt dsa` for anything new.
     Sign {
-        /// The private key (PKCS#8 PEM or DER).
-        #[arg(long)]
-        key: PathBuf,
         #[command(flatten)]
-        passin: PassIn,
+        key: KeyIn,
         /// The message hash: sha224, sha256, sha384 or sha512.
         #[arg(long, default_value = "sha256")]
         hash: String,
@@ -127,13 +112,8 @@ pub enum ElgamalCommand {
 /// Runs an `elgamal` subcommand.
 pub fn run(command: ElgamalCommand) -> ExitCode {
     exit(match command {
-        ElgamalCommand::Keygen {
-            group,
-            bits,
-            passout,
-            out,
-        } => keygen(&group, bits, &passout, &out),
-        ElgamalCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
+        ElgamalCommand::Keygen { group, bits, out } => keygen(&group, bits, &out),
+        ElgamalCommand::Pubkey(args) => KEYS.write_public_key(&args),
         ElgamalCommand::Encrypt {
             public,
             aad,
@@ -142,18 +122,16 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
         } => encrypt(&public, &aad, &input, out.as_deref()),
         ElgamalCommand::Decrypt {
             key,
-            passin,
             aad,
             input,
             out,
-        } => decrypt(&key, &passin, &aad, &input, &out),
+        } => decrypt(&key, &aad, &input, &out),
         ElgamalCommand::Sign {
             key,
-            passin,
             hash,
             input,
             out,
-        } => sign(&key, &passin, &hash, &input, out.as_deref()),
+        } => sign(&key, &hash, &input, out.as_deref()),
         ElgamalCommand::Verify {
             public,
             hash,
@@ -170,18 +148,14 @@ const KEYS: KeyFiles<SecretKey, PublicKey, numcrypt_elgamal::Error> = KeyFiles {
     public_pem: PublicKey::from_public_key_pem,
     public_der: PublicKey::from_public_key_der,
     public_half: |key| key.public_key().clone(),
+    public_to_pem: |key| key.to_public_key_pem(),
     not_text: "not a PEM file",
     algorithms: &["DH"],
     expected: "an ElGamal (DH group) key",
 };
 
-fn keygen(
-    group_name: &str,
-    bits: Option<u32>,
-    passout: &PassOut,
-    out: &SecretOut,
-) -> Result<(), String> {
-    let out = out.open()?;
+fn keygen(group_name: &str, bits: Option<u32>, out: &KeyOut) -> Result<(), String> {
+    let target = out.out.open()?;
     let mut rng = rng()?;
     let group = match bits {
         Some(bits) => {
@@ -202,16 +176,7 @@ fn keygen(
     };
     let key = SecretKey::generate(&group, &mut rng).map_err(|e| e.to_string())?;
     let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
-    write_private_key(out, &der, passout)
-}
-
-fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), String> {
-    let pem = KEYS
-        .load_private(input, passin)?
-        .public_key()
-        .to_public_key_pem()
-        .map_err(|e| e.to_string())?;
-    write_public(out, pem.as_bytes())
+    write_private_key(target, &der, &out.passout)
 }
 
 fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
@@ -240,15 +205,9 @@ fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result
     }
 }
 
-fn decrypt(
-    key: &Path,
-    passin: &PassIn,
-    aad: &str,
-    input: &Path,
-    out: &SecretOut,
-) -> Result<(), String> {
+fn decrypt(key: &KeyIn, aad: &str, input: &Path, out: &SecretOut) -> Result<(), String> {
     let mut writer = out.open()?;
-    let key = KEYS.load_private(key, passin)?;
+    let key = KEYS.load_key(key)?;
     let mut reader = open_input(input)?;
     let in_error = |e: numcrypt_elgamal::Error| format!("{}: {e}", input.display());
     let mut header = read_up_to(&mut reader, key.stream_header_len(), input)?;
@@ -298,15 +257,9 @@ fn decrypt(
     }
 }
 
-fn sign(
-    key: &Path,
-    passin: &PassIn,
-    hash_name: &str,
-    input: &Path,
-    out: Option<&Path>,
-) -> Result<(), String> {
+fn sign(key: &KeyIn, hash_name: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
     let hash = hash("--hash", hash_name)?;
-    let key = KEYS.load_private(key, passin)?;
+    let key = KEYS.load_key(key)?;
     let digest = digest_file(hash, input)?;
     let sig = match hash {
         HashAlg::Sha224 => key.sign_prehash::<Sha224>(&digest),

@@ -5,7 +5,7 @@
 
 use std::fs;
 use std::io::{IsTerminal, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use pkcs8::der::pem::{LineEnding, PemLabel};
@@ -16,7 +16,7 @@ use rand_core::SeedableRng;
 use spki::SubjectPublicKeyInfoRef;
 use zeroize::Zeroizing;
 
-use crate::output::{Output, write_all};
+use crate::output::{Output, SecretOut, write_all, write_public};
 
 /// Prints `message` as the one error line and returns exit status 2.
 pub fn fail(message: &str) -> ExitCode {
@@ -218,6 +218,8 @@ pub struct KeyFiles<S, P, E> {
     pub public_der: fn(&[u8]) -> Result<P, E>,
     /// The public key of a private key.
     pub public_half: fn(&S) -> P,
+    /// A public key as SubjectPublicKeyInfo PEM.
+    pub public_to_pem: fn(&P) -> Result<String, E>,
     /// The error for a file that looks like PEM but is not UTF-8 (after
     /// the file's name).
     pub not_text: &'static str,
@@ -227,7 +229,55 @@ pub struct KeyFiles<S, P, E> {
     pub expected: &'static str,
 }
 
+/// `--key` and `--passin`: the private key a command signs or decrypts
+/// with.
+#[derive(clap::Args)]
+pub struct KeyIn {
+    /// The private key, PEM or DER: PKCS#8 (encrypted or not) or the
+    /// scheme's traditional form (PKCS#1 for RSA, OpenSSL's for DSA).
+    #[arg(long = "key")]
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub passin: PassIn,
+}
+
+/// `--passout` and `--out`: where and how a command writes the private key
+/// it makes.
+#[derive(clap::Args)]
+pub struct KeyOut {
+    #[command(flatten)]
+    pub passout: PassOut,
+    #[command(flatten)]
+    pub out: SecretOut,
+}
+
+/// The arguments of every `pubkey` subcommand.
+#[derive(clap::Args)]
+pub struct PubkeyArgs {
+    /// The private key (PEM or DER: what `sign --key` reads).
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub passin: PassIn,
+    /// Write the public key here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
 impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
+    /// The private key `--key` names, decrypted with `--passin` if needed.
+    pub fn load_key(&self, key: &KeyIn) -> Result<S, String> {
+        self.load_private(&key.path, &key.passin)
+    }
+
+    /// `pubkey`: writes the public key of the private key in `args.input`
+    /// (SubjectPublicKeyInfo PEM, as `openssl pkey -pubout` writes).
+    pub fn write_public_key(&self, args: &PubkeyArgs) -> Result<(), String> {
+        let public = (self.public_half)(&self.load_private(&args.input, &args.passin)?);
+        let pem = (self.public_to_pem)(&public).map_err(|e| e.to_string())?;
+        write_public(args.out.as_deref(), pem.as_bytes())
+    }
+
     /// The private key in the file at `path`, decrypted with the `--passin`
     /// password if it is encrypted.
     pub fn load_private(&self, path: &Path, passin: &PassIn) -> Result<S, String> {

@@ -15,8 +15,9 @@ use numcrypt_rsa::{HashAlg, KeyAlgorithm, KeyGen, RsaPrivateKey, RsaPublicKey};
 use numcrypt_rsa::{oaep, pkcs1v15, pss};
 
 use crate::files::{
-    KeyFiles, PassIn, PassOut, digest_file, exit, hash, read, rng, verdict, write_private_key,
+    KeyFiles, PubkeyArgs, digest_file, exit, hash, read, rng, verdict, write_private_key,
 };
+use crate::files::{KeyIn, KeyOut};
 use crate::output::{SecretOut, write_all, write_public};
 
 #[derive(Subcommand)]
@@ -43,29 +44,15 @@ pub enum RsaCommand {
         #[arg(long)]
         threads: Option<NonZeroUsize>,
         #[command(flatten)]
-        passout: PassOut,
-        #[command(flatten)]
-        out: SecretOut,
+        out: KeyOut,
     },
     /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
     /// `openssl pkey -pubout` writes).
-    Pubkey {
-        /// The private key (PKCS#8 or PKCS#1, PEM or DER).
-        #[arg(long = "in")]
-        input: PathBuf,
-        #[command(flatten)]
-        passin: PassIn,
-        /// Write the public key here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Pubkey(PubkeyArgs),
     /// Signs a file (the raw signature, as `openssl dgst -sign` writes).
     Sign {
-        /// The private key (PKCS#8 or PKCS#1, PEM or DER).
-        #[arg(long)]
-        key: PathBuf,
         #[command(flatten)]
-        passin: PassIn,
+        key: KeyIn,
         #[command(flatten)]
         scheme: SchemeArgs,
         /// Allow --hash sha1 (refused otherwise: SHA-1 collisions are
@@ -119,11 +106,8 @@ pub enum RsaCommand {
     /// (an error would be the oracle of Bleichenbacher's attack), so check
     /// the message's integrity by other means.
     Decrypt {
-        /// The private key (PKCS#8 or PKCS#1, PEM or DER).
-        #[arg(long)]
-        key: PathBuf,
         #[command(flatten)]
-        passin: PassIn,
+        key: KeyIn,
         #[command(flatten)]
         padding: PaddingArgs,
         /// The ciphertext (- for standard input).
@@ -201,18 +185,16 @@ pub fn run(command: RsaCommand) -> ExitCode {
             exponent,
             allow_weak,
             threads,
-            passout,
             out,
-        } => keygen(bits, exponent, allow_weak, threads, &passout, &out),
-        RsaCommand::Pubkey { input, passin, out } => pubkey(&input, &passin, out.as_deref()),
+        } => keygen(bits, exponent, allow_weak, threads, &out),
+        RsaCommand::Pubkey(args) => KEYS.write_public_key(&args),
         RsaCommand::Sign {
             key,
-            passin,
             scheme,
             allow_sha1,
             input,
             out,
-        } => sign(&key, &passin, &scheme, allow_sha1, &input, out.as_deref()),
+        } => sign(&key, &scheme, allow_sha1, &input, out.as_deref()),
         RsaCommand::Verify {
             public,
             scheme,
@@ -227,11 +209,10 @@ pub fn run(command: RsaCommand) -> ExitCode {
         } => encrypt(&public, &padding, &input, out.as_deref()),
         RsaCommand::Decrypt {
             key,
-            passin,
             padding,
             input,
             out,
-        } => decrypt(&key, &passin, &padding, &input, &out),
+        } => decrypt(&key, &padding, &input, &out),
     };
     exit(result)
 }
@@ -244,6 +225,7 @@ const KEYS: KeyFiles<RsaPrivateKey, RsaPublicKey, numcrypt_rsa::Error> = KeyFile
     public_pem: RsaPublicKey::from_pem,
     public_der: RsaPublicKey::from_der,
     public_half: |key| key.public_key().clone(),
+    public_to_pem: |key| key.to_public_key_pem(),
     not_text: "not UTF-8 PEM",
     algorithms: &["RSA", "RSA-PSS"],
     expected: "an RSA key",
@@ -362,10 +344,9 @@ fn keygen(
     exponent: u64,
     allow_weak: bool,
     threads: Option<NonZeroUsize>,
-    passout: &PassOut,
-    out: &SecretOut,
+    out: &KeyOut,
 ) -> Result<(), String> {
-    let out = out.open()?;
+    let target = out.out.open()?;
     if allow_weak && bits < numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS {
         eprintln!(
             "numcrypt: warning: a {bits}-bit RSA key is too small to be secure; numcrypt will only verify with it"
@@ -386,27 +367,17 @@ fn keygen(
             _ => format!("--bits {bits}: {e}"),
         })?;
     let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
-    write_private_key(out, &der, passout)
-}
-
-fn pubkey(input: &Path, passin: &PassIn, out: Option<&Path>) -> Result<(), String> {
-    let key = KEYS.load_private(input, passin)?;
-    let pem = key
-        .public_key()
-        .to_public_key_pem()
-        .map_err(|e| e.to_string())?;
-    write_public(out, pem.as_bytes())
+    write_private_key(target, &der, &out.passout)
 }
 
 fn sign(
-    key: &Path,
-    passin: &PassIn,
+    key: &KeyIn,
     args: &SchemeArgs,
     allow_sha1: bool,
     input: &Path,
     out: Option<&Path>,
 ) -> Result<(), String> {
-    let key = KEYS.load_private(key, passin)?;
+    let key = KEYS.load_key(key)?;
     let signing = args.resolve(key.public_key(), false)?;
     if signing.hash() == HashAlg::Sha1 && !allow_sha1 {
         return Err(format!(
@@ -476,15 +447,9 @@ fn encrypt(
     write_public(out, &ct)
 }
 
-fn decrypt(
-    key: &Path,
-    passin: &PassIn,
-    args: &PaddingArgs,
-    input: &Path,
-    out: &SecretOut,
-) -> Result<(), String> {
+fn decrypt(key: &KeyIn, args: &PaddingArgs, input: &Path, out: &SecretOut) -> Result<(), String> {
     let out = out.open()?;
-    let key = KEYS.load_private(key, passin)?;
+    let key = KEYS.load_key(key)?;
     let ct = read(input)?;
     let mut rng = rng()?;
     let msg = match args.padding {

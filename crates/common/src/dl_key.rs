@@ -48,6 +48,25 @@ pub fn integer_sequence_der(values: &[&BoxedUint]) -> Vec<u8> {
     }
 }
 
+/// The `N` non-negative INTEGERs of a strict DER `SEQUENCE` of exactly
+/// that many, in order: the parameters [`integer_sequence_der`] writes.
+pub fn integer_sequence_from_der<const N: usize>(der: &[u8]) -> Result<[BoxedUint; N], Error> {
+    integers(Vec::<UintRef<'_>>::from_der(der)?)
+}
+
+/// [`integer_sequence_from_der`] for the parameters of an algorithm
+/// identifier.
+pub fn integer_sequence_from_any<const N: usize>(
+    any: &AnyRef<'_>,
+) -> Result<[BoxedUint; N], Error> {
+    integers(any.decode_as::<Vec<UintRef<'_>>>()?)
+}
+
+fn integers<const N: usize>(list: Vec<UintRef<'_>>) -> Result<[BoxedUint; N], Error> {
+    let values: Vec<BoxedUint> = list.iter().map(uint).collect();
+    values.try_into().map_err(|_| Error::Encoding)
+}
+
 /// A decoded non-negative INTEGER.
 pub fn uint(u: &UintRef<'_>) -> BoxedUint {
     BoxedUint::from_be_slice_auto(u.as_bytes())
@@ -135,6 +154,185 @@ pub fn private_value(info: &PrivateKeyInfoRef<'_>) -> Result<Zeroizing<BoxedUint
     Ok(Zeroizing::new(uint(&x)))
 }
 
+/// Why a discrete-log key did not decode, in the terms of the `pkcs8` and
+/// `spki` crates' traits (each scheme sorts its own errors into these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRejection {
+    /// Not this scheme's algorithm identifier.
+    UnknownAlgorithm,
+    /// The group parameters are malformed or invalid.
+    Parameters,
+    /// The key itself is malformed or invalid.
+    Key,
+}
+
+impl KeyRejection {
+    /// As the `spki` crate reports it, for a key under the algorithm `oid`.
+    pub fn spki_error(self, oid: ObjectIdentifier) -> spki::Error {
+        match self {
+            KeyRejection::UnknownAlgorithm => spki::Error::OidUnknown { oid },
+            _ => spki::Error::KeyMalformed,
+        }
+    }
+
+    /// As the `pkcs8` crate reports it, for a key under the algorithm `oid`.
+    pub fn pkcs8_error(self, oid: ObjectIdentifier) -> pkcs8::Error {
+        match self {
+            KeyRejection::UnknownAlgorithm => pkcs8::Error::PublicKey(self.spki_error(oid)),
+            KeyRejection::Parameters => pkcs8::Error::ParametersMalformed,
+            KeyRejection::Key => pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid),
+        }
+    }
+}
+
+/// `spki::EncodePublicKey`'s document from a scheme's SubjectPublicKeyInfo
+/// DER.
+pub fn public_document<E>(der: Result<Vec<u8>, E>) -> spki::Result<spki::Document> {
+    let der = der.map_err(|_| spki::Error::KeyMalformed)?;
+    Ok(spki::Document::try_from(der)?)
+}
+
+/// `pkcs8::EncodePrivateKey`'s document from a scheme's PKCS#8 DER.
+pub fn secret_document<E>(
+    der: Result<Zeroizing<Vec<u8>>, E>,
+) -> pkcs8::Result<pkcs8::SecretDocument> {
+    let der = der.map_err(|_| pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid))?;
+    Ok(pkcs8::SecretDocument::try_from(der.as_slice())?)
+}
+
+/// The key codecs of a discrete-log scheme, written once for DSA and
+/// ElGamal: on the public key type `to_public_key_der`/`_pem` and
+/// `from_public_key_der`/`_pem`, on the private key type
+/// `to_pkcs8_der`/`_pem` and `from_pkcs8_der`/`_pem` (inherent methods
+/// returning the scheme's error), and the `pkcs8` and `spki` crates' key
+/// traits on both.
+///
+/// The scheme provides: the algorithm identifier for writing; a group type
+/// with `to_der()` (its parameters) and `from_algorithm(&AlgorithmIdentifierRef)`
+/// (which checks the identifier, reading any it accepts); `new(group, y)`
+/// and `y()` on the public key, `from_components(group, &x)` and `x()` on the
+/// private key, both with the group accessor named; an error type with
+/// `From<numcrypt_common::Error>` and `From<der::Error>`; and a function
+/// sorting its errors into [`KeyRejection`]s.
+#[macro_export]
+macro_rules! dl_key_codecs {
+    (
+        algorithm: $oid:expr,
+        group: $group:ty,
+        group_accessor: $accessor:ident,
+        public: $public:ty,
+        private: $private:ty,
+        error: $error:ty,
+        rejection: $rejection:path $(,)?
+    ) => {
+        impl $public {
+            /// SubjectPublicKeyInfo DER.
+            pub fn to_public_key_der(&self) -> Result<$crate::__macro::Vec<u8>, $error> {
+                let params = self.$accessor().to_der();
+                Ok($crate::dl_key::public_key_der($oid, &params, self.y())?)
+            }
+
+            /// SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
+            pub fn to_public_key_pem(&self) -> Result<$crate::__macro::String, $error> {
+                let der = self.to_public_key_der()?;
+                Ok($crate::dl_key::pem($crate::dl_key::LABEL_PUBLIC, &der))
+            }
+
+            /// From SubjectPublicKeyInfo DER (the cheap parameter checks
+            /// and the public key checks run).
+            pub fn from_public_key_der(der: &[u8]) -> Result<Self, $error> {
+                use $crate::__macro::Decode;
+                Self::from_public_key_info(&$crate::spki::SubjectPublicKeyInfoRef::from_der(der)?)
+            }
+
+            /// From SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
+            pub fn from_public_key_pem(text: &str) -> Result<Self, $error> {
+                let der = $crate::dl_key::pem_decode_label(text, $crate::dl_key::LABEL_PUBLIC)?;
+                Self::from_public_key_der(&der)
+            }
+
+            /// From a decoded SubjectPublicKeyInfo.
+            pub(crate) fn from_public_key_info(
+                spki: &$crate::spki::SubjectPublicKeyInfoRef<'_>,
+            ) -> Result<Self, $error> {
+                let group = <$group>::from_algorithm(&spki.algorithm)?;
+                Self::new(group, $crate::dl_key::public_value(spki)?)
+            }
+        }
+
+        impl $private {
+            /// PKCS#8 DER, zeroized when dropped.
+            pub fn to_pkcs8_der(
+                &self,
+            ) -> Result<$crate::__macro::Zeroizing<$crate::__macro::Vec<u8>>, $error> {
+                let params = self.$accessor().to_der();
+                Ok($crate::dl_key::private_key_der($oid, &params, self.x())?)
+            }
+
+            /// PKCS#8 PEM (`PRIVATE KEY`), zeroized when dropped.
+            pub fn to_pkcs8_pem(
+                &self,
+            ) -> Result<$crate::__macro::Zeroizing<$crate::__macro::String>, $error> {
+                let der = self.to_pkcs8_der()?;
+                let pem = $crate::dl_key::pem($crate::dl_key::LABEL_PRIVATE, &der);
+                Ok($crate::__macro::Zeroizing::new(pem))
+            }
+
+            /// From PKCS#8 DER.
+            pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, $error> {
+                use $crate::__macro::Decode;
+                Self::from_private_key_info(&$crate::pkcs8::PrivateKeyInfoRef::from_der(der)?)
+            }
+
+            /// From PKCS#8 PEM (`PRIVATE KEY`).
+            pub fn from_pkcs8_pem(text: &str) -> Result<Self, $error> {
+                let der = $crate::dl_key::pem_decode_label(text, $crate::dl_key::LABEL_PRIVATE)?;
+                Self::from_pkcs8_der(&der)
+            }
+
+            /// From a decoded PKCS#8 PrivateKeyInfo.
+            pub(crate) fn from_private_key_info(
+                info: &$crate::pkcs8::PrivateKeyInfoRef<'_>,
+            ) -> Result<Self, $error> {
+                let group = <$group>::from_algorithm(&info.algorithm)?;
+                Self::from_components(group, &*$crate::dl_key::private_value(info)?)
+            }
+        }
+
+        impl TryFrom<$crate::pkcs8::PrivateKeyInfoRef<'_>> for $private {
+            type Error = $crate::pkcs8::Error;
+
+            fn try_from(info: $crate::pkcs8::PrivateKeyInfoRef<'_>) -> $crate::pkcs8::Result<Self> {
+                <$private>::from_private_key_info(&info)
+                    .map_err(|e| $rejection(e).pkcs8_error(info.algorithm.oid))
+            }
+        }
+
+        impl $crate::pkcs8::EncodePrivateKey for $private {
+            fn to_pkcs8_der(&self) -> $crate::pkcs8::Result<$crate::pkcs8::SecretDocument> {
+                $crate::dl_key::secret_document(<$private>::to_pkcs8_der(self))
+            }
+        }
+
+        impl TryFrom<$crate::spki::SubjectPublicKeyInfoRef<'_>> for $public {
+            type Error = $crate::spki::Error;
+
+            fn try_from(
+                spki: $crate::spki::SubjectPublicKeyInfoRef<'_>,
+            ) -> $crate::spki::Result<Self> {
+                <$public>::from_public_key_info(&spki)
+                    .map_err(|e| $rejection(e).spki_error(spki.algorithm.oid))
+            }
+        }
+
+        impl $crate::spki::EncodePublicKey for $public {
+            fn to_public_key_der(&self) -> $crate::spki::Result<$crate::spki::Document> {
+                $crate::dl_key::public_document(<$public>::to_public_key_der(self))
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,6 +373,15 @@ mod tests {
         let big = BoxedUint::from_be_slice_auto(&[0x80, 0]);
         let der = integer_sequence_der(&[&five, &big]);
         // 0x8000 needs a leading zero byte to stay positive.
-        assert_eq!(hex::encode(der), "30080201050203008000");
+        assert_eq!(hex::encode(&der), "30080201050203008000");
+        let [a, b] = integer_sequence_from_der::<2>(&der).unwrap();
+        assert_eq!((a, b), (five, big));
+        assert_eq!(
+            integer_sequence_from_der::<3>(&der).unwrap_err(),
+            Error::Encoding
+        );
+        let mut trailing = der.clone();
+        trailing.push(0);
+        assert!(integer_sequence_from_der::<2>(&trailing).is_err());
     }
 }

@@ -26,3 +26,14 @@ mod signature;
 pub use error::Error;
 pub use hash::HashAlg;
 pub use signature::Signature;
+
+// What `dl_key_codecs!` names.
+#[doc(hidden)]
+pub use {pkcs8, spki};
+#[doc(hidden)]
+pub mod __macro {
+    pub use alloc::string::String;
+    pub use alloc::vec::Vec;
+    pub use der::Decode;
+    pub use zeroize::Zeroizing;
+}

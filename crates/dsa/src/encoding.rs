@@ -4,13 +4,13 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use der::asn1::{ObjectIdentifier, OctetStringRef, UintRef};
+use der::asn1::{ObjectIdentifier, OctetStringRef};
 use der::{Decode, DecodeValue, Encode, EncodeValue, Header, Length, Reader, Writer};
-use pkcs8::PrivateKeyInfoRef;
-use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
-use zeroize::{Zeroize, Zeroizing};
+use spki::AlgorithmIdentifierRef;
+use zeroize::Zeroize;
 
-use numcrypt_common::dl_key::{self, LABEL_PRIVATE, LABEL_PUBLIC};
+use numcrypt_common::dl_key::{self, LABEL_PRIVATE};
+use numcrypt_limbs::Unsigned;
 
 use crate::{DomainParameters, Error, HashAlg, SigningKey, ValidationParameters, VerifyingKey};
 
@@ -20,39 +20,6 @@ pub const ID_DSA: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.10040
 const LABEL_PARAMS: &str = "DSA PARAMETERS";
 const LABEL_SEED: &str = "DSA DOMAIN PARAMETER SEED";
 const LABEL_TRADITIONAL: &str = "DSA PRIVATE KEY";
-
-/// `Dss-Parms`.
-struct DssParms<'a> {
-    p: UintRef<'a>,
-    q: UintRef<'a>,
-    g: UintRef<'a>,
-}
-
-impl<'a> DecodeValue<'a> for DssParms<'a> {
-    type Error = der::Error;
-
-    fn decode_value<R: Reader<'a>>(reader: &mut R, _header: Header) -> der::Result<Self> {
-        Ok(Self {
-            p: reader.decode()?,
-            q: reader.decode()?,
-            g: reader.decode()?,
-        })
-    }
-}
-
-impl EncodeValue for DssParms<'_> {
-    fn value_len(&self) -> der::Result<Length> {
-        self.p.encoded_len()? + self.q.encoded_len()? + self.g.encoded_len()?
-    }
-
-    fn encode_value(&self, writer: &mut impl Writer) -> der::Result<()> {
-        self.p.encode(writer)?;
-        self.q.encode(writer)?;
-        self.g.encode(writer)
-    }
-}
-
-impl<'a> der::Sequence<'a> for DssParms<'a> {}
 
 /// `DomainParameterSeed` (see the module documentation).
 struct SeedInfo<'a> {
@@ -93,38 +60,6 @@ impl EncodeValue for SeedInfo<'_> {
 
 impl<'a> der::Sequence<'a> for SeedInfo<'a> {}
 
-/// OpenSSL's traditional `DSA PRIVATE KEY`:
-/// `SEQUENCE { version INTEGER (0), p, q, g, y, x INTEGER }`.
-struct TraditionalKey<'a> {
-    params: DssParms<'a>,
-    y: UintRef<'a>,
-    x: UintRef<'a>,
-}
-
-impl<'a> DecodeValue<'a> for TraditionalKey<'a> {
-    type Error = der::Error;
-
-    fn decode_value<R: Reader<'a>>(reader: &mut R, _header: Header) -> der::Result<Self> {
-        let version: u8 = reader.decode()?;
-        if version != 0 {
-            return Err(reader.error(der::Tag::Integer.value_error()));
-        }
-        Ok(Self {
-            params: DssParms {
-                p: reader.decode()?,
-                q: reader.decode()?,
-                g: reader.decode()?,
-            },
-            y: reader.decode()?,
-            x: reader.decode()?,
-        })
-    }
-}
-
-impl<'a> der::FixedTag for TraditionalKey<'a> {
-    const TAG: der::Tag = der::Tag::Sequence;
-}
-
 /// The PEM blocks of `text`, in order, as (label, DER) pairs: a parameters
 /// file holds several (`openssl dsaparam` output, then the seed block), and
 /// `der::pem` (`pem-rfc7468`) decodes exactly one, refusing anything after
@@ -162,12 +97,8 @@ impl DomainParameters {
 
     /// Parameters from `Dss-Parms` DER, after the cheap checks.
     pub fn from_der(der: &[u8]) -> Result<Self, Error> {
-        let parms = DssParms::from_der(der)?;
-        Self::new(
-            dl_key::uint(&parms.p),
-            dl_key::uint(&parms.q),
-            dl_key::uint(&parms.g),
-        )
+        let [p, q, g] = dl_key::integer_sequence_from_der(der)?;
+        Self::new(p, q, g)
     }
 
     /// PEM: a `DSA PARAMETERS` block (what `openssl dsaparam` reads), then,
@@ -202,12 +133,7 @@ impl DomainParameters {
             .find(|(label, _)| label == LABEL_PARAMS)
             .map(|(_, der)| der)
             .ok_or(Error::UnsupportedAlgorithm)?;
-        let parms = DssParms::from_der(der)?;
-        let (p, q, g) = (
-            dl_key::uint(&parms.p),
-            dl_key::uint(&parms.q),
-            dl_key::uint(&parms.g),
-        );
+        let [p, q, g] = dl_key::integer_sequence_from_der(der)?;
         match blocks.iter().find(|(label, _)| label == LABEL_SEED) {
             None => Self::new(p, q, g),
             Some((_, der)) => {
@@ -230,75 +156,22 @@ impl DomainParameters {
             return Err(Error::UnsupportedAlgorithm);
         }
         let any = algorithm.parameters.ok_or(Error::Encoding)?;
-        let parms: DssParms<'_> = any.decode_as()?;
-        Self::new(
-            dl_key::uint(&parms.p),
-            dl_key::uint(&parms.q),
-            dl_key::uint(&parms.g),
-        )
+        let [p, q, g] = dl_key::integer_sequence_from_any(&any)?;
+        Self::new(p, q, g)
     }
 }
 
-impl VerifyingKey {
-    /// SubjectPublicKeyInfo DER.
-    pub fn to_public_key_der(&self) -> Result<Vec<u8>, Error> {
-        Ok(dl_key::public_key_der(
-            ID_DSA,
-            &self.params().to_der(),
-            self.y(),
-        )?)
-    }
-
-    /// SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
-    pub fn to_public_key_pem(&self) -> Result<String, Error> {
-        Ok(dl_key::pem(LABEL_PUBLIC, &self.to_public_key_der()?))
-    }
-
-    /// From SubjectPublicKeyInfo DER (the cheap parameter checks and the
-    /// public key checks run).
-    pub fn from_public_key_der(der: &[u8]) -> Result<Self, Error> {
-        Self::from_public_key_info(&SubjectPublicKeyInfoRef::from_der(der)?)
-    }
-
-    /// From a decoded SubjectPublicKeyInfo.
-    pub(crate) fn from_public_key_info(spki: &SubjectPublicKeyInfoRef<'_>) -> Result<Self, Error> {
-        let params = DomainParameters::from_algorithm(&spki.algorithm)?;
-        Self::new(params, dl_key::public_value(spki)?)
-    }
-
-    /// From PEM (`PUBLIC KEY`).
-    pub fn from_public_key_pem(text: &str) -> Result<Self, Error> {
-        Self::from_public_key_der(&dl_key::pem_decode_label(text, LABEL_PUBLIC)?)
-    }
-}
+numcrypt_common::dl_key_codecs!(
+    algorithm: ID_DSA,
+    group: DomainParameters,
+    group_accessor: params,
+    public: VerifyingKey,
+    private: SigningKey,
+    error: Error,
+    rejection: crate::traits::rejection,
+);
 
 impl SigningKey {
-    /// PKCS#8 DER (zeroized when dropped).
-    pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
-        Ok(dl_key::private_key_der(
-            ID_DSA,
-            &self.params().to_der(),
-            self.x(),
-        )?)
-    }
-
-    /// PKCS#8 PEM (`PRIVATE KEY`), zeroized when dropped.
-    pub fn to_pkcs8_pem(&self) -> Result<Zeroizing<String>, Error> {
-        let der = self.to_pkcs8_der()?;
-        Ok(Zeroizing::new(dl_key::pem(LABEL_PRIVATE, &der)))
-    }
-
-    /// From PKCS#8 DER.
-    pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, Error> {
-        Self::from_private_key_info(&PrivateKeyInfoRef::from_der(der)?)
-    }
-
-    /// From a decoded PKCS#8 PrivateKeyInfo.
-    pub(crate) fn from_private_key_info(info: &PrivateKeyInfoRef<'_>) -> Result<Self, Error> {
-        let params = DomainParameters::from_algorithm(&info.algorithm)?;
-        Self::from_components(params, &*dl_key::private_value(info)?)
-    }
-
     /// From PEM: PKCS#8 (`PRIVATE KEY`, what `openssl gendsa` writes) or
     /// OpenSSL's traditional `DSA PRIVATE KEY` (whose `y` must match `x`).
     pub fn from_pem(text: &str) -> Result<Self, Error> {
@@ -306,17 +179,18 @@ impl SigningKey {
         match label {
             LABEL_PRIVATE => Self::from_pkcs8_der(&der),
             LABEL_TRADITIONAL => {
-                let key = TraditionalKey::from_der(&der)?;
-                let params = DomainParameters::new(
-                    dl_key::uint(&key.params.p),
-                    dl_key::uint(&key.params.q),
-                    dl_key::uint(&key.params.g),
-                )?;
-                let mut x = dl_key::uint(&key.x);
-                let signing = Self::from_components(params, &x);
+                // OpenSSL's traditional form: `SEQUENCE { version INTEGER
+                // (0), p, q, g, y, x INTEGER }`.
+                let [version, p, q, g, y, mut x] = dl_key::integer_sequence_from_der(&der)?;
+                let signing = if bool::from(version.is_zero()) {
+                    DomainParameters::new(p, q, g)
+                        .and_then(|params| Self::from_components(params, &x))
+                } else {
+                    Err(Error::Encoding)
+                };
                 x.zeroize();
                 let signing = signing?;
-                if signing.verifying_key().y() != &dl_key::uint(&key.y) {
+                if signing.verifying_key().y() != &y {
                     return Err(Error::InvalidPrivateKey);
                 }
                 Ok(signing)

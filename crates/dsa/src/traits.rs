@@ -7,16 +7,14 @@
 //! traits take any hash the RFC 6979 HMAC can run on. Signatures travel
 //! as DER (`Dss-Sig-Value`), as OpenSSL writes them.
 
-use alloc::vec::Vec;
-
 use digest::{Digest, Update};
 use hmac::EagerHash;
-use pkcs8::{PrivateKeyInfoRef, SecretDocument};
 use rand_core::TryCryptoRng;
-use spki::{Document, SubjectPublicKeyInfoRef};
+
+use numcrypt_common::dl_key::KeyRejection;
+use numcrypt_common::rfc6979::hedged;
 
 use crate::{Error, HashAlg, Signature, SigningKey, VerifyingKey};
-use numcrypt_common::rfc6979::hedged;
 
 fn signature_error(e: Error) -> signature::Error {
     signature::Error::from_source(e)
@@ -107,55 +105,15 @@ impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for VerifyingKe
     }
 }
 
-/// A DSA error reading a private key, in the `pkcs8` crate's terms.
-fn pkcs8_error(e: Error) -> pkcs8::Error {
+/// How the `pkcs8` and `spki` traits report a DSA error reading a key.
+pub(crate) fn rejection(e: Error) -> KeyRejection {
     match e {
+        Error::UnsupportedAlgorithm => KeyRejection::UnknownAlgorithm,
         Error::UnsupportedSizes { .. }
         | Error::QDoesNotDivideP
         | Error::InvalidGenerator
         | Error::PNotPrime
-        | Error::QNotPrime => pkcs8::Error::ParametersMalformed,
-        _ => pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid),
-    }
-}
-
-impl TryFrom<PrivateKeyInfoRef<'_>> for SigningKey {
-    type Error = pkcs8::Error;
-
-    fn try_from(info: PrivateKeyInfoRef<'_>) -> pkcs8::Result<Self> {
-        SigningKey::from_private_key_info(&info).map_err(|e| match e {
-            Error::UnsupportedAlgorithm => pkcs8::Error::PublicKey(spki::Error::OidUnknown {
-                oid: info.algorithm.oid,
-            }),
-            e => pkcs8_error(e),
-        })
-    }
-}
-
-impl pkcs8::EncodePrivateKey for SigningKey {
-    fn to_pkcs8_der(&self) -> pkcs8::Result<SecretDocument> {
-        let der = SigningKey::to_pkcs8_der(self).map_err(pkcs8_error)?;
-        Ok(SecretDocument::try_from(der.as_slice())?)
-    }
-}
-
-impl TryFrom<SubjectPublicKeyInfoRef<'_>> for VerifyingKey {
-    type Error = spki::Error;
-
-    fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> spki::Result<Self> {
-        VerifyingKey::from_public_key_info(&spki).map_err(|e| match e {
-            Error::UnsupportedAlgorithm => spki::Error::OidUnknown {
-                oid: spki.algorithm.oid,
-            },
-            _ => spki::Error::KeyMalformed,
-        })
-    }
-}
-
-impl spki::EncodePublicKey for VerifyingKey {
-    fn to_public_key_der(&self) -> spki::Result<Document> {
-        let der: Vec<u8> =
-            VerifyingKey::to_public_key_der(self).map_err(|_| spki::Error::KeyMalformed)?;
-        Ok(Document::try_from(der)?)
+        | Error::QNotPrime => KeyRejection::Parameters,
+        _ => KeyRejection::Key,
     }
 }

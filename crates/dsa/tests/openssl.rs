@@ -253,7 +253,8 @@ fn rustcrypto_traits_interoperate_with_openssl() {
         ]);
         let pub_pem = dir.join(format!("pub-{qbits}.pem"));
         pubout(&key_pem, &pub_pem);
-        let key = SigningKey::from_pkcs8_pem(&read(&key_pem)).expect("DecodePrivateKey");
+        let key = <SigningKey as DecodePrivateKey>::from_pkcs8_pem(&read(&key_pem))
+            .expect("DecodePrivateKey");
         let public = <VerifyingKey as DecodePublicKey>::from_public_key_pem(&read(&pub_pem))
             .expect("DecodePublicKey");
         assert_eq!(key.verifying_key(), &public);
@@ -310,7 +311,7 @@ fn rustcrypto_traits_interoperate_with_openssl() {
     let rsa = dir.join("rsa.pem");
     genpkey("RSA", "rsa_keygen_bits:1024", &rsa);
     assert!(matches!(
-        SigningKey::from_pkcs8_pem(&read(&rsa)),
+        <SigningKey as DecodePrivateKey>::from_pkcs8_pem(&read(&rsa)),
         Err(pkcs8::Error::PublicKey(spki::Error::OidUnknown { .. }))
     ));
 }

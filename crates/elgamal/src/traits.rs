@@ -9,11 +9,11 @@ use alloc::vec::Vec;
 
 use digest::{Digest, Update};
 use hmac::EagerHash;
-use numcrypt_common::rfc6979::hedged;
-use pkcs8::{PrivateKeyInfoRef, SecretDocument};
 use rand_core::TryCryptoRng;
 use sha2::Sha256;
-use spki::{Document, SubjectPublicKeyInfoRef};
+
+use numcrypt_common::dl_key::KeyRejection;
+use numcrypt_common::rfc6979::hedged;
 
 use crate::{Error, PublicKey, SecretKey, Signature};
 
@@ -99,49 +99,16 @@ impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for PublicKey {
     }
 }
 
-impl TryFrom<PrivateKeyInfoRef<'_>> for SecretKey {
-    type Error = pkcs8::Error;
-
-    fn try_from(info: PrivateKeyInfoRef<'_>) -> pkcs8::Result<Self> {
-        SecretKey::from_private_key_info(&info).map_err(|e| match e {
-            Error::UnsupportedAlgorithm => pkcs8::Error::PublicKey(spki::Error::OidUnknown {
-                oid: info.algorithm.oid,
-            }),
-            Error::InvalidGroup
-            | Error::UnknownGroup
-            | Error::UnsupportedGroupSize { .. }
-            | Error::PNotPrime
-            | Error::QNotPrime => pkcs8::Error::ParametersMalformed,
-            _ => pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid),
-        })
-    }
-}
-
-impl pkcs8::EncodePrivateKey for SecretKey {
-    fn to_pkcs8_der(&self) -> pkcs8::Result<SecretDocument> {
-        let der = SecretKey::to_pkcs8_der(self)
-            .map_err(|_| pkcs8::Error::KeyMalformed(pkcs8::KeyError::Invalid))?;
-        Ok(SecretDocument::try_from(der.as_slice())?)
-    }
-}
-
-impl TryFrom<SubjectPublicKeyInfoRef<'_>> for PublicKey {
-    type Error = spki::Error;
-
-    fn try_from(spki: SubjectPublicKeyInfoRef<'_>) -> spki::Result<Self> {
-        PublicKey::from_public_key_info(&spki).map_err(|e| match e {
-            Error::UnsupportedAlgorithm => spki::Error::OidUnknown {
-                oid: spki.algorithm.oid,
-            },
-            _ => spki::Error::KeyMalformed,
-        })
-    }
-}
-
-impl spki::EncodePublicKey for PublicKey {
-    fn to_public_key_der(&self) -> spki::Result<Document> {
-        let der: Vec<u8> =
-            PublicKey::to_public_key_der(self).map_err(|_| spki::Error::KeyMalformed)?;
-        Ok(Document::try_from(der)?)
+/// How the `pkcs8` and `spki` traits report an ElGamal error reading a
+/// key.
+pub(crate) fn rejection(e: Error) -> KeyRejection {
+    match e {
+        Error::UnsupportedAlgorithm => KeyRejection::UnknownAlgorithm,
+        Error::InvalidGroup
+        | Error::UnknownGroup
+        | Error::UnsupportedGroupSize { .. }
+        | Error::PNotPrime
+        | Error::QNotPrime => KeyRejection::Parameters,
+        _ => KeyRejection::Key,
     }
 }
