@@ -18,7 +18,7 @@ use crate::files::{
     KeyFiles, PubkeyArgs, Status, digest_file, exit, hash, read, read_text, rng, verdict,
     write_private_key,
 };
-use crate::files::{KeyIn, KeyOut};
+use crate::files::{KeyIn, KeyOut, SignFiles, VerifyFiles};
 use crate::output::write_public;
 
 #[derive(Subcommand)]
@@ -73,28 +73,16 @@ pub enum DsaCommand {
         /// differ each time.
         #[arg(long)]
         randomized: bool,
-        /// The file to sign (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// Write the signature here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        files: SignFiles,
     },
     /// Verifies a signature: exit status 0 and "Verified OK" if it is
     /// valid, 1 and "Verification failure" if not.
     Verify {
-        /// The public key (SubjectPublicKeyInfo PEM or DER; a private key
-        /// also works).
-        #[arg(long = "pub")]
-        public: PathBuf,
         #[command(flatten)]
         args: SignatureArgs,
-        /// The signed file (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// The signature.
-        #[arg(long)]
-        sig: PathBuf,
+        #[command(flatten)]
+        files: VerifyFiles,
     },
 }
 
@@ -132,15 +120,11 @@ pub fn run(command: DsaCommand) -> ExitCode {
             key,
             args,
             randomized,
-            input,
-            out,
-        } => sign(&key, &args, randomized, &input, out.as_deref()),
-        DsaCommand::Verify {
-            public,
-            args,
-            input,
-            sig,
-        } => return verify(&public, &args, &input, &sig),
+            files,
+        } => sign(&key, &args, randomized, &files.input, files.out.as_deref()),
+        DsaCommand::Verify { args, files } => {
+            return verify(&files.public, &args, &files.input, &files.sig);
+        }
     })
 }
 

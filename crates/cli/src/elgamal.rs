@@ -21,7 +21,7 @@ use crate::files::{
     KeyFiles, MAX_READ, PubkeyArgs, Status, digest_file, exit, hash, open_input, read, read_up_to,
     rng, verdict, write_private_key,
 };
-use crate::files::{KeyIn, KeyOut};
+use crate::files::{KeyIn, KeyOut, SignFiles, VerifyFiles};
 use crate::output::{Output, SecretOut, write_all, write_public};
 
 #[derive(Subcommand)]
@@ -83,29 +83,17 @@ pub enum ElgamalCommand {
         /// The message hash: sha224, sha256, sha384 or sha512.
         #[arg(long, default_value = "sha256")]
         hash: String,
-        /// The file to sign (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// Write the signature here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        files: SignFiles,
     },
     /// Verifies a signature: exit status 0 and "Verified OK" if it is
     /// valid, 1 and "Verification failure" if not.
     Verify {
-        /// The public key (SubjectPublicKeyInfo PEM or DER; a private key
-        /// also works).
-        #[arg(long = "pub")]
-        public: PathBuf,
         /// The message hash: sha224, sha256, sha384 or sha512.
         #[arg(long, default_value = "sha256")]
         hash: String,
-        /// The signed file (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// The signature.
-        #[arg(long)]
-        sig: PathBuf,
+        #[command(flatten)]
+        files: VerifyFiles,
     },
 }
 
@@ -126,18 +114,12 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
             input,
             out,
         } => decrypt(&key, &aad, &input, &out),
-        ElgamalCommand::Sign {
-            key,
-            hash,
-            input,
-            out,
-        } => sign(&key, &hash, &input, out.as_deref()),
-        ElgamalCommand::Verify {
-            public,
-            hash,
-            input,
-            sig,
-        } => return verify(&public, &hash, &input, &sig),
+        ElgamalCommand::Sign { key, hash, files } => {
+            sign(&key, &hash, &files.input, files.out.as_deref())
+        }
+        ElgamalCommand::Verify { hash, files } => {
+            return verify(&files.public, &hash, &files.input, &files.sig);
+        }
     })
 }
 

@@ -251,6 +251,32 @@ pub struct KeyOut {
     pub out: SecretOut,
 }
 
+/// The files of every `sign` subcommand.
+#[derive(clap::Args)]
+pub struct SignFiles {
+    /// The file to sign (- for standard input).
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    /// Write the signature here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// The files of every `verify` subcommand.
+#[derive(clap::Args)]
+pub struct VerifyFiles {
+    /// The public key (SubjectPublicKeyInfo PEM or DER, or the scheme's
+    /// traditional form; a private key also works).
+    #[arg(long = "pub")]
+    pub public: PathBuf,
+    /// The signed file (- for standard input).
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    /// The signature.
+    #[arg(long)]
+    pub sig: PathBuf,
+}
+
 /// The arguments of every `pubkey` subcommand.
 #[derive(clap::Args)]
 pub struct PubkeyArgs {

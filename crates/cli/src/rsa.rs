@@ -17,7 +17,7 @@ use numcrypt_rsa::{oaep, pkcs1v15, pss};
 use crate::files::{
     KeyFiles, PubkeyArgs, digest_file, exit, hash, read, rng, verdict, write_private_key,
 };
-use crate::files::{KeyIn, KeyOut};
+use crate::files::{KeyIn, KeyOut, SignFiles, VerifyFiles};
 use crate::output::{SecretOut, write_all, write_public};
 
 #[derive(Subcommand)]
@@ -59,28 +59,16 @@ pub enum RsaCommand {
         /// practical; verifying SHA-1 signatures needs no flag).
         #[arg(long)]
         allow_sha1: bool,
-        /// The file to sign (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// Write the signature here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        files: SignFiles,
     },
     /// Verifies a signature: exit status 0 and "Verified OK" if it is
     /// valid, 1 and "Verification failure" if not.
     Verify {
-        /// The public key (SubjectPublicKeyInfo or PKCS#1, PEM or DER; a
-        /// private key also works).
-        #[arg(long = "pub")]
-        public: PathBuf,
         #[command(flatten)]
         scheme: SchemeArgs,
-        /// The signed file (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// The signature.
-        #[arg(long)]
-        sig: PathBuf,
+        #[command(flatten)]
+        files: VerifyFiles,
     },
     /// Encrypts a file with RSAES-OAEP (or, for old peers, PKCS#1 v1.5).
     Encrypt {
@@ -192,15 +180,17 @@ pub fn run(command: RsaCommand) -> ExitCode {
             key,
             scheme,
             allow_sha1,
-            input,
-            out,
-        } => sign(&key, &scheme, allow_sha1, &input, out.as_deref()),
-        RsaCommand::Verify {
-            public,
-            scheme,
-            input,
-            sig,
-        } => return verify(&public, &scheme, &input, &sig),
+            files,
+        } => sign(
+            &key,
+            &scheme,
+            allow_sha1,
+            &files.input,
+            files.out.as_deref(),
+        ),
+        RsaCommand::Verify { scheme, files } => {
+            return verify(&files.public, &scheme, &files.input, &files.sig);
+        }
         RsaCommand::Encrypt {
             public,
             padding,

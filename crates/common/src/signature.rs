@@ -167,3 +167,68 @@ impl From<Signature> for Box<[u8]> {
         signature.to_der().into_boxed_slice()
     }
 }
+
+/// The digest `f` writes into a fresh `D`: what the `signature` crate's
+/// digest signers and verifiers hand over.
+pub fn digest_of<D: digest::Digest + digest::Update>(
+    f: impl Fn(&mut D) -> Result<(), signature::Error>,
+) -> Result<Vec<u8>, signature::Error> {
+    let mut digest = D::new();
+    f(&mut digest)?;
+    Ok(digest.finalize().to_vec())
+}
+
+/// The `signature` crate's digest traits (`DigestSigner`,
+/// `RandomizedDigestSigner`, `DigestVerifier`) for a scheme whose private
+/// key has `sign_core::<D>(prehash, additional_data)` (RFC 6979, section
+/// 3.6's additional data empty when deterministic) and whose public key has
+/// `verify_prehash(prehash, &Signature)`, both returning the scheme's error.
+#[macro_export]
+macro_rules! dl_digest_signature_traits {
+    (private: $private:ty, public: $public:ty $(,)?) => {
+        impl<D> $crate::signature_traits::DigestSigner<D, $crate::Signature> for $private
+        where
+            D: $crate::__macro::EagerHash + $crate::__macro::Update,
+        {
+            fn try_sign_digest<F: Fn(&mut D) -> Result<(), $crate::signature_traits::Error>>(
+                &self,
+                f: F,
+            ) -> Result<$crate::Signature, $crate::signature_traits::Error> {
+                let prehash = $crate::digest_of(f)?;
+                self.sign_core::<D>(&prehash, &[])
+                    .map_err($crate::signature_traits::Error::from_source)
+            }
+        }
+
+        impl<D> $crate::signature_traits::RandomizedDigestSigner<D, $crate::Signature> for $private
+        where
+            D: $crate::__macro::EagerHash + $crate::__macro::Update,
+        {
+            fn try_sign_digest_with_rng<
+                R: $crate::__macro::TryCryptoRng + ?Sized,
+                F: Fn(&mut D) -> Result<(), $crate::signature_traits::Error>,
+            >(
+                &self,
+                rng: &mut R,
+                f: F,
+            ) -> Result<$crate::Signature, $crate::signature_traits::Error> {
+                let prehash = $crate::digest_of(f)?;
+                $crate::rfc6979::hedged(rng, |extra| self.sign_core::<D>(&prehash, extra))
+            }
+        }
+
+        impl<D> $crate::signature_traits::DigestVerifier<D, $crate::Signature> for $public
+        where
+            D: $crate::__macro::Digest + $crate::__macro::Update,
+        {
+            fn verify_digest<F: Fn(&mut D) -> Result<(), $crate::signature_traits::Error>>(
+                &self,
+                f: F,
+                signature: &$crate::Signature,
+            ) -> Result<(), $crate::signature_traits::Error> {
+                self.verify_prehash(&$crate::digest_of(f)?, signature)
+                    .map_err($crate::signature_traits::Error::from_source)
+            }
+        }
+    };
+}

@@ -7,8 +7,6 @@
 //! traits take any hash the RFC 6979 HMAC can run on. Signatures travel
 //! as DER (`Dss-Sig-Value`), as OpenSSL writes them.
 
-use digest::{Digest, Update};
-use hmac::EagerHash;
 use rand_core::TryCryptoRng;
 
 use numcrypt_common::dl_key::KeyRejection;
@@ -56,34 +54,6 @@ impl signature::RandomizedSigner<Signature> for SigningKey {
     }
 }
 
-impl<D: EagerHash + Update> signature::DigestSigner<D, Signature> for SigningKey {
-    fn try_sign_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
-        &self,
-        f: F,
-    ) -> Result<Signature, signature::Error> {
-        let mut digest = D::new();
-        f(&mut digest)?;
-        self.sign_prehash::<D>(&digest.finalize())
-            .map_err(signature_error)
-    }
-}
-
-impl<D: EagerHash + Update> signature::RandomizedDigestSigner<D, Signature> for SigningKey {
-    fn try_sign_digest_with_rng<
-        R: TryCryptoRng + ?Sized,
-        F: Fn(&mut D) -> Result<(), signature::Error>,
-    >(
-        &self,
-        rng: &mut R,
-        f: F,
-    ) -> Result<Signature, signature::Error> {
-        let mut digest = D::new();
-        f(&mut digest)?;
-        let prehash = digest.finalize();
-        hedged(rng, |extra| self.sign_core::<D>(&prehash, extra))
-    }
-}
-
 impl signature::Verifier<Signature> for VerifyingKey {
     fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
         let hash = default_hash(self)?;
@@ -92,18 +62,7 @@ impl signature::Verifier<Signature> for VerifyingKey {
     }
 }
 
-impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for VerifyingKey {
-    fn verify_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
-        &self,
-        f: F,
-        signature: &Signature,
-    ) -> Result<(), signature::Error> {
-        let mut digest = D::new();
-        f(&mut digest)?;
-        self.verify_prehash(&digest.finalize(), signature)
-            .map_err(signature_error)
-    }
-}
+numcrypt_common::dl_digest_signature_traits!(private: SigningKey, public: VerifyingKey);
 
 /// How the `pkcs8` and `spki` traits report a DSA error reading a key.
 pub(crate) fn rejection(e: Error) -> KeyRejection {

@@ -5,10 +5,7 @@
 //! hash with SHA-256 (the command line's default too); the digest traits
 //! take any hash the RFC 6979 HMAC can run on. Signatures travel as DER.
 
-use alloc::vec::Vec;
-
-use digest::{Digest, Update};
-use hmac::EagerHash;
+use digest::Digest;
 use rand_core::TryCryptoRng;
 use sha2::Sha256;
 
@@ -19,15 +16,6 @@ use crate::{Error, PublicKey, SecretKey, Signature};
 
 fn signature_error(e: Error) -> signature::Error {
     signature::Error::from_source(e)
-}
-
-/// The digest `f` writes into `D`.
-fn digest_of<D: Digest + Update>(
-    f: impl Fn(&mut D) -> Result<(), signature::Error>,
-) -> Result<Vec<u8>, signature::Error> {
-    let mut digest = D::new();
-    f(&mut digest)?;
-    Ok(digest.finalize().to_vec())
 }
 
 impl signature::Keypair for SecretKey {
@@ -57,30 +45,6 @@ impl signature::RandomizedSigner<Signature> for SecretKey {
     }
 }
 
-impl<D: EagerHash + Update> signature::DigestSigner<D, Signature> for SecretKey {
-    fn try_sign_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
-        &self,
-        f: F,
-    ) -> Result<Signature, signature::Error> {
-        self.sign_core::<D>(&digest_of(f)?, &[])
-            .map_err(signature_error)
-    }
-}
-
-impl<D: EagerHash + Update> signature::RandomizedDigestSigner<D, Signature> for SecretKey {
-    fn try_sign_digest_with_rng<
-        R: TryCryptoRng + ?Sized,
-        F: Fn(&mut D) -> Result<(), signature::Error>,
-    >(
-        &self,
-        rng: &mut R,
-        f: F,
-    ) -> Result<Signature, signature::Error> {
-        let digest = digest_of(f)?;
-        hedged(rng, |extra| self.sign_core::<D>(&digest, extra))
-    }
-}
-
 impl signature::Verifier<Signature> for PublicKey {
     /// SHA-256.
     fn verify(&self, msg: &[u8], signature: &Signature) -> Result<(), signature::Error> {
@@ -88,16 +52,7 @@ impl signature::Verifier<Signature> for PublicKey {
     }
 }
 
-impl<D: Digest + Update> signature::DigestVerifier<D, Signature> for PublicKey {
-    fn verify_digest<F: Fn(&mut D) -> Result<(), signature::Error>>(
-        &self,
-        f: F,
-        signature: &Signature,
-    ) -> Result<(), signature::Error> {
-        self.verify_prehash(&digest_of(f)?, signature)
-            .map_err(signature_error)
-    }
-}
+numcrypt_common::dl_digest_signature_traits!(private: SecretKey, public: PublicKey);
 
 /// How the `pkcs8` and `spki` traits report an ElGamal error reading a
 /// key.
