@@ -50,6 +50,26 @@ pub(crate) enum Flow<E> {
     Stop,
 }
 
+/// The final Miller–Rabin rounds on a candidate of `item`: `round(i)` for
+/// `i` in `0..rounds` (units of rounds, a pair each), each adding
+/// `per_round` tests to the counts.
+#[derive(Clone, Copy)]
+pub(crate) struct FinalRounds<'a> {
+    pub(crate) item: u64,
+    pub(crate) rounds: usize,
+    pub(crate) per_round: u64,
+    pub(crate) round: &'a (dyn Fn(usize) -> Choice + Sync),
+}
+
+/// A search over the items `0, 1, 2, … < end`: each worker's state comes
+/// from `new_state`, each item's outcome from `work`.
+pub(crate) struct ItemSearch<'a, S, E> {
+    pub(crate) end: u64,
+    pub(crate) new_state: &'a (dyn Fn() -> S + Sync),
+    #[allow(clippy::type_complexity)]
+    pub(crate) work: &'a (dyn Fn(&mut S, u64, &mut Progress, &mut dyn Control) -> Flow<E> + Sync),
+}
+
 /// What a worker consults while it works on an item.
 pub(crate) trait Control {
     /// Reports the worker's counts; `Break` means stop at once.
@@ -58,19 +78,17 @@ pub(crate) trait Control {
     /// already holds the outcome, or the search was cancelled).
     fn abandon(&self, item: u64) -> bool;
 
-    /// Runs `round(i)` for `i` in `0..rounds` (units of Miller–Rabin rounds
-    /// on a final candidate of `item`, a pair each; each adds `per_round`
-    /// tests to `counts`) and returns whether all passed, or `Stop`. On one thread: in chunks
-    /// of [`FINAL_CHUNK`] with a report and a check between chunks; the
+    /// Runs `job` (adding its tests to `counts`) and returns whether all
+    /// its rounds passed, or `Stop`. On one thread: in chunks of
+    /// [`FINAL_CHUNK`] with a report and a check between chunks; the
     /// parallel search spreads the rounds over all its threads.
-    fn final_rounds(
-        &mut self,
-        item: u64,
-        rounds: usize,
-        per_round: u64,
-        counts: &mut Progress,
-        round: &(dyn Fn(usize) -> Choice + Sync),
-    ) -> Flow<Choice> {
+    fn final_rounds(&mut self, job: &FinalRounds<'_>, counts: &mut Progress) -> Flow<Choice> {
+        let FinalRounds {
+            item,
+            rounds,
+            per_round,
+            round,
+        } = *job;
         let mut all = Choice::from(1);
         for i in 0..rounds {
             if i > 0

@@ -10,7 +10,9 @@ use subtle::Choice;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::control::{Cancelled, Control, Flow, Inline, Progress, ProgressFn};
+use crate::control::{
+    Cancelled, Control, FinalRounds, Flow, Inline, ItemSearch, Progress, ProgressFn,
+};
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
 use crate::sieve::{Sieve, Step, sieve_primes};
@@ -177,19 +179,17 @@ impl<U: Unsigned> Zeroize for Event<U> {
 /// Runs `work` on the items `0, 1, 2, … < end` in order, or split over
 /// `threads` workers, and returns the first item's outcome: the same
 /// either way. `counts` carries the progress counts in and out.
-#[allow(clippy::type_complexity)]
 pub(crate) fn first_in_order<S, E: Zeroize + Send>(
     threads: usize,
-    end: u64,
+    search: &ItemSearch<'_, S, E>,
     counts: &mut Progress,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-    new_state: &(dyn Fn() -> S + Sync),
-    work: &(dyn Fn(&mut S, u64, &mut Progress, &mut dyn Control) -> Flow<E> + Sync),
 ) -> Result<Option<(u64, E)>, Cancelled> {
     #[cfg(feature = "std")]
     if threads > 1 {
-        return crate::parallel::first_in_order(threads, end, counts, progress, new_state, work);
+        return crate::parallel::first_in_order(threads, search, counts, progress);
     }
+    let (end, new_state, work) = (search.end, search.new_state, search.work);
     let _ = threads;
     let mut ctl = Inline::new(progress);
     let mut state = new_state();
@@ -234,7 +234,12 @@ impl<U: PrimeInt> Sequence<'_, U> {
         let work = |at: &mut SieveAt, w: u64, counts: &mut Progress, ctl: &mut dyn Control| {
             self.window(at, w, counts, ctl)
         };
-        let found = first_in_order(threads, windows, counts, progress, &new_state, &work);
+        let search = ItemSearch {
+            end: windows,
+            new_state: &new_state,
+            work: &work,
+        };
+        let found = first_in_order(threads, &search, counts, progress);
         match found {
             Err(Cancelled) => Err(Error::Cancelled),
             Ok(Some((_, Event::Found(p)))) => {
@@ -395,7 +400,13 @@ pub(crate) fn final_test<U: PrimeInt>(
         Choice::from(numcrypt_limbs::ct_audit::declassified(all.unwrap_u8()))
     };
     let per_unit = 2 * tests.len() as u64;
-    let flow = ctl.final_rounds(item, units, per_unit, counts, &round);
+    let job = FinalRounds {
+        item,
+        rounds: units,
+        per_round: per_unit,
+        round: &round,
+    };
+    let flow = ctl.final_rounds(&job, counts);
     if rounds % 2 == 1 && matches!(flow, Flow::Done(_)) {
         // The last unit held one round per test, not two.
         counts.tests -= tests.len() as u64;

@@ -13,7 +13,9 @@ use subtle::Choice;
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::control::{Cancelled, Control, FINAL_CHUNK, Flow, Progress, ProgressFn};
+use crate::control::{
+    Cancelled, Control, FINAL_CHUNK, FinalRounds, Flow, ItemSearch, Progress, ProgressFn,
+};
 
 /// The cores the operating system offers this process (1 if it cannot say).
 fn available_cores() -> usize {
@@ -159,14 +161,13 @@ impl<E: Zeroize + Send> Control for Worker<'_, '_, E> {
     /// next report or check. A final candidate is almost always the
     /// prime, so its rounds come before the other workers' windows; none
     /// of their work is dropped, so the result stays the same.
-    fn final_rounds(
-        &mut self,
-        item: u64,
-        rounds: usize,
-        per_round: u64,
-        counts: &mut Progress,
-        round: &(dyn Fn(usize) -> Choice + Sync),
-    ) -> Flow<Choice> {
+    fn final_rounds(&mut self, job: &FinalRounds<'_>, counts: &mut Progress) -> Flow<Choice> {
+        let FinalRounds {
+            item,
+            rounds,
+            per_round,
+            round,
+        } = *job;
         let shared = self.shared;
         *lock(&shared.testing) += 1;
         let next = AtomicUsize::new(0);
@@ -228,15 +229,13 @@ impl<E: Zeroize + Send> Control for Worker<'_, '_, E> {
 /// handed out in increasing order, one worker each, and the outcome of the
 /// smallest item that has one is returned, which is what the loop over the
 /// items in order returns.
-#[allow(clippy::type_complexity)]
 pub(crate) fn first_in_order<S, E: Zeroize + Send>(
     threads: usize,
-    end: u64,
+    search: &ItemSearch<'_, S, E>,
     counts: &mut Progress,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
-    new_state: &(dyn Fn() -> S + Sync),
-    work: &(dyn Fn(&mut S, u64, &mut Progress, &mut dyn Control) -> Flow<E> + Sync),
 ) -> Result<Option<(u64, E)>, Cancelled> {
+    let (end, new_state, work) = (search.end, search.new_state, search.work);
     let shared = Shared {
         threads,
         next: AtomicU64::new(0),

@@ -307,7 +307,7 @@ impl<U: PrimeInt> Fips<U> {
         counts: &mut Progress,
         progress: ProgressFn<'_>,
     ) -> Result<U, Error> {
-        use crate::control::Cancelled;
+        use crate::control::{Cancelled, ItemSearch};
         use crate::generate::first_in_order;
         /// Candidates per batch: enough to keep the workers busy, few
         /// enough that waiting for the slowest at the end of a batch costs
@@ -331,7 +331,12 @@ impl<U: PrimeInt> Fips<U> {
                 Flow::Next => Flow::Next,
                 Flow::Stop => Flow::Stop,
             };
-            let found = first_in_order(threads, size as u64, counts, &mut *progress, &|| (), &work);
+            let search = ItemSearch {
+                end: size as u64,
+                new_state: &|| (),
+                work: &work,
+            };
+            let found = first_in_order(threads, &search, counts, &mut *progress);
             match found {
                 Ok(Some((i, _))) => {
                     let i = i as usize;
