@@ -213,7 +213,9 @@ pub fn secret_document<E>(
 /// and `y()` on the public key, `from_components(group, &x)` and `x()` on the
 /// private key, both with the group accessor named; an error type with
 /// `From<numcrypt_common::Error>` and `From<der::Error>`; and a function
-/// sorting its errors into [`KeyRejection`]s.
+/// sorting its errors into [`KeyRejection`]s. The invoking crate depends on
+/// `der`, `pkcs8`, `spki` and `zeroize` and declares `extern crate alloc`:
+/// the expansion names them.
 #[macro_export]
 macro_rules! dl_key_codecs {
     (
@@ -227,13 +229,13 @@ macro_rules! dl_key_codecs {
     ) => {
         impl $public {
             /// SubjectPublicKeyInfo DER.
-            pub fn to_public_key_der(&self) -> Result<$crate::__macro::Vec<u8>, $error> {
+            pub fn to_public_key_der(&self) -> Result<::alloc::vec::Vec<u8>, $error> {
                 let params = self.$accessor().to_der();
                 Ok($crate::dl_key::public_key_der($oid, &params, self.y())?)
             }
 
             /// SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
-            pub fn to_public_key_pem(&self) -> Result<$crate::__macro::String, $error> {
+            pub fn to_public_key_pem(&self) -> Result<::alloc::string::String, $error> {
                 let der = self.to_public_key_der()?;
                 Ok($crate::dl_key::pem($crate::dl_key::LABEL_PUBLIC, &der))
             }
@@ -241,8 +243,8 @@ macro_rules! dl_key_codecs {
             /// From SubjectPublicKeyInfo DER (the cheap parameter checks
             /// and the public key checks run).
             pub fn from_public_key_der(der: &[u8]) -> Result<Self, $error> {
-                use $crate::__macro::Decode;
-                Self::from_public_key_info(&$crate::spki::SubjectPublicKeyInfoRef::from_der(der)?)
+                use ::der::Decode;
+                Self::from_public_key_info(&::spki::SubjectPublicKeyInfoRef::from_der(der)?)
             }
 
             /// From SubjectPublicKeyInfo PEM (`PUBLIC KEY`).
@@ -253,7 +255,7 @@ macro_rules! dl_key_codecs {
 
             /// From a decoded SubjectPublicKeyInfo.
             pub(crate) fn from_public_key_info(
-                spki: &$crate::spki::SubjectPublicKeyInfoRef<'_>,
+                spki: &::spki::SubjectPublicKeyInfoRef<'_>,
             ) -> Result<Self, $error> {
                 let group = <$group>::from_algorithm(&spki.algorithm)?;
                 Self::new(group, $crate::dl_key::public_value(spki)?)
@@ -264,7 +266,7 @@ macro_rules! dl_key_codecs {
             /// PKCS#8 DER, zeroized when dropped.
             pub fn to_pkcs8_der(
                 &self,
-            ) -> Result<$crate::__macro::Zeroizing<$crate::__macro::Vec<u8>>, $error> {
+            ) -> Result<::zeroize::Zeroizing<::alloc::vec::Vec<u8>>, $error> {
                 let params = self.$accessor().to_der();
                 Ok($crate::dl_key::private_key_der($oid, &params, self.x())?)
             }
@@ -272,16 +274,16 @@ macro_rules! dl_key_codecs {
             /// PKCS#8 PEM (`PRIVATE KEY`), zeroized when dropped.
             pub fn to_pkcs8_pem(
                 &self,
-            ) -> Result<$crate::__macro::Zeroizing<$crate::__macro::String>, $error> {
+            ) -> Result<::zeroize::Zeroizing<::alloc::string::String>, $error> {
                 let der = self.to_pkcs8_der()?;
                 let pem = $crate::dl_key::pem($crate::dl_key::LABEL_PRIVATE, &der);
-                Ok($crate::__macro::Zeroizing::new(pem))
+                Ok(::zeroize::Zeroizing::new(pem))
             }
 
             /// From PKCS#8 DER.
             pub fn from_pkcs8_der(der: &[u8]) -> Result<Self, $error> {
-                use $crate::__macro::Decode;
-                Self::from_private_key_info(&$crate::pkcs8::PrivateKeyInfoRef::from_der(der)?)
+                use ::der::Decode;
+                Self::from_private_key_info(&::pkcs8::PrivateKeyInfoRef::from_der(der)?)
             }
 
             /// From PKCS#8 PEM (`PRIVATE KEY`).
@@ -292,41 +294,39 @@ macro_rules! dl_key_codecs {
 
             /// From a decoded PKCS#8 PrivateKeyInfo.
             pub(crate) fn from_private_key_info(
-                info: &$crate::pkcs8::PrivateKeyInfoRef<'_>,
+                info: &::pkcs8::PrivateKeyInfoRef<'_>,
             ) -> Result<Self, $error> {
                 let group = <$group>::from_algorithm(&info.algorithm)?;
                 Self::from_components(group, &*$crate::dl_key::private_value(info)?)
             }
         }
 
-        impl TryFrom<$crate::pkcs8::PrivateKeyInfoRef<'_>> for $private {
-            type Error = $crate::pkcs8::Error;
+        impl TryFrom<::pkcs8::PrivateKeyInfoRef<'_>> for $private {
+            type Error = ::pkcs8::Error;
 
-            fn try_from(info: $crate::pkcs8::PrivateKeyInfoRef<'_>) -> $crate::pkcs8::Result<Self> {
+            fn try_from(info: ::pkcs8::PrivateKeyInfoRef<'_>) -> ::pkcs8::Result<Self> {
                 <$private>::from_private_key_info(&info)
                     .map_err(|e| $rejection(e).pkcs8_error(info.algorithm.oid))
             }
         }
 
-        impl $crate::pkcs8::EncodePrivateKey for $private {
-            fn to_pkcs8_der(&self) -> $crate::pkcs8::Result<$crate::pkcs8::SecretDocument> {
+        impl ::pkcs8::EncodePrivateKey for $private {
+            fn to_pkcs8_der(&self) -> ::pkcs8::Result<::pkcs8::SecretDocument> {
                 $crate::dl_key::secret_document(<$private>::to_pkcs8_der(self))
             }
         }
 
-        impl TryFrom<$crate::spki::SubjectPublicKeyInfoRef<'_>> for $public {
-            type Error = $crate::spki::Error;
+        impl TryFrom<::spki::SubjectPublicKeyInfoRef<'_>> for $public {
+            type Error = ::spki::Error;
 
-            fn try_from(
-                spki: $crate::spki::SubjectPublicKeyInfoRef<'_>,
-            ) -> $crate::spki::Result<Self> {
+            fn try_from(spki: ::spki::SubjectPublicKeyInfoRef<'_>) -> ::spki::Result<Self> {
                 <$public>::from_public_key_info(&spki)
                     .map_err(|e| $rejection(e).spki_error(spki.algorithm.oid))
             }
         }
 
-        impl $crate::spki::EncodePublicKey for $public {
-            fn to_public_key_der(&self) -> $crate::spki::Result<$crate::spki::Document> {
+        impl ::spki::EncodePublicKey for $public {
+            fn to_public_key_der(&self) -> ::spki::Result<::spki::Document> {
                 $crate::dl_key::public_document(<$public>::to_public_key_der(self))
             }
         }

@@ -26,17 +26,3 @@ mod signature;
 pub use error::Error;
 pub use hash::HashAlg;
 pub use signature::{Signature, digest_of};
-
-// What `dl_key_codecs!` and `dl_digest_signature_traits!` name.
-#[doc(hidden)]
-pub use {::signature as signature_traits, pkcs8, spki};
-#[doc(hidden)]
-pub mod __macro {
-    pub use alloc::string::String;
-    pub use alloc::vec::Vec;
-    pub use der::Decode;
-    pub use digest::{Digest, Update};
-    pub use hmac::EagerHash;
-    pub use rand_core::TryCryptoRng;
-    pub use zeroize::Zeroizing;
-}

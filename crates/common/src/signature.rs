@@ -183,51 +183,53 @@ pub fn digest_of<D: digest::Digest + digest::Update>(
 /// key has `sign_core::<D>(prehash, additional_data)` (RFC 6979, section
 /// 3.6's additional data empty when deterministic) and whose public key has
 /// `verify_prehash(prehash, &Signature)`, both returning the scheme's error.
+/// The invoking crate depends on `signature`, `digest`, `hmac` and
+/// `rand_core`, which the expansion names.
 #[macro_export]
 macro_rules! dl_digest_signature_traits {
     (private: $private:ty, public: $public:ty $(,)?) => {
-        impl<D> $crate::signature_traits::DigestSigner<D, $crate::Signature> for $private
+        impl<D> ::signature::DigestSigner<D, $crate::Signature> for $private
         where
-            D: $crate::__macro::EagerHash + $crate::__macro::Update,
+            D: ::hmac::EagerHash + ::digest::Update,
         {
-            fn try_sign_digest<F: Fn(&mut D) -> Result<(), $crate::signature_traits::Error>>(
+            fn try_sign_digest<F: Fn(&mut D) -> Result<(), ::signature::Error>>(
                 &self,
                 f: F,
-            ) -> Result<$crate::Signature, $crate::signature_traits::Error> {
+            ) -> Result<$crate::Signature, ::signature::Error> {
                 let prehash = $crate::digest_of(f)?;
                 self.sign_core::<D>(&prehash, &[])
-                    .map_err($crate::signature_traits::Error::from_source)
+                    .map_err(::signature::Error::from_source)
             }
         }
 
-        impl<D> $crate::signature_traits::RandomizedDigestSigner<D, $crate::Signature> for $private
+        impl<D> ::signature::RandomizedDigestSigner<D, $crate::Signature> for $private
         where
-            D: $crate::__macro::EagerHash + $crate::__macro::Update,
+            D: ::hmac::EagerHash + ::digest::Update,
         {
             fn try_sign_digest_with_rng<
-                R: $crate::__macro::TryCryptoRng + ?Sized,
-                F: Fn(&mut D) -> Result<(), $crate::signature_traits::Error>,
+                R: ::rand_core::TryCryptoRng + ?Sized,
+                F: Fn(&mut D) -> Result<(), ::signature::Error>,
             >(
                 &self,
                 rng: &mut R,
                 f: F,
-            ) -> Result<$crate::Signature, $crate::signature_traits::Error> {
+            ) -> Result<$crate::Signature, ::signature::Error> {
                 let prehash = $crate::digest_of(f)?;
                 $crate::rfc6979::hedged(rng, |extra| self.sign_core::<D>(&prehash, extra))
             }
         }
 
-        impl<D> $crate::signature_traits::DigestVerifier<D, $crate::Signature> for $public
+        impl<D> ::signature::DigestVerifier<D, $crate::Signature> for $public
         where
-            D: $crate::__macro::Digest + $crate::__macro::Update,
+            D: ::digest::Digest + ::digest::Update,
         {
-            fn verify_digest<F: Fn(&mut D) -> Result<(), $crate::signature_traits::Error>>(
+            fn verify_digest<F: Fn(&mut D) -> Result<(), ::signature::Error>>(
                 &self,
                 f: F,
                 signature: &$crate::Signature,
-            ) -> Result<(), $crate::signature_traits::Error> {
+            ) -> Result<(), ::signature::Error> {
                 self.verify_prehash(&$crate::digest_of(f)?, signature)
-                    .map_err($crate::signature_traits::Error::from_source)
+                    .map_err(::signature::Error::from_source)
             }
         }
     };
