@@ -32,31 +32,7 @@ pub enum SharedRsaCommand {
     /// purpose, whose private key is not kept), the CA certificate, and
     /// its `party.toml` (paths relative to the folder). Copy each folder
     /// to its party's machine; `tls-key.pem` is secret.
-    Init {
-        /// Number of parties (3 to 64).
-        #[arg(long)]
-        parties: usize,
-        /// Any threshold + 1 parties sign (default: (parties − 1)/2, the
-        /// largest; at least 1, and parties >= 2·threshold + 1).
-        #[arg(long)]
-        threshold: Option<usize>,
-        /// The host every party listens on (each on a port of its own), or
-        /// one host per party, comma-separated, in party order.
-        #[arg(long, default_value = "127.0.0.1")]
-        host: String,
-        /// Party i listens on port base-port + i.
-        #[arg(long)]
-        base_port: u16,
-        /// Key size in bits (even, 512 to 8192).
-        #[arg(long, default_value_t = 2048)]
-        bits: u32,
-        /// The folder to write `party-<i>/` into.
-        #[arg(long)]
-        out: PathBuf,
-        /// Replace existing files.
-        #[arg(long)]
-        force: bool,
-    },
+    Init(InitArgs),
     /// Runs every party on this machine over loopback (mutual TLS):
     /// generates a shared key, prints what it took, then signs a message
     /// jointly and verifies the signature under the ordinary RSA public key.
@@ -225,23 +201,7 @@ fn parse_hex(text: &str) -> Option<Vec<u8>> {
 
 pub fn run(command: SharedRsaCommand) -> ExitCode {
     match command {
-        SharedRsaCommand::Init {
-            parties,
-            threshold,
-            host,
-            base_port,
-            bits,
-            out,
-            force,
-        } => files::exit(init(&InitArgs {
-            parties,
-            threshold,
-            host,
-            base_port,
-            bits,
-            out,
-            force,
-        })),
+        SharedRsaCommand::Init(args) => files::exit(init(&args)),
         SharedRsaCommand::Demo {
             parties,
             threshold,
@@ -687,15 +647,32 @@ impl KeyOutputs {
     }
 }
 
-/// What `init` writes.
-struct InitArgs {
-    parties: usize,
-    threshold: Option<usize>,
-    host: String,
-    base_port: u16,
-    bits: u32,
-    out: PathBuf,
-    force: bool,
+/// `init`'s arguments: the parties, their network layout and the key size.
+#[derive(clap::Args)]
+pub struct InitArgs {
+    /// Number of parties (3 to 64).
+    #[arg(long)]
+    pub parties: usize,
+    /// Any threshold + 1 parties sign (default: (parties − 1)/2, the
+    /// largest; at least 1, and parties >= 2·threshold + 1).
+    #[arg(long)]
+    pub threshold: Option<usize>,
+    /// The host every party listens on (each on a port of its own), or
+    /// one host per party, comma-separated, in party order.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Party i listens on port base-port + i.
+    #[arg(long)]
+    pub base_port: u16,
+    /// Key size in bits (even, 512 to 8192).
+    #[arg(long, default_value_t = 2048)]
+    pub bits: u32,
+    /// The folder to write `party-<i>/` into.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Replace existing files.
+    #[arg(long)]
+    pub force: bool,
 }
 
 fn init(args: &InitArgs) -> Result<(), String> {

@@ -83,12 +83,7 @@ pub(crate) trait Control {
     /// [`FINAL_CHUNK`] with a report and a check between chunks; the
     /// parallel search spreads the rounds over all its threads.
     fn final_rounds(&mut self, job: &FinalRounds<'_>, counts: &mut Progress) -> Flow<Choice> {
-        let FinalRounds {
-            item,
-            rounds,
-            per_round,
-            round,
-        } = *job;
+        let (item, rounds, per_round, round) = (job.item, job.rounds, job.per_round, job.round);
         let mut all = Choice::from(1);
         for i in 0..rounds {
             if i > 0

@@ -162,12 +162,7 @@ impl<E: Zeroize + Send> Control for Worker<'_, '_, E> {
     /// prime, so its rounds come before the other workers' windows; none
     /// of their work is dropped, so the result stays the same.
     fn final_rounds(&mut self, job: &FinalRounds<'_>, counts: &mut Progress) -> Flow<Choice> {
-        let FinalRounds {
-            item,
-            rounds,
-            per_round,
-            round,
-        } = *job;
+        let (item, rounds, per_round, round) = (job.item, job.rounds, job.per_round, job.round);
         let shared = self.shared;
         *lock(&shared.testing) += 1;
         let next = AtomicUsize::new(0);

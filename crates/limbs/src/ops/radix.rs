@@ -56,45 +56,38 @@ pub(crate) fn from_le_bytes(out: &mut [Limb], bytes: &[u8]) -> Result<(), Error>
 /// left). [`Error::Overflow`] if the value needs more bytes; `out` is then
 /// zeroed.
 pub(crate) fn to_be_bytes(a: &[Limb], out: &mut [u8]) -> Result<(), Error> {
-    let len = out.len();
-    let mut excess: Limb = 0;
-    for (i, &limb) in a.iter().enumerate() {
-        for k in 0..LIMB_BYTES {
-            let byte = (limb >> (8 * k)) as u8;
-            let pos = i * LIMB_BYTES + k;
-            if pos < len {
-                out[len - 1 - pos] = byte;
-            } else {
-                excess |= byte as Limb;
-            }
-        }
-    }
-    out[..len.saturating_sub(a.len() * LIMB_BYTES)].fill(0);
-    // An overflow is reported, so its verdict is public.
-    if crate::ct_audit::declassified(excess) != 0 {
-        out.fill(0);
-        return Err(Error::Overflow);
-    }
-    Ok(())
+    write_bytes(a, out, |pos, len| len - 1 - pos)
 }
 
-/// Writes `a` little-endian into exactly `out.len()` bytes.
+/// Writes `a` little-endian into exactly `out.len()` bytes, as
+/// [`to_be_bytes`].
 pub(crate) fn to_le_bytes(a: &[Limb], out: &mut [u8]) -> Result<(), Error> {
+    write_bytes(a, out, |pos, _| pos)
+}
+
+/// Byte `pos` of `a` (least significant first) goes to `out[place(pos,
+/// out.len())]`; the bytes of `out` no byte of `a` reaches are zero.
+fn write_bytes(
+    a: &[Limb],
+    out: &mut [u8],
+    place: impl Fn(usize, usize) -> usize,
+) -> Result<(), Error> {
     let len = out.len();
+    out.fill(0);
     let mut excess: Limb = 0;
     for (i, &limb) in a.iter().enumerate() {
         for k in 0..LIMB_BYTES {
             let byte = (limb >> (8 * k)) as u8;
             let pos = i * LIMB_BYTES + k;
             if pos < len {
-                out[pos] = byte;
+                out[place(pos, len)] = byte;
             } else {
                 excess |= byte as Limb;
             }
         }
     }
-    out[(a.len() * LIMB_BYTES).min(len)..].fill(0);
-    if excess != 0 {
+    // An overflow is reported, so its verdict is public.
+    if crate::ct_audit::declassified(excess) != 0 {
         out.fill(0);
         return Err(Error::Overflow);
     }

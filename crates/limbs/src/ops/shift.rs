@@ -5,16 +5,24 @@ use subtle::Choice;
 use crate::Limb;
 use crate::ops::ct;
 
+/// `shift` as whole limbs and remaining bits; `None`, with `a` cleared,
+/// when it moves every bit out of `a`.
+fn whole_limbs_and_bits(a: &mut [Limb], shift: u32) -> Option<(usize, u32)> {
+    let limbs = (shift / Limb::BITS) as usize;
+    if limbs >= a.len() {
+        a.fill(0);
+        return None;
+    }
+    Some((limbs, shift % Limb::BITS))
+}
+
 /// `a <<= shift` in place, variable time in `shift` only (constant time in
 /// the value). Bits shifted past the top are lost; `shift >= 64 * len` clears `a`.
 pub(crate) fn shl_vartime(a: &mut [Limb], shift: u32) {
     let n = a.len();
-    let limbs = (shift / Limb::BITS) as usize;
-    let bits = shift % Limb::BITS;
-    if limbs >= n {
-        a.fill(0);
+    let Some((limbs, bits)) = whole_limbs_and_bits(a, shift) else {
         return;
-    }
+    };
     for i in (0..n).rev() {
         let lo = if i >= limbs { a[i - limbs] } else { 0 };
         let below = if i > limbs { a[i - limbs - 1] } else { 0 };
@@ -29,12 +37,9 @@ pub(crate) fn shl_vartime(a: &mut [Limb], shift: u32) {
 /// `a >>= shift` in place, variable time in `shift` only.
 pub(crate) fn shr_vartime(a: &mut [Limb], shift: u32) {
     let n = a.len();
-    let limbs = (shift / Limb::BITS) as usize;
-    let bits = shift % Limb::BITS;
-    if limbs >= n {
-        a.fill(0);
+    let Some((limbs, bits)) = whole_limbs_and_bits(a, shift) else {
         return;
-    }
+    };
     for i in 0..n {
         let hi = if i + limbs < n { a[i + limbs] } else { 0 };
         let above = if i + limbs + 1 < n {

@@ -505,27 +505,38 @@ fn drive(conn: &mut Connection, stream: &mut TcpStream, deadline: Instant) -> Re
         if !conn.is_handshaking() {
             return Ok(());
         }
-        stream
-            .set_read_timeout(Some(remaining()?))
-            .map_err(|e| e.to_string())?;
-        match conn.read_tls(stream) {
-            Ok(0) => return Err("connection closed during the handshake".into()),
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err("the handshake took too long".into());
-            }
-            Err(e) => return Err(e.to_string()),
-        }
+        read_records(conn, stream, remaining()?)?;
         if let Err(e) = conn.process_new_packets() {
             // Tell the peer why, as far as the socket allows.
             let _ = conn.write_tls(stream);
             return Err(format!("TLS: {e}"));
         }
+    }
+}
+
+/// Reads what TLS records `stream` has into `conn`, waiting at most
+/// `remaining`; during the handshake, so a closed connection or a timeout
+/// is an error.
+fn read_records(
+    conn: &mut Connection,
+    stream: &mut TcpStream,
+    remaining: Duration,
+) -> Result<(), String> {
+    stream
+        .set_read_timeout(Some(remaining))
+        .map_err(|e| e.to_string())?;
+    match conn.read_tls(stream) {
+        Ok(0) => Err("connection closed during the handshake".into()),
+        Ok(_) => Ok(()),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) =>
+        {
+            Err("the handshake took too long".into())
+        }
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -551,22 +562,7 @@ fn read_plain(
             .checked_duration_since(Instant::now())
             .filter(|d| !d.is_zero())
             .ok_or("the handshake took too long")?;
-        stream
-            .set_read_timeout(Some(remaining))
-            .map_err(|e| e.to_string())?;
-        match conn.read_tls(stream) {
-            Ok(0) => return Err("connection closed during the handshake".into()),
-            Ok(_) => {}
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return Err("the handshake took too long".into());
-            }
-            Err(e) => return Err(e.to_string()),
-        }
+        read_records(conn, stream, remaining)?;
         conn.process_new_packets()
             .map_err(|e| format!("TLS: {e}"))?;
     }
