@@ -96,7 +96,8 @@ pub enum Format {
 
 #[derive(clap::Args)]
 pub struct SignatureArgs {
-    /// The message hash: sha224, sha256, sha384 or sha512.
+    /// The message hash: sha224, sha256, sha384 or sha512 (verify also
+    /// takes sha1, for old signatures).
     #[arg(long, default_value = "sha256")]
     hash: String,
     /// The signature encoding.

@@ -156,6 +156,20 @@ fn openssl_parameters_and_keys_work_here() {
         ]),
         "openssl verify",
     );
+    // Older systems' SHA-1 signatures verify; numcrypt makes none.
+    let sig1 = p(&dir, "sig-sha1");
+    ok(
+        openssl(&["dgst", "-sha1", "-sign", &key, "-out", &sig1, &msg]),
+        "openssl sign -sha1",
+    );
+    ok(
+        numcrypt(&[
+            "dsa", "verify", "--pub", &public, "--hash", "sha1", "--in", &msg, "--sig", &sig1,
+        ]),
+        "verify --hash sha1",
+    );
+    let refused = numcrypt(&["dsa", "sign", "--key", &key, "--hash", "sha1", "--in", &msg]);
+    assert_eq!(code(&refused), 2, "sign --hash sha1");
 }
 
 #[test]

@@ -33,7 +33,8 @@ pub fn integer_der(x: &BoxedUint) -> Zeroizing<Vec<u8>> {
 }
 
 /// `SEQUENCE { INTEGER … }` of `values`, in order: the shape of DSA's
-/// `Dss-Parms` (`p, q, g`) and X9.42's `DomainParameters` (`p, g, q`).
+/// `Dss-Parms` (`p, q, g`), X9.42's `DomainParameters` (`p, g, q`) and
+/// `Dss-Sig-Value` (`r, s`).
 /// For public values (the buffers are not zeroized).
 pub fn integer_sequence_der(values: &[&BoxedUint]) -> Vec<u8> {
     let bytes: Vec<Vec<u8>> = values.iter().map(|v| v.to_be_bytes()).collect();

@@ -7,11 +7,10 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
-use der::asn1::UintRef;
-use der::{Decode, DecodeValue, Encode, EncodeValue, Header, Length, Reader, Writer};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 
 use crate::Error;
+use crate::dl_key::{integer_sequence_der, integer_sequence_from_der};
 
 /// A signature: the pair `(r, s)`, for DSA (`numcrypt_dsa::Signature`) and
 /// ElGamal (`numcrypt_elgamal::Signature`), which share its shape and DER.
@@ -27,62 +26,6 @@ pub struct Signature {
 impl fmt::Debug for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Signature {{ r: {:#x}, s: {:#x} }}", self.r, self.s)
-    }
-}
-
-/// `Dss-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` (RFC 3279).
-struct IntegerPair<'a> {
-    first: UintRef<'a>,
-    second: UintRef<'a>,
-}
-
-impl<'a> DecodeValue<'a> for IntegerPair<'a> {
-    type Error = der::Error;
-
-    fn decode_value<R: Reader<'a>>(reader: &mut R, _header: Header) -> der::Result<Self> {
-        Ok(Self {
-            first: reader.decode()?,
-            second: reader.decode()?,
-        })
-    }
-}
-
-impl EncodeValue for IntegerPair<'_> {
-    fn value_len(&self) -> der::Result<Length> {
-        self.first.encoded_len()? + self.second.encoded_len()?
-    }
-
-    fn encode_value(&self, writer: &mut impl Writer) -> der::Result<()> {
-        self.first.encode(writer)?;
-        self.second.encode(writer)
-    }
-}
-
-impl<'a> der::Sequence<'a> for IntegerPair<'a> {}
-
-impl IntegerPair<'_> {
-    /// Strict DER `SEQUENCE { INTEGER, INTEGER }` of two non-negative
-    /// integers: minimal encodings, no trailing bytes.
-    fn decode_strict(bytes: &[u8]) -> Option<(BoxedUint, BoxedUint)> {
-        let pair = IntegerPair::from_der(bytes).ok()?;
-        Some((
-            BoxedUint::from_be_slice_auto(pair.first.as_bytes()),
-            BoxedUint::from_be_slice_auto(pair.second.as_bytes()),
-        ))
-    }
-
-    /// The DER encoding of two non-negative integers.
-    fn encode_pair(first: &BoxedUint, second: &BoxedUint) -> Vec<u8> {
-        let a = first.to_be_bytes();
-        let b = second.to_be_bytes();
-        let pair = match (UintRef::new(&a), UintRef::new(&b)) {
-            (Ok(first), Ok(second)) => IntegerPair { first, second },
-            _ => unreachable!("minimal big-endian bytes are a valid UintRef"),
-        };
-        match pair.to_der() {
-            Ok(der) => der,
-            Err(_) => unreachable!("a two-integer sequence always encodes"),
-        }
     }
 }
 
@@ -107,13 +50,14 @@ impl Signature {
     /// negative integers) and trailing bytes are
     /// [`Error::MalformedSignature`].
     pub fn from_der(bytes: &[u8]) -> Result<Self, Error> {
-        let (r, s) = IntegerPair::decode_strict(bytes).ok_or(Error::MalformedSignature)?;
+        let [r, s] = integer_sequence_from_der(bytes).map_err(|_| Error::MalformedSignature)?;
         Ok(Self { r, s })
     }
 
-    /// The DER `Dss-Sig-Value` encoding.
+    /// The DER `Dss-Sig-Value` encoding (`SEQUENCE { r INTEGER, s INTEGER }`,
+    /// RFC 3279).
     pub fn to_der(&self) -> Vec<u8> {
-        IntegerPair::encode_pair(&self.r, &self.s)
+        integer_sequence_der(&[&self.r, &self.s])
     }
 
     /// Decodes `r ‖ s`, each exactly `len` bytes (DSA: `params.scalar_len()`).

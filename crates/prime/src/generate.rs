@@ -114,10 +114,9 @@ pub(crate) fn search<U: PrimeInt, R: CryptoRng + ?Sized>(
         };
         let found = seq.run(threads, &mut counts, progress);
         start.as_mut().zeroize();
-        match found {
-            Ok(Some(p)) => break Ok(p),
-            Ok(None) => continue,
-            Err(e) => break Err(e),
+        // A prime, or an error, ends the search; nothing found tries again.
+        if let Some(outcome) = found.transpose() {
+            break outcome;
         }
     };
     key.zeroize();

@@ -75,10 +75,9 @@ pub(crate) fn strong_prime<U: PrimeInt, R: CryptoRng + ?Sized>(
         for v in [&mut s, &mut t, &mut r, &mut u] {
             v.as_mut().zeroize();
         }
-        match found {
-            Ok(Some(p)) => break Ok(p),
-            Ok(None) => continue,
-            Err(e) => break Err(e),
+        // A prime, or an error, ends the search; nothing found tries again.
+        if let Some(outcome) = found.transpose() {
+            break outcome;
         }
     };
     key.zeroize();
