@@ -53,7 +53,7 @@ use common::group_name;
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use numcrypt::limbs::{U2048, Uint};
-use numcrypt::prime::bench_hooks::{Tuning, generate_prime_tuned};
+use numcrypt::prime::bench_hooks::{Kind, Tuning, generate_tuned};
 use numcrypt::prime::{self as nprime, PrimeInt};
 use openssl::bn::{BigNum, BigNumContext};
 use rand_chacha::ChaCha20Rng;
@@ -243,10 +243,11 @@ fn table5_at<M: Measurement, const L: usize>(
             b.iter(|| {
                 for seed in 0..count {
                     let mut rng = ChaCha20Rng::seed_from_u64((0x7461_626c_6535 << 16) ^ seed);
-                    let prime: Uint<L> = generate_prime_tuned(bits, &mut rng, tuning, &mut |_| {
-                        ControlFlow::Continue(())
-                    })
-                    .expect("prime");
+                    let prime: Uint<L> =
+                        generate_tuned(Kind::Prime, bits, &mut rng, tuning, &mut |_| {
+                            ControlFlow::Continue(())
+                        })
+                        .expect("prime");
                     black_box(prime);
                 }
             });

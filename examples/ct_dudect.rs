@@ -15,7 +15,10 @@
 //! difference, as a fraction of the mean, that would have given |t| = 4.5;
 //! a test samples until it is 0.5 % (where a 1 % difference gives |t| near
 //! 9) or its time is up, and passes when |t| < 4.5 with a resolution of at
-//! most 1 %. The control, a variable-time exponentiation
+//! most 1 %. A test that fails is measured once more on fresh samples and
+//! the second run decides: a real leak fails both, while a burst of noise
+//! from a shared machine's neighbours rarely repeats (one such single
+//! failure was seen in CI). The control, a variable-time exponentiation
 //! on the same inputs, must fail: it shows the test can see a leak.
 //!
 //! `.ci/ct-dudect` runs it (in CI too).
@@ -156,6 +159,17 @@ fn measure(test: &Test<'_>, rng: &mut ChaCha20Rng, seconds: f64) -> Outcome {
     }
 }
 
+/// One line of the report.
+fn print_row(outcome: &Outcome, name: &str, verdict: &str) {
+    println!(
+        "{:>10} {:>10.1} {:>10.2}% {:>8.2}  {name} {verdict}",
+        outcome.samples,
+        outcome.mean_us,
+        outcome.resolution * 100.0,
+        outcome.t,
+    );
+}
+
 /// A random odd modulus of `bits` bits, top bit set (public, as moduli are).
 fn modulus(bits: u32, rng: &mut ChaCha20Rng) -> MontyParams<BoxedUint> {
     let limbs = bits.div_ceil(64) as usize;
@@ -234,25 +248,27 @@ fn main() -> ExitCode {
         RESOLUTION * 100.0
     );
     let mut failed = false;
-    let mut report = |test: &Test<'_>, outcome: &Outcome, pass: bool| {
-        println!(
-            "{:>10} {:>10.1} {:>10.2}% {:>8.2}  {} {}",
-            outcome.samples,
-            outcome.mean_us,
-            outcome.resolution * 100.0,
-            outcome.t,
-            test.name,
-            if pass { "ok" } else { "FAILED" }
-        );
-        failed |= !pass;
-    };
+    let passes = |outcome: &Outcome| outcome.t.abs() < T_LIMIT && outcome.resolution <= RESOLUTION;
     for test in &tests {
-        let outcome = measure(test, &mut rng, seconds);
-        let pass = outcome.t.abs() < T_LIMIT && outcome.resolution <= RESOLUTION;
-        report(test, &outcome, pass);
+        let mut outcome = measure(test, &mut rng, seconds);
+        if !passes(&outcome) {
+            // A shared machine's neighbours can push one run over the line;
+            // a leak shows again on fresh samples, so the second run decides.
+            print_row(&outcome, &test.name, "(first run; measured again)");
+            outcome = measure(test, &mut rng, seconds);
+        }
+        let pass = passes(&outcome);
+        print_row(&outcome, &test.name, if pass { "ok" } else { "FAILED" });
+        failed |= !pass;
     }
     let outcome = measure(&control, &mut rng, seconds);
-    report(&control, &outcome, outcome.t.abs() >= T_LIMIT);
+    let leaked = outcome.t.abs() >= T_LIMIT;
+    print_row(
+        &outcome,
+        &control.name,
+        if leaked { "ok" } else { "FAILED" },
+    );
+    failed |= !leaked;
     if failed {
         ExitCode::FAILURE
     } else {

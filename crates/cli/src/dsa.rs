@@ -59,8 +59,6 @@ pub enum DsaCommand {
         #[command(flatten)]
         out: KeyOut,
     },
-    /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
-    /// `openssl pkey -pubout` writes).
     Pubkey(PubkeyArgs),
     /// Signs a file (DER by default, as `openssl dgst -sign` writes), with
     /// k by RFC 6979.

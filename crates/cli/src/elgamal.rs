@@ -7,7 +7,7 @@
 
 use std::io::Write;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::Subcommand;
@@ -17,12 +17,12 @@ use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
 use numcrypt_rsa::HashAlg;
 use zeroize::Zeroizing;
 
+use crate::files::{DecryptFiles, EncryptFiles, KeyIn, KeyOut, SignFiles, VerifyFiles};
 use crate::files::{
     KeyFiles, MAX_READ, PubkeyArgs, Status, digest_file, exit, hash, open_input, read, read_up_to,
     rng, verdict, write_private_key,
 };
-use crate::files::{KeyIn, KeyOut, SignFiles, VerifyFiles};
-use crate::output::{Output, SecretOut, write_all, write_public};
+use crate::output::{Output, write_all, write_public};
 
 #[derive(Subcommand)]
 pub enum ElgamalCommand {
@@ -39,41 +39,26 @@ pub enum ElgamalCommand {
         #[command(flatten)]
         out: KeyOut,
     },
-    /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
-    /// `openssl pkey -pubout` writes).
     Pubkey(PubkeyArgs),
     /// Encrypts a file of any length in bounded memory: a fresh ElGamal key
     /// agreement, then HKDF-SHA256 and ChaCha20-Poly1305 over 64 KiB
     /// chunks (the STREAM construction, as in age: reordered, dropped or
     /// truncated chunks are detected).
     Encrypt {
-        /// The public key (SubjectPublicKeyInfo PEM or DER; a private key
-        /// also works).
-        #[arg(long = "pub")]
-        public: PathBuf,
         /// Associated data, authenticated but not encrypted (as text).
         #[arg(long, default_value = "")]
         aad: String,
-        /// The file to encrypt (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// Write the ciphertext here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        files: EncryptFiles,
     },
     /// Decrypts a file made by `encrypt`, chunk by chunk; fails if anything
     /// was changed, moved or cut off (and then writes no --out file).
     Decrypt {
-        #[command(flatten)]
-        key: KeyIn,
         /// The associated data given to `encrypt`.
         #[arg(long, default_value = "")]
         aad: String,
-        /// The ciphertext (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
         #[command(flatten)]
-        out: SecretOut,
+        files: DecryptFiles,
     },
     /// Signs a file with an ElGamal signature (DER: SEQUENCE { r, s }).
     /// Prefer `numcrypt dsa` for anything new.
@@ -102,18 +87,8 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
     exit(match command {
         ElgamalCommand::Keygen { group, bits, out } => keygen(&group, bits, &out),
         ElgamalCommand::Pubkey(args) => KEYS.write_public_key(&args),
-        ElgamalCommand::Encrypt {
-            public,
-            aad,
-            input,
-            out,
-        } => encrypt(&public, &aad, &input, out.as_deref()),
-        ElgamalCommand::Decrypt {
-            key,
-            aad,
-            input,
-            out,
-        } => decrypt(&key, &aad, &input, &out),
+        ElgamalCommand::Encrypt { aad, files } => encrypt(&aad, &files),
+        ElgamalCommand::Decrypt { aad, files } => decrypt(&aad, &files),
         ElgamalCommand::Sign { key, hash, files } => {
             sign(&key, &hash, &files.input, files.out.as_deref())
         }
@@ -161,13 +136,14 @@ fn keygen(group_name: &str, bits: Option<u32>, out: &KeyOut) -> Result<(), Strin
     write_private_key(target, &der, &out.passout)
 }
 
-fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
+fn encrypt(aad: &str, files: &EncryptFiles) -> Result<(), String> {
+    let EncryptFiles { public, input, out } = files;
     let key = KEYS.load_public(public)?;
     let mut reader = open_input(input)?;
     let (header, mut sealer) = key
         .seal_stream(&mut rng()?, aad.as_bytes())
         .map_err(|e| e.to_string())?;
-    let mut writer = Output::public(out)?;
+    let mut writer = Output::public(out.as_deref())?;
     writer.write_all(&header).map_err(|e| writer.error(&e))?;
     // One chunk ahead, to know which is the last.
     let mut chunk = read_up_to(&mut reader, CHUNK_LEN, input)?;
@@ -187,7 +163,8 @@ fn encrypt(public: &Path, aad: &str, input: &Path, out: Option<&Path>) -> Result
     }
 }
 
-fn decrypt(key: &KeyIn, aad: &str, input: &Path, out: &SecretOut) -> Result<(), String> {
+fn decrypt(aad: &str, files: &DecryptFiles) -> Result<(), String> {
+    let DecryptFiles { key, input, out } = files;
     let mut writer = out.open()?;
     let key = KEYS.load_key(key)?;
     let mut reader = open_input(input)?;

@@ -277,7 +277,37 @@ pub struct VerifyFiles {
     pub sig: PathBuf,
 }
 
-/// The arguments of every `pubkey` subcommand.
+/// The files of every `encrypt` subcommand.
+#[derive(clap::Args)]
+pub struct EncryptFiles {
+    /// The public key (SubjectPublicKeyInfo PEM or DER, or the scheme's
+    /// traditional form; a private key also works).
+    #[arg(long = "pub")]
+    pub public: PathBuf,
+    /// The file to encrypt (- for standard input).
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    /// Write the ciphertext here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// The files of every `decrypt` subcommand.
+#[derive(clap::Args)]
+pub struct DecryptFiles {
+    #[command(flatten)]
+    pub key: KeyIn,
+    /// The ciphertext (- for standard input).
+    #[arg(long = "in")]
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub out: SecretOut,
+}
+
+// The arguments of every algorithm's `pubkey` subcommand; clap shows the
+// doc comment as the subcommand's help.
+/// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
+/// `openssl pkey -pubout` writes).
 #[derive(clap::Args)]
 pub struct PubkeyArgs {
     /// The private key (PEM or DER: what `sign --key` reads).

@@ -5,7 +5,7 @@
 //! 2 on a usage or input error (one line on standard error).
 
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
@@ -14,11 +14,11 @@ use numcrypt_rsa::signature::hazmat::RandomizedPrehashSigner;
 use numcrypt_rsa::{HashAlg, KeyAlgorithm, KeyGen, RsaPrivateKey, RsaPublicKey};
 use numcrypt_rsa::{oaep, pkcs1v15, pss};
 
+use crate::files::{DecryptFiles, EncryptFiles, KeyIn, KeyOut, SignFiles, VerifyFiles};
 use crate::files::{
     KeyFiles, PubkeyArgs, digest_file, exit, hash, read, rng, verdict, write_private_key,
 };
-use crate::files::{KeyIn, KeyOut, SignFiles, VerifyFiles};
-use crate::output::{SecretOut, write_all, write_public};
+use crate::output::{write_all, write_public};
 
 #[derive(Subcommand)]
 pub enum RsaCommand {
@@ -46,8 +46,6 @@ pub enum RsaCommand {
         #[command(flatten)]
         out: KeyOut,
     },
-    /// Writes the public key of a private key (SubjectPublicKeyInfo PEM, as
-    /// `openssl pkey -pubout` writes).
     Pubkey(PubkeyArgs),
     /// Signs a file (the raw signature, as `openssl dgst -sign` writes).
     Sign {
@@ -70,20 +68,14 @@ pub enum RsaCommand {
         #[command(flatten)]
         files: VerifyFiles,
     },
-    /// Encrypts a file with RSAES-OAEP (or, for old peers, PKCS#1 v1.5).
+    /// Encrypts a file with RSAES-OAEP (or, for old peers, PKCS#1 v1.5):
+    /// at most the key size minus 2·hash size + 2 bytes (OAEP) or minus 11
+    /// bytes (pkcs1).
     Encrypt {
-        /// The public key (SubjectPublicKeyInfo or PKCS#1, PEM or DER).
-        #[arg(long = "pub")]
-        public: PathBuf,
         #[command(flatten)]
         padding: PaddingArgs,
-        /// The file to encrypt (- for standard input); at most the key size
-        /// minus 2·hash size + 2 bytes (OAEP) or minus 11 bytes (pkcs1).
-        #[arg(long = "in")]
-        input: PathBuf,
-        /// Write the ciphertext here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
+        #[command(flatten)]
+        files: EncryptFiles,
     },
     /// Decrypts an RSAES-OAEP or PKCS#1 v1.5 ciphertext (what `openssl
     /// pkeyutl -encrypt` writes, with or without -pkeyopt
@@ -95,14 +87,9 @@ pub enum RsaCommand {
     /// the message's integrity by other means.
     Decrypt {
         #[command(flatten)]
-        key: KeyIn,
-        #[command(flatten)]
         padding: PaddingArgs,
-        /// The ciphertext (- for standard input).
-        #[arg(long = "in")]
-        input: PathBuf,
         #[command(flatten)]
-        out: SecretOut,
+        files: DecryptFiles,
     },
 }
 
@@ -191,18 +178,8 @@ pub fn run(command: RsaCommand) -> ExitCode {
         RsaCommand::Verify { scheme, files } => {
             return verify(&files.public, &scheme, &files.input, &files.sig);
         }
-        RsaCommand::Encrypt {
-            public,
-            padding,
-            input,
-            out,
-        } => encrypt(&public, &padding, &input, out.as_deref()),
-        RsaCommand::Decrypt {
-            key,
-            padding,
-            input,
-            out,
-        } => decrypt(&key, &padding, &input, &out),
+        RsaCommand::Encrypt { padding, files } => encrypt(&padding, &files),
+        RsaCommand::Decrypt { padding, files } => decrypt(&padding, &files),
     };
     exit(result)
 }
@@ -414,14 +391,9 @@ fn verify(public: &Path, args: &SchemeArgs, input: &Path, sig: &Path) -> ExitCod
     })())
 }
 
-fn encrypt(
-    public: &Path,
-    args: &PaddingArgs,
-    input: &Path,
-    out: Option<&Path>,
-) -> Result<(), String> {
-    let key = KEYS.load_public(public)?;
-    let msg = read(input)?;
+fn encrypt(args: &PaddingArgs, files: &EncryptFiles) -> Result<(), String> {
+    let key = KEYS.load_public(&files.public)?;
+    let msg = read(&files.input)?;
     let mut rng = rng()?;
     let ct = match args.padding {
         Padding::Oaep => {
@@ -434,13 +406,13 @@ fn encrypt(
         }
     }
     .map_err(|e| e.to_string())?;
-    write_public(out, &ct)
+    write_public(files.out.as_deref(), &ct)
 }
 
-fn decrypt(key: &KeyIn, args: &PaddingArgs, input: &Path, out: &SecretOut) -> Result<(), String> {
-    let out = out.open()?;
-    let key = KEYS.load_key(key)?;
-    let ct = read(input)?;
+fn decrypt(args: &PaddingArgs, files: &DecryptFiles) -> Result<(), String> {
+    let out = files.out.open()?;
+    let key = KEYS.load_key(&files.key)?;
+    let ct = read(&files.input)?;
     let mut rng = rng()?;
     let msg = match args.padding {
         Padding::Oaep => {

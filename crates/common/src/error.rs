@@ -41,3 +41,51 @@ impl From<der::Error> for Error {
         Error::Encoding
     }
 }
+
+/// How a crate's `Error` takes in the errors below it, written once: the
+/// `core::error::Error` impl, a variant wrapping each lower crate's error,
+/// the shared [`Error`]'s variants mapped to the crate's own (the rest to
+/// `otherwise`), and what a `der::Error` becomes.
+///
+/// ```text
+/// numcrypt_common::error_conversions! {
+///     Error,
+///     wraps { numcrypt_limbs::Error => Limbs },
+///     common { Rng => Error::Rng },
+///     otherwise Error::Encoding,
+///     der |_| Error::Encoding,
+/// }
+/// ```
+#[macro_export]
+macro_rules! error_conversions {
+    (
+        $Error:ident,
+        wraps { $($Source:path => $Variant:ident),* $(,)? },
+        common { $($Common:ident => $Mapped:expr),* $(,)? },
+        otherwise $otherwise:expr,
+        der |$der:pat_param| $from_der:expr $(,)?
+    ) => {
+        impl core::error::Error for $Error {}
+
+        $(impl From<$Source> for $Error {
+            fn from(e: $Source) -> Self {
+                $Error::$Variant(e)
+            }
+        })*
+
+        impl From<$crate::Error> for $Error {
+            fn from(e: $crate::Error) -> Self {
+                match e {
+                    $($crate::Error::$Common => $Mapped,)*
+                    _ => $otherwise,
+                }
+            }
+        }
+
+        impl From<::der::Error> for $Error {
+            fn from($der: ::der::Error) -> Self {
+                $from_der
+            }
+        }
+    };
+}

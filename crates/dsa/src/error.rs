@@ -110,30 +110,16 @@ impl fmt::Display for Error {
     }
 }
 
-impl core::error::Error for Error {}
-
-impl From<numcrypt_limbs::Error> for Error {
-    fn from(e: numcrypt_limbs::Error) -> Self {
-        Error::Limbs(e)
-    }
-}
-
-impl From<numcrypt_common::Error> for Error {
-    fn from(e: numcrypt_common::Error) -> Self {
-        use numcrypt_common::Error as Common;
-        match e {
-            Common::UnsupportedHash => Error::UnsupportedHash,
-            Common::MalformedSignature => Error::MalformedSignature,
-            Common::SignatureOutOfRange => Error::SignatureOutOfRange,
-            Common::UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
-            Common::Rng => Error::Rng,
-            _ => Error::Encoding,
-        }
-    }
-}
-
-impl From<der::Error> for Error {
-    fn from(_: der::Error) -> Self {
-        Error::Encoding
-    }
+numcrypt_common::error_conversions! {
+    Error,
+    wraps { numcrypt_limbs::Error => Limbs },
+    common {
+        UnsupportedHash => Error::UnsupportedHash,
+        MalformedSignature => Error::MalformedSignature,
+        SignatureOutOfRange => Error::SignatureOutOfRange,
+        UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
+        Rng => Error::Rng,
+    },
+    otherwise Error::Encoding,
+    der |_| Error::Encoding,
 }

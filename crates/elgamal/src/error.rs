@@ -105,35 +105,15 @@ impl fmt::Display for Error {
     }
 }
 
-impl core::error::Error for Error {}
-
-impl From<numcrypt_limbs::Error> for Error {
-    fn from(e: numcrypt_limbs::Error) -> Self {
-        Error::Limbs(e)
-    }
-}
-
-impl From<numcrypt_prime::Error> for Error {
-    fn from(e: numcrypt_prime::Error) -> Self {
-        Error::Prime(e)
-    }
-}
-
-impl From<numcrypt_common::Error> for Error {
-    fn from(e: numcrypt_common::Error) -> Self {
-        use numcrypt_common::Error as Common;
-        match e {
-            Common::MalformedSignature => Error::MalformedSignature,
-            Common::SignatureOutOfRange => Error::SignatureOutOfRange,
-            Common::UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
-            Common::Rng => Error::Rng,
-            _ => Error::Encoding,
-        }
-    }
-}
-
-impl From<der::Error> for Error {
-    fn from(_: der::Error) -> Self {
-        Error::Encoding
-    }
+numcrypt_common::error_conversions! {
+    Error,
+    wraps { numcrypt_limbs::Error => Limbs, numcrypt_prime::Error => Prime },
+    common {
+        MalformedSignature => Error::MalformedSignature,
+        SignatureOutOfRange => Error::SignatureOutOfRange,
+        UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
+        Rng => Error::Rng,
+    },
+    otherwise Error::Encoding,
+    der |_| Error::Encoding,
 }

@@ -101,17 +101,18 @@ impl NamedGroup {
 
     /// The prime `p`.
     pub fn p(self) -> BoxedUint {
-        let hex = match self {
-            NamedGroup::Modp2048 => primes::MODP_2048,
-            NamedGroup::Modp3072 => primes::MODP_3072,
-            NamedGroup::Modp4096 => primes::MODP_4096,
-            NamedGroup::Modp6144 => primes::MODP_6144,
-            NamedGroup::Modp8192 => primes::MODP_8192,
-            NamedGroup::Ffdhe2048 => primes::FFDHE_2048,
-            NamedGroup::Ffdhe3072 => primes::FFDHE_3072,
-            NamedGroup::Ffdhe4096 => primes::FFDHE_4096,
-            NamedGroup::Ffdhe6144 => primes::FFDHE_6144,
-            NamedGroup::Ffdhe8192 => primes::FFDHE_8192,
+        use primes::{E, PI};
+        let (constant, k) = match self {
+            NamedGroup::Modp2048 => (&PI, 124_476),
+            NamedGroup::Modp3072 => (&PI, 1_690_314),
+            NamedGroup::Modp4096 => (&PI, 240_904),
+            NamedGroup::Modp6144 => (&PI, 929_484),
+            NamedGroup::Modp8192 => (&PI, 4_743_158),
+            NamedGroup::Ffdhe2048 => (&E, 560_316),
+            NamedGroup::Ffdhe3072 => (&E, 2_625_351),
+            NamedGroup::Ffdhe4096 => (&E, 5_736_041),
+            NamedGroup::Ffdhe6144 => (&E, 15_705_020),
+            NamedGroup::Ffdhe8192 => (&E, 10_965_728),
             NamedGroup::PseudoMersenne2048 => {
                 // 2^2048 − c: all ones, less c − 1.
                 let mut limbs = vec![u64::MAX; 32];
@@ -119,12 +120,7 @@ impl NamedGroup {
                 return BoxedUint::from_words(limbs);
             }
         };
-        let mut bytes = vec![0u8; hex.len() / 2];
-        for (i, byte) in bytes.iter_mut().enumerate() {
-            let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
-            *byte = digit(hex.as_bytes()[2 * i]) << 4 | digit(hex.as_bytes()[2 * i + 1]);
-        }
-        BoxedUint::from_be_slice_auto(&bytes)
+        primes::rfc_prime(self.bits(), constant, k)
     }
 
     /// The group.

@@ -14,7 +14,7 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use numcrypt_limbs::{BoxedUint, Uint};
-use numcrypt_prime::bench_hooks::{Tuning, generate_prime_tuned, generate_safe_prime_tuned};
+use numcrypt_prime::bench_hooks::{Kind, Tuning, generate_tuned};
 use numcrypt_prime::{PrimeInt, Progress};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -66,12 +66,8 @@ fn measure<U: PrimeInt>(bits: u32, samples: usize, safe: bool, tuning: Tuning) -
             last = *p;
             ControlFlow::Continue(())
         };
-        let _p: U = if safe {
-            generate_safe_prime_tuned(bits, &mut rng, tuning, &mut report)
-        } else {
-            generate_prime_tuned(bits, &mut rng, tuning, &mut report)
-        }
-        .expect("generate");
+        let kind = if safe { Kind::Safe } else { Kind::Prime };
+        let _p: U = generate_tuned(kind, bits, &mut rng, tuning, &mut report).expect("generate");
         times.push(t.elapsed().as_secs_f64() * 1e3);
         rounds += last.tests - if safe { 128 } else { 64 } * last.finalists;
         cands += last.candidates;

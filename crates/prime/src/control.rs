@@ -64,6 +64,10 @@ pub(crate) struct FinalRounds<'a> {
 /// A search over the items `0, 1, 2, … < end`: each worker's state comes
 /// from `new_state`, each item's outcome from `work`.
 pub(crate) struct ItemSearch<'a, S, E> {
+    /// Workers to split the items over (one: in order, on this thread;
+    /// always one without `std`).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))]
+    pub(crate) threads: usize,
     pub(crate) end: u64,
     pub(crate) new_state: &'a (dyn Fn() -> S + Sync),
     #[allow(clippy::type_complexity)]

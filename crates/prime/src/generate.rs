@@ -51,9 +51,13 @@ impl Tuning {
 /// arithmetic instead of the sieve.
 const SIEVE_MIN_BITS: u32 = 64;
 
+/// The two searches the sieve runs (the builder's other kinds are built
+/// on them).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum Kind {
+pub enum Kind {
+    /// A random prime.
     Prime,
+    /// A random safe prime.
     Safe,
 }
 
@@ -179,17 +183,15 @@ impl<U: Unsigned> Zeroize for Event<U> {
 /// `threads` workers, and returns the first item's outcome: the same
 /// either way. `counts` carries the progress counts in and out.
 pub(crate) fn first_in_order<S, E: Zeroize + Send>(
-    threads: usize,
     search: &ItemSearch<'_, S, E>,
     counts: &mut Progress,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Option<(u64, E)>, Cancelled> {
     #[cfg(feature = "std")]
-    if threads > 1 {
-        return crate::parallel::first_in_order(threads, search, counts, progress);
+    if search.threads > 1 {
+        return crate::parallel::first_in_order(search, counts, progress);
     }
     let (end, new_state, work) = (search.end, search.new_state, search.work);
-    let _ = threads;
     let mut ctl = Inline::new(progress);
     let mut state = new_state();
     for item in 0..end {
@@ -234,11 +236,12 @@ impl<U: PrimeInt> Sequence<'_, U> {
             self.window(at, w, counts, ctl)
         };
         let search = ItemSearch {
+            threads,
             end: windows,
             new_state: &new_state,
             work: &work,
         };
-        let found = first_in_order(threads, &search, counts, progress);
+        let found = first_in_order(&search, counts, progress);
         match found {
             Err(Cancelled) => Err(Error::Cancelled),
             Ok(Some((_, Event::Found(p)))) => {

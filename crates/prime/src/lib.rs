@@ -149,28 +149,22 @@ pub const THREADS_PER_CORE: usize = 4;
 pub mod bench_hooks {
     use rand_core::CryptoRng;
 
-    pub use crate::generate::Tuning;
-    use crate::generate::{Kind, search};
+    use crate::generate::search;
+    pub use crate::generate::{Kind, Tuning};
     use crate::{Error, PrimeInt, ProgressFn};
 
-    /// A [`PrimeKind::Prime`](crate::PrimeKind::Prime) search with
-    /// `tuning`.
-    pub fn generate_prime_tuned<U: PrimeInt, R: CryptoRng + ?Sized>(
+    /// A search for a prime of `kind` ([`PrimeKind::Prime`] or
+    /// [`PrimeKind::Safe`]'s) with `tuning`.
+    ///
+    /// [`PrimeKind::Prime`]: crate::PrimeKind::Prime
+    /// [`PrimeKind::Safe`]: crate::PrimeKind::Safe
+    pub fn generate_tuned<U: PrimeInt, R: CryptoRng + ?Sized>(
+        kind: Kind,
         bits: u32,
         rng: &mut R,
         tuning: Tuning,
         progress: ProgressFn<'_>,
     ) -> Result<U, Error> {
-        search(Kind::Prime, bits, rng, 1, tuning, progress)
-    }
-
-    /// A [`PrimeKind::Safe`](crate::PrimeKind::Safe) search with `tuning`.
-    pub fn generate_safe_prime_tuned<U: PrimeInt, R: CryptoRng + ?Sized>(
-        bits: u32,
-        rng: &mut R,
-        tuning: Tuning,
-        progress: ProgressFn<'_>,
-    ) -> Result<U, Error> {
-        search(Kind::Safe, bits, rng, 1, tuning, progress)
+        search(kind, bits, rng, 1, tuning, progress)
     }
 }

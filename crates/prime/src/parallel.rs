@@ -225,12 +225,12 @@ impl<E: Zeroize + Send> Control for Worker<'_, '_, E> {
 /// smallest item that has one is returned, which is what the loop over the
 /// items in order returns.
 pub(crate) fn first_in_order<S, E: Zeroize + Send>(
-    threads: usize,
     search: &ItemSearch<'_, S, E>,
     counts: &mut Progress,
     progress: &mut dyn FnMut(&Progress) -> ControlFlow<()>,
 ) -> Result<Option<(u64, E)>, Cancelled> {
-    let (end, new_state, work) = (search.end, search.new_state, search.work);
+    let (threads, end, new_state, work) =
+        (search.threads, search.end, search.new_state, search.work);
     let shared = Shared {
         threads,
         next: AtomicU64::new(0),

@@ -331,11 +331,12 @@ impl<U: PrimeInt> Fips<U> {
                 Flow::Stop => Flow::Stop,
             };
             let search = ItemSearch {
+                threads,
                 end: size as u64,
                 new_state: &|| (),
                 work: &work,
             };
-            let found = first_in_order(threads, &search, counts, &mut *progress);
+            let found = first_in_order(&search, counts, &mut *progress);
             match found {
                 Ok(Some((i, _))) => {
                     let i = i as usize;

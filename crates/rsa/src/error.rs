@@ -160,31 +160,18 @@ impl fmt::Display for Error {
     }
 }
 
-impl core::error::Error for Error {}
-
-impl From<numcrypt_prime::Error> for Error {
-    fn from(e: numcrypt_prime::Error) -> Self {
-        Error::Prime(e)
-    }
-}
-
-impl From<numcrypt_common::Error> for Error {
-    fn from(e: numcrypt_common::Error) -> Self {
-        use numcrypt_common::Error as Common;
-        match e {
-            Common::UnsupportedHash => Error::UnsupportedHash,
-            Common::MalformedSignature | Common::SignatureOutOfRange => Error::InvalidSignature,
-            Common::UnsupportedAlgorithm => Error::UnsupportedKeyFormat,
-            Common::Rng => Error::Rng,
-            _ => Error::Encoding(der::ErrorKind::Failed.into()),
-        }
-    }
-}
-
-impl From<der::Error> for Error {
-    fn from(e: der::Error) -> Self {
-        Error::Encoding(e)
-    }
+numcrypt_common::error_conversions! {
+    Error,
+    wraps { numcrypt_prime::Error => Prime },
+    common {
+        UnsupportedHash => Error::UnsupportedHash,
+        MalformedSignature => Error::InvalidSignature,
+        SignatureOutOfRange => Error::InvalidSignature,
+        UnsupportedAlgorithm => Error::UnsupportedKeyFormat,
+        Rng => Error::Rng,
+    },
+    otherwise Error::Encoding(der::ErrorKind::Failed.into()),
+    der |e| Error::Encoding(e),
 }
 
 impl From<pkcs1::Error> for Error {

@@ -12,11 +12,7 @@
 //! }
 //! SharedRsaKeyShare ::= SEQUENCE {
 //!     version          INTEGER (2),
-//!     modulus          INTEGER,
-//!     publicExponent   INTEGER,
-//!     parties          INTEGER,
-//!     threshold        INTEGER,
-//!     verificationKeys SEQUENCE OF INTEGER,
+//!     publicKey        SharedRsaPublicKey,
 //!     index            INTEGER,             -- this party, 1-based
 //!     share            INTEGER              -- f(index)
 //! }
@@ -61,11 +57,7 @@ struct PublicDer<'a> {
 #[derive(Sequence)]
 struct ShareDer<'a> {
     version: u8,
-    modulus: UintRef<'a>,
-    public_exponent: u32,
-    parties: u32,
-    threshold: u32,
-    verification_keys: Vec<UintRef<'a>>,
+    public_key: PublicDer<'a>,
     index: u32,
     share: UintRef<'a>,
 }
@@ -218,36 +210,31 @@ impl SharedPublicKey {
             .map_err(|e| Error::InvalidEncoding(e.to_string()))
     }
 
-    fn encode_with<R>(
-        &self,
-        f: impl FnOnce(UintRef<'_>, Vec<UintRef<'_>>) -> Result<R, Error>,
-    ) -> Result<R, Error> {
+    /// Calls `f` with the fields of `SharedRsaPublicKey`, which borrow byte
+    /// strings that live only for the call.
+    fn with_der<R>(&self, f: impl FnOnce(PublicDer<'_>) -> Result<R, Error>) -> Result<R, Error> {
         let n = self.n.to_be_bytes_minimal_vartime();
         let v: Vec<Vec<u8>> = self
             .verification
             .iter()
             .map(BoxedUint::to_be_bytes_minimal_vartime)
             .collect();
-        let refs = v
-            .iter()
-            .map(|b| UintRef::new(b))
-            .collect::<Result<Vec<_>, _>>()?;
-        f(UintRef::new(&n)?, refs)
+        f(PublicDer {
+            version: VERSION,
+            modulus: UintRef::new(&n)?,
+            public_exponent: self.e,
+            parties: self.parties as u32,
+            threshold: self.threshold as u32,
+            verification_keys: v
+                .iter()
+                .map(|b| UintRef::new(b))
+                .collect::<Result<_, _>>()?,
+        })
     }
 
     /// The DER encoding of `SharedRsaPublicKey`.
     pub fn to_der(&self) -> Result<Vec<u8>, Error> {
-        self.encode_with(|modulus, verification_keys| {
-            Ok(PublicDer {
-                version: VERSION,
-                modulus,
-                public_exponent: self.e,
-                parties: self.parties as u32,
-                threshold: self.threshold as u32,
-                verification_keys,
-            }
-            .to_der()?)
-        })
+        self.with_der(|d| Ok(d.to_der()?))
     }
 
     /// PEM (`NUMCRYPT SHARED RSA PUBLIC KEY`).
@@ -259,29 +246,22 @@ impl SharedPublicKey {
     /// Reads [`to_der`](Self::to_der)'s encoding, checking every value.
     pub fn from_der(der: &[u8]) -> Result<Self, Error> {
         check_version(der)?;
-        let d = PublicDer::from_der(der)?;
-        Self::from_der_parts(
-            d.modulus,
-            d.public_exponent,
-            d.parties,
-            d.threshold,
-            &d.verification_keys,
-        )
+        Self::from_der_fields(&PublicDer::from_der(der)?)
     }
 
-    fn from_der_parts(
-        modulus: UintRef<'_>,
-        e: u32,
-        parties: u32,
-        threshold: u32,
-        verification: &[UintRef<'_>],
-    ) -> Result<Self, Error> {
+    fn from_der_fields(d: &PublicDer<'_>) -> Result<Self, Error> {
+        if d.version != VERSION {
+            return Err(Error::InvalidEncoding(format!(
+                "unsupported version {}",
+                d.version
+            )));
+        }
         Self::from_parts(
-            BoxedUint::from_be_slice_auto(modulus.as_bytes()),
-            e,
-            parties as usize,
-            threshold as usize,
-            verification
+            BoxedUint::from_be_slice_auto(d.modulus.as_bytes()),
+            d.public_exponent,
+            d.parties as usize,
+            d.threshold as usize,
+            d.verification_keys
                 .iter()
                 .map(|v| BoxedUint::from_be_slice_auto(v.as_bytes()))
                 .collect(),
@@ -390,15 +370,11 @@ impl SharedKeyShare {
     /// The DER encoding of `SharedRsaKeyShare` (secret).
     pub fn to_der(&self) -> Result<Zeroizing<Vec<u8>>, Error> {
         let share = Zeroizing::new(self.share.to_be_bytes_minimal_vartime());
-        self.public.encode_with(|modulus, verification_keys| {
+        self.public.with_der(|public_key| {
             Ok(Zeroizing::new(
                 ShareDer {
                     version: VERSION,
-                    modulus,
-                    public_exponent: self.public.e,
-                    parties: self.public.parties as u32,
-                    threshold: self.public.threshold as u32,
-                    verification_keys,
+                    public_key,
                     index: self.index as u32 + 1,
                     share: UintRef::new(&share)?,
                 }
@@ -421,13 +397,7 @@ impl SharedKeyShare {
     pub fn from_der(der: &[u8]) -> Result<Self, Error> {
         check_version(der)?;
         let d = ShareDer::from_der(der)?;
-        let public = SharedPublicKey::from_der_parts(
-            d.modulus,
-            d.public_exponent,
-            d.parties,
-            d.threshold,
-            &d.verification_keys,
-        )?;
+        let public = SharedPublicKey::from_der_fields(&d.public_key)?;
         if d.index == 0 {
             return Err(Error::InvalidEncoding(
                 "party index 0 (indices are 1-based)".into(),

@@ -575,16 +575,12 @@ where
     result
 }
 
-fn generate_key_inner<T, R>(
-    transport: &T,
+fn generate_key_inner(
+    transport: &(impl Transport + ?Sized),
     config: &KeyGenConfig,
-    rng: &mut R,
+    rng: &mut (impl CryptoRng + ?Sized),
     progress: KeyGenProgressFn<'_>,
-) -> Result<KeyGenOutput, Error>
-where
-    T: Transport + ?Sized,
-    R: CryptoRng + ?Sized,
-{
+) -> Result<KeyGenOutput, Error> {
     let start = Instant::now();
     let bytes_before = transport.bytes_sent();
     let n = transport.party_count();
