@@ -182,48 +182,58 @@ fn avx2_takes(_: usize) -> bool {
     false
 }
 
-/// Runs `f`, an exponentiation, on `backend` (one of the implementations
-/// in a radix of their own, which must take the size: see
-/// [`Exponentiation::available`]) for the `K` moduli of `ctxs`, converting
-/// in and out (see [`radix`]). Returns `false`, having done nothing, if it
+/// An exponentiation for a backend in a radix of its own: `K` moduli of
+/// one limb count (`ctxs`), the bases in the limbs' Montgomery form, where
+/// the results go, and the exponentiation itself (only the x86_64 vector
+/// backends run one so far).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) struct ExpJob<'a, 'c, 't, const K: usize> {
+    pub(crate) outs: [&'a mut [Limb]; K],
+    pub(crate) bases: [&'a [Limb]; K],
+    pub(crate) ctxs: [&'a MontyCtx<'c>; K],
+    pub(crate) f: &'a mut ExpTask<'t>,
+}
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+impl<const K: usize> ExpJob<'_, '_, '_, K> {
+    /// The moduli's common limb count, or `None` if they differ or lack
+    /// `R² mod m`.
+    pub(crate) fn nlimbs(&self) -> Option<usize> {
+        let n = self.ctxs[0].m.len();
+        let uniform = self.ctxs.iter().all(|c| c.m.len() == n && c.r2.len() == n);
+        uniform.then_some(n)
+    }
+}
+
+/// Runs `job` on `backend` (one of the implementations in a radix of their
+/// own, which must take the size: see [`Exponentiation::available`]),
+/// converting in and out (see `radix`). Returns `false`, having done nothing, if it
 /// cannot (always, for [`Exponentiation::LimbKernels`]). The conversions
 /// run on the slice kernels [`selection`] chose.
 pub(crate) fn run_exponentiation<const K: usize>(
     backend: Exponentiation,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
     if backend == Exponentiation::LimbKernels {
         return false;
     }
-    run_vector_exponentiation(backend, outs, bases, ctxs, f)
+    run_vector_exponentiation(backend, job)
 }
 
 #[cfg(target_arch = "x86_64")]
 fn run_vector_exponentiation<const K: usize>(
     backend: Exponentiation,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
     dispatch!(k => match (backend, ifma_variant(backend)) {
-        (_, Some(variant)) => x86_64_ifma::run(&k, variant, outs, bases, ctxs, f),
-        (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, outs, bases, ctxs, f),
+        (_, Some(variant)) => x86_64_ifma::run(&k, variant, job),
+        (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, job),
         _ => false,
     })
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn run_vector_exponentiation<const K: usize>(
-    _: Exponentiation,
-    _: [&mut [Limb]; K],
-    _: [&[Limb]; K],
-    _: [&MontyCtx<'_>; K],
-    _: &mut ExpTask<'_>,
-) -> bool {
+fn run_vector_exponentiation<const K: usize>(_: Exponentiation, _: ExpJob<'_, '_, '_, K>) -> bool {
     false
 }
 
@@ -234,6 +244,7 @@ const DISABLE_IFMA512: u32 = 1 << 2;
 const DISABLE_AVX2: u32 = 1 << 3;
 
 /// What the CPU has.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
 const HAS_ADX: u32 = 1 << 8;
 const HAS_IFMA: u32 = 1 << 9;
 /// The rule prefers 512-bit IFMA kernels on this CPU.
@@ -378,6 +389,7 @@ impl fmt::Debug for Selection {
 /// measured faster (benches/RESULTS.md, "Zen 5"). Everywhere else, Intel
 /// included, this crate has no measurement and follows OpenSSL and AWS-LC,
 /// which run 256-bit IFMA kernels on every CPU.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
 pub(crate) fn ifma_rule(cpu: &Cpu) -> Exponentiation {
     match (cpu.vendor(), cpu.family()) {
         ("AuthenticAMD", 0x1a..) => Exponentiation::Ifma512,
@@ -396,6 +408,7 @@ pub(crate) fn ifma_rule(cpu: &Cpu) -> Exponentiation {
 /// nothing credible for newer Intel cores, so every other CPU keeps the
 /// limb kernels (crates/limbs/README.md, "CPU selection"; the figures in
 /// benches/RESULTS.md, "Zen 4").
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
 pub(crate) fn avx2_rule(cpu: &Cpu) -> bool {
     matches!((cpu.vendor(), cpu.family()), ("AuthenticAMD", 0x19..))
 }

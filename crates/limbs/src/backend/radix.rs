@@ -13,8 +13,9 @@
 use zeroize::Zeroize;
 
 use crate::Limb;
+use crate::backend::ExpJob;
 use crate::ops::kernels::Kernels;
-use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::ops::montmul::{MontMul, MontyCtx};
 
 /// Largest window of these backends: a table of 32 entries, which keeps
 /// their stack below about 40 KiB at the largest sizes.
@@ -129,13 +130,30 @@ impl Digits {
     }
 }
 
+/// `$body` with the constant `$V` set to `$count`, if `$count` is one of
+/// the literals listed (`None` otherwise): how a run-time vector count
+/// picks the kernels monomorphised for it.
+macro_rules! with_vector_count {
+    ($count:expr, [$($v:literal)*], |$V:ident| $body:expr) => {
+        match $count {
+            $($v => {
+                const $V: usize = $v;
+                Some($body)
+            })*
+            _ => None,
+        }
+    };
+}
+pub(crate) use with_vector_count;
+
 /// Runs an exponentiation on a backend's arithmetic: `arith` holds the
 /// moduli already; elements are `K` values of `words` words holding
 /// `digits` significant digits of `radix` (congruences modulo `arith`'s
-/// moduli hold modulo `ctxs`' moduli: `arith` may work modulo a multiple).
-/// Converts the `bases` (limb Montgomery form) in, runs `f` on elements that
-/// hold all `K` values, and converts the results back into `outs`, fully
-/// reduced, with the limb Montgomery operations of `limbs`. `elems` are four spare elements, `scratch` holds
+/// moduli hold modulo the job's moduli: `arith` may work modulo a
+/// multiple). Converts the job's bases (limb Montgomery form) in, runs its
+/// exponentiation on elements that hold all `K` values, and converts the
+/// results back, fully reduced, with the limb Montgomery operations of
+/// `limbs`. `elems` are four spare elements, `scratch` holds
 /// [`SCRATCH_ELEMS`]; both are wiped before returning.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn exponentiate<const K: usize>(
@@ -144,13 +162,16 @@ pub(crate) fn exponentiate<const K: usize>(
     radix: Digits,
     digits: usize,
     words: usize,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
+    job: ExpJob<'_, '_, '_, K>,
     elems: [&mut [u64]; 4],
     scratch: &mut [u64],
-    f: &mut ExpTask<'_>,
 ) {
+    let ExpJob {
+        outs,
+        bases,
+        ctxs,
+        f,
+    } = job;
     let n = ctxs[0].m.len();
     let [factor, one, x, y] = elems;
     for (k, ctx) in ctxs.iter().enumerate() {

@@ -1,7 +1,7 @@
 //! Modular exponentiation on Montgomery-form limb slices.
 
 use crate::Limb;
-use crate::backend::{Exponentiation, dispatch, run_exponentiation};
+use crate::backend::{ExpJob, Exponentiation, dispatch, run_exponentiation};
 use crate::ops::ct;
 use crate::ops::kernels::Kernels;
 use crate::ops::montmul::{MAX_WINDOW, MontMul, MontyCtx};
@@ -133,15 +133,15 @@ pub(crate) fn pow_ct(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    if run_exponentiation(
-        backend,
-        [&mut *out],
-        [base],
-        [ctx],
-        &mut |arith, out, base, one, scratch| {
+    let job = ExpJob {
+        outs: [&mut *out],
+        bases: [base],
+        ctxs: [ctx],
+        f: &mut |arith, out, base, one, scratch| {
             pow_ct_with(arith, out, base, exp, exp_bits, one, scratch)
         },
-    ) {
+    };
+    if run_exponentiation(backend, job) {
         return;
     }
     let n = ctx.m.len();
@@ -212,15 +212,15 @@ pub(crate) fn pow_ct_pair(
     exp_bits: u32,
     ctxs: [&MontyCtx<'_>; 2],
 ) {
-    let ran = run_exponentiation(
-        backend,
+    let job = ExpJob {
         outs,
         bases,
         ctxs,
-        &mut |arith, out, base, one, scratch| {
+        f: &mut |arith, out, base, one, scratch| {
             pow_ct_with(arith, out, base, &exps, exp_bits, one, scratch)
         },
-    );
+    };
+    let ran = run_exponentiation(backend, job);
     assert!(ran, "the caller checked that the backend takes the pair");
 }
 
@@ -235,13 +235,15 @@ pub(crate) fn pow_vartime_pair(
     exp: &[Limb],
     ctxs: [&MontyCtx<'_>; 2],
 ) {
-    let ran = run_exponentiation(
-        backend,
+    let job = ExpJob {
         outs,
         bases,
         ctxs,
-        &mut |arith, out, base, one, scratch| pow_vartime_with(arith, out, base, exp, one, scratch),
-    );
+        f: &mut |arith, out, base, one, scratch| {
+            pow_vartime_with(arith, out, base, exp, one, scratch)
+        },
+    };
+    let ran = run_exponentiation(backend, job);
     assert!(ran, "the caller checked that the backend takes the pair");
 }
 
@@ -256,13 +258,15 @@ pub(crate) fn pow_vartime(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    if run_exponentiation(
-        backend,
-        [&mut *out],
-        [base],
-        [ctx],
-        &mut |arith, out, base, one, scratch| pow_vartime_with(arith, out, base, exp, one, scratch),
-    ) {
+    let job = ExpJob {
+        outs: [&mut *out],
+        bases: [base],
+        ctxs: [ctx],
+        f: &mut |arith, out, base, one, scratch| {
+            pow_vartime_with(arith, out, base, exp, one, scratch)
+        },
+    };
+    if run_exponentiation(backend, job) {
         return;
     }
     let n = ctx.m.len();

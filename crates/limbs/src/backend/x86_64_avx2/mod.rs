@@ -37,11 +37,12 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use crate::Limb;
-use crate::backend::radix::LimbMontgomery;
+use crate::backend::ExpJob;
 use crate::backend::radix::{
-    Aligned, DigitLayout, Digits, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    Aligned, DigitLayout, Digits, LimbMontgomery, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    with_vector_count,
 };
-use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::ops::montmul::MontMul;
 
 #[path = "gen/amm.rs"]
 mod generated;
@@ -187,33 +188,17 @@ pub(crate) fn takes(n: usize) -> bool {
 /// moduli of `ctxs` (of one limb count), as the IFMA backend's `run` does.
 /// Returns `false`, having done nothing, when the CPU lacks AVX2 or the
 /// size has no kernel (see [`takes`]).
-pub(crate) fn run<const K: usize>(
-    limbs: &dyn LimbMontgomery,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
-) -> bool {
+pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_, '_, K>) -> bool {
     let Some(avx2) = Avx2::detect() else {
         return false;
     };
-    let n = ctxs[0].m.len();
-    if ctxs.iter().any(|c| c.m.len() != n || c.r2.len() != n) {
-        return false;
-    }
-    let Some((digits, vectors, kernel)) = shape(n) else {
+    let Some((digits, vectors, kernel)) = job.nlimbs().and_then(shape) else {
         return false;
     };
-    macro_rules! sizes {
-        ($($v:literal)*) => {
-            match vectors {
-                $($v => run_sized::<$v, K>(limbs, avx2, kernel, digits, outs, bases, ctxs, f),)*
-                _ => return false,
-            }
-        };
-    }
-    sizes!(10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26);
-    true
+    with_vector_count!(vectors, [10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26], |V| {
+        run_sized::<V, K>(limbs, avx2, kernel, digits, job)
+    })
+    .is_some()
 }
 
 /// `K` values of `V` vectors each: one element.
@@ -224,16 +209,12 @@ type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
 /// set.
 type Consts = [[u64; 4]; 4];
 
-#[allow(clippy::too_many_arguments)]
 fn run_sized<const V: usize, const K: usize>(
     limbs: &dyn LimbMontgomery,
     avx2: Avx2,
     kernel: AmmKernel,
     digits: usize,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) {
     let zero: Elem<V, K> = [[[0; LANES]; V]; K];
     let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
@@ -250,7 +231,7 @@ fn run_sized<const V: usize, const K: usize>(
         acc: Aligned([[0; LANES]; V]),
         digits,
     };
-    for (k, ctx) in ctxs.iter().enumerate() {
+    for (k, ctx) in job.ctxs.iter().enumerate() {
         let words = scratch
             .0
             .as_flattened_mut()
@@ -273,16 +254,13 @@ fn run_sized<const V: usize, const K: usize>(
         radix,
         digits,
         V * LANES,
-        outs,
-        bases,
-        ctxs,
+        job,
         [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut()),
         scratch
             .0
             .as_flattened_mut()
             .as_flattened_mut()
             .as_flattened_mut(),
-        f,
     );
     arith.m.0.as_flattened_mut().as_flattened_mut().zeroize();
     arith

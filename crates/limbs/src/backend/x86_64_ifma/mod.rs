@@ -44,9 +44,8 @@
 use core::arch::x86_64::*;
 
 use super::radix::{DigitLayout, Digits};
-use crate::Limb;
+use crate::backend::ExpJob;
 use crate::backend::radix::LimbMontgomery;
-use crate::ops::montmul::{ExpTask, MontyCtx};
 
 mod ymm;
 mod zmm;
@@ -110,31 +109,23 @@ pub(crate) fn takes(variant: Variant, n: usize, interleave: usize) -> bool {
     }
 }
 
-/// Runs `f`, an exponentiation, on `variant`'s arithmetic for the `K`
-/// moduli of `ctxs` (of one limb count): converts the `bases` (limb
-/// Montgomery form) into the AMM domain, runs `f` there on elements that
-/// hold all `K` values, and converts the results back into `outs`, fully
+/// Runs `job` on `variant`'s arithmetic: converts the bases (limb
+/// Montgomery form) into the AMM domain, runs the exponentiation there on
+/// elements that hold all `K` values, and converts the results back, fully
 /// reduced (the conversions on `limbs`). Returns `false`, having done
 /// nothing, when the CPU lacks IFMA or `variant` does not take the size
 /// (see [`takes`]).
 pub(crate) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     variant: Variant,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
     let Some(ifma) = Ifma::detect() else {
         return false;
     };
-    let n = ctxs[0].m.len();
-    if ctxs.iter().any(|c| c.m.len() != n || c.r2.len() != n) {
-        return false;
-    }
     match variant {
-        Variant::Ymm => ymm::run(limbs, ifma, outs, bases, ctxs, f),
-        Variant::Zmm => zmm::run(limbs, ifma, outs, bases, ctxs, f),
+        Variant::Ymm => ymm::run(limbs, ifma, job),
+        Variant::Zmm => zmm::run(limbs, ifma, job),
     }
 }
 

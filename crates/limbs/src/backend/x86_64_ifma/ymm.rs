@@ -9,10 +9,12 @@
 //! and the contract); this file picks a kernel and feeds it.
 
 use super::{Ifma, MASK52, radix};
-use crate::Limb;
-use crate::backend::radix::LimbMontgomery;
-use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
-use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::backend::ExpJob;
+use crate::backend::radix::{
+    Aligned, DigitLayout, LimbMontgomery, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    with_vector_count,
+};
+use crate::ops::montmul::MontMul;
 
 #[path = "gen/ymm.rs"]
 mod generated;
@@ -54,39 +56,26 @@ pub(super) fn takes(n: usize, interleave: usize) -> bool {
 pub(super) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     ifma: Ifma,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
-    let Some((digits, vectors, kernel)) = shape(ctxs[0].m.len(), K) else {
+    let Some((digits, vectors, kernel)) = job.nlimbs().and_then(|n| shape(n, K)) else {
         return false;
     };
-    macro_rules! sizes {
-        ($($v:literal)*) => {
-            match vectors {
-                $($v => run_sized::<$v, K>(limbs, ifma, kernel, digits, outs, bases, ctxs, f),)*
-                _ => return false,
-            }
-        };
-    }
-    sizes!(5 6 7 8 9 10 11 12 13 14 15 16);
-    true
+    with_vector_count!(vectors, [5 6 7 8 9 10 11 12 13 14 15 16], |V| {
+        run_sized::<V, K>(limbs, ifma, kernel, digits, job)
+    })
+    .is_some()
 }
 
 /// `K` values of `V` vectors each: one AMM-domain element.
 type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
 
-#[allow(clippy::too_many_arguments)]
 fn run_sized<const V: usize, const K: usize>(
     limbs: &dyn LimbMontgomery,
     ifma: Ifma,
     kernel: AmmKernel,
     digits: usize,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) {
     let zero: Elem<V, K> = [[[0; LANES]; V]; K];
     let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
@@ -99,7 +88,7 @@ fn run_sized<const V: usize, const K: usize>(
         digits,
     };
     let digits_of = radix(DigitLayout::Strided { vectors: V });
-    for (k, ctx) in ctxs.iter().enumerate() {
+    for (k, ctx) in job.ctxs.iter().enumerate() {
         digits_of.split(ctx.m, arith.m.0[k].as_flattened_mut());
         arith.params[k] = ctx.m_inv & MASK52;
     }
@@ -110,16 +99,13 @@ fn run_sized<const V: usize, const K: usize>(
         digits_of,
         digits,
         V * LANES,
-        outs,
-        bases,
-        ctxs,
+        job,
         [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut()),
         scratch
             .0
             .as_flattened_mut()
             .as_flattened_mut()
             .as_flattened_mut(),
-        f,
     );
     zeroize::Zeroize::zeroize(arith.m.0.as_flattened_mut().as_flattened_mut());
     zeroize::Zeroize::zeroize(&mut arith.params);

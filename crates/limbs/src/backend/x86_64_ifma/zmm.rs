@@ -27,10 +27,12 @@
 use core::arch::x86_64::*;
 
 use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
-use crate::Limb;
-use crate::backend::radix::LimbMontgomery;
-use crate::backend::radix::{Aligned, DigitLayout, MAX_WINDOW, SCRATCH_ELEMS, exponentiate};
-use crate::ops::montmul::{ExpTask, MontMul, MontyCtx};
+use crate::backend::ExpJob;
+use crate::backend::radix::{
+    Aligned, DigitLayout, LimbMontgomery, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    with_vector_count,
+};
+use crate::ops::montmul::MontMul;
 
 /// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
 /// which covers the CRT halves of RSA up to 13184 bits). Larger moduli use
@@ -65,24 +67,15 @@ pub(super) fn takes(n: usize, interleave: usize) -> bool {
 pub(super) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     ifma: Ifma,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
-    let Some((digits, vectors)) = shape(ctxs[0].m.len(), K) else {
+    let Some((digits, vectors)) = job.nlimbs().and_then(|n| shape(n, K)) else {
         return false;
     };
-    macro_rules! sizes {
-        ($($v:literal)*) => {
-            match vectors {
-                $($v => run_sized::<$v, K>(limbs, ifma, digits, outs, bases, ctxs, f),)*
-                _ => return false,
-            }
-        };
-    }
-    sizes!(3 4 5 6 7 8 9 10 11 12 13 14 15 16);
-    true
+    with_vector_count!(vectors, [3 4 5 6 7 8 9 10 11 12 13 14 15 16], |V| {
+        run_sized::<V, K>(limbs, ifma, digits, job)
+    })
+    .is_some()
 }
 
 /// `K` values of `V` vectors each: one AMM-domain element.
@@ -92,10 +85,7 @@ fn run_sized<const V: usize, const K: usize>(
     limbs: &dyn LimbMontgomery,
     ifma: Ifma,
     digits: usize,
-    outs: [&mut [Limb]; K],
-    bases: [&[Limb]; K],
-    ctxs: [&MontyCtx<'_>; K],
-    f: &mut ExpTask<'_>,
+    job: ExpJob<'_, '_, '_, K>,
 ) {
     let zero: Elem<V, K> = [[[0; LANES]; V]; K];
     let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
@@ -105,7 +95,7 @@ fn run_sized<const V: usize, const K: usize>(
         m: zero,
         digits,
     };
-    for (k, ctx) in ctxs.iter().enumerate() {
+    for (k, ctx) in job.ctxs.iter().enumerate() {
         let words = scratch
             .0
             .as_flattened_mut()
@@ -125,16 +115,13 @@ fn run_sized<const V: usize, const K: usize>(
         radix(DigitLayout::Contiguous),
         digits,
         V * LANES,
-        outs,
-        bases,
-        ctxs,
+        job,
         [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut()),
         scratch
             .0
             .as_flattened_mut()
             .as_flattened_mut()
             .as_flattened_mut(),
-        f,
     );
     zeroize::Zeroize::zeroize(arith.m.as_flattened_mut().as_flattened_mut());
 }
