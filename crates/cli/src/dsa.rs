@@ -120,7 +120,7 @@ pub fn run(command: DsaCommand) -> ExitCode {
             args,
             randomized,
             files,
-        } => sign(&key, &args, randomized, &files.input, files.out.as_deref()),
+        } => sign(&key, &args, randomized, &files),
         DsaCommand::Verify { args, files } => {
             return verify(&files.public, &args, &files.input, &files.sig);
         }
@@ -188,17 +188,16 @@ fn keygen(params_path: &Path, out: &KeyOut) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", params_path.display()))?;
     let key = SigningKey::generate(&params, &mut rng()?)
         .map_err(|e| format!("{}: {e}", params_path.display()))?;
-    let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
-    write_private_key(target, &der, &out.passout)
+    write_private_key(target, &key, &out.passout)
 }
 
 fn sign(
     key: &KeyIn,
     args: &SignatureArgs,
     randomized: bool,
-    input: &Path,
-    out: Option<&Path>,
+    files: &SignFiles,
 ) -> Result<(), String> {
+    let SignFiles { input, out } = files;
     let hash = hash("--hash", &args.hash)?;
     let key = KEYS.load_key(key)?;
     let digest = digest_file(hash, input)?;
@@ -214,7 +213,7 @@ fn sign(
             .to_p1363(key.params().scalar_len())
             .map_err(|e| e.to_string())?,
     };
-    write_public(out, &bytes)
+    write_public(out.as_deref(), &bytes)
 }
 
 fn verify(public: &Path, args: &SignatureArgs, input: &Path, sig: &Path) -> ExitCode {

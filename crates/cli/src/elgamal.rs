@@ -89,9 +89,7 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
         ElgamalCommand::Pubkey(args) => KEYS.write_public_key(&args),
         ElgamalCommand::Encrypt { aad, files } => encrypt(&aad, &files),
         ElgamalCommand::Decrypt { aad, files } => decrypt(&aad, &files),
-        ElgamalCommand::Sign { key, hash, files } => {
-            sign(&key, &hash, &files.input, files.out.as_deref())
-        }
+        ElgamalCommand::Sign { key, hash, files } => sign(&key, &hash, &files),
         ElgamalCommand::Verify { hash, files } => {
             return verify(&files.public, &hash, &files.input, &files.sig);
         }
@@ -132,8 +130,7 @@ fn keygen(group_name: &str, bits: Option<u32>, out: &KeyOut) -> Result<(), Strin
             .group(),
     };
     let key = SecretKey::generate(&group, &mut rng).map_err(|e| e.to_string())?;
-    let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
-    write_private_key(target, &der, &out.passout)
+    write_private_key(target, &key, &out.passout)
 }
 
 fn encrypt(aad: &str, files: &EncryptFiles) -> Result<(), String> {
@@ -216,7 +213,8 @@ fn decrypt(aad: &str, files: &DecryptFiles) -> Result<(), String> {
     }
 }
 
-fn sign(key: &KeyIn, hash_name: &str, input: &Path, out: Option<&Path>) -> Result<(), String> {
+fn sign(key: &KeyIn, hash_name: &str, files: &SignFiles) -> Result<(), String> {
+    let SignFiles { input, out } = files;
     let hash = hash("--hash", hash_name)?;
     let key = KEYS.load_key(key)?;
     let digest = digest_file(hash, input)?;
@@ -232,7 +230,7 @@ fn sign(key: &KeyIn, hash_name: &str, input: &Path, out: Option<&Path>) -> Resul
         }
     }
     .map_err(|e| e.to_string())?;
-    write_public(out, &sig.to_der())
+    write_public(out.as_deref(), &sig.to_der())
 }
 
 fn verify(public: &Path, hash_name: &str, input: &Path, sig: &Path) -> ExitCode {

@@ -189,10 +189,15 @@ fn password(flag: &str, source: &str) -> Result<Zeroizing<String>, String> {
     }
 }
 
-/// Writes a private key given as PKCS#8 DER: as PEM (`PRIVATE KEY`), or
-/// encrypted with the `--passout` password (`ENCRYPTED PRIVATE KEY`).
-pub fn write_private_key(out: Output, pkcs8_der: &[u8], passout: &PassOut) -> Result<(), String> {
-    let info = PrivateKeyInfoRef::from_der(pkcs8_der).map_err(|e| e.to_string())?;
+/// Writes a private key as PKCS#8 PEM (`PRIVATE KEY`), or encrypted with
+/// the `--passout` password (`ENCRYPTED PRIVATE KEY`).
+pub fn write_private_key(
+    out: Output,
+    key: &impl pkcs8::EncodePrivateKey,
+    passout: &PassOut,
+) -> Result<(), String> {
+    let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
+    let info = PrivateKeyInfoRef::from_der(der.as_bytes()).map_err(|e| e.to_string())?;
     let pem = match &passout.passout {
         None => pkcs8::der::SecretDocument::try_from(info)
             .and_then(|doc| Ok(doc.to_pem(PrivateKeyInfoRef::PEM_LABEL, LineEnding::LF)?))

@@ -168,13 +168,7 @@ pub fn run(command: RsaCommand) -> ExitCode {
             scheme,
             allow_sha1,
             files,
-        } => sign(
-            &key,
-            &scheme,
-            allow_sha1,
-            &files.input,
-            files.out.as_deref(),
-        ),
+        } => sign(&key, &scheme, allow_sha1, &files),
         RsaCommand::Verify { scheme, files } => {
             return verify(&files.public, &scheme, &files.input, &files.sig);
         }
@@ -333,17 +327,11 @@ fn keygen(
             }
             _ => format!("--bits {bits}: {e}"),
         })?;
-    let der = key.to_pkcs8_der().map_err(|e| e.to_string())?;
-    write_private_key(target, &der, &out.passout)
+    write_private_key(target, &key, &out.passout)
 }
 
-fn sign(
-    key: &KeyIn,
-    args: &SchemeArgs,
-    allow_sha1: bool,
-    input: &Path,
-    out: Option<&Path>,
-) -> Result<(), String> {
+fn sign(key: &KeyIn, args: &SchemeArgs, allow_sha1: bool, files: &SignFiles) -> Result<(), String> {
+    let SignFiles { input, out } = files;
     let key = KEYS.load_key(key)?;
     let signing = args.resolve(key.public_key(), false)?;
     if signing.hash() == HashAlg::Sha1 && !allow_sha1 {
@@ -375,7 +363,7 @@ fn sign(
         }
     }
     .map_err(|e| std::error::Error::source(&e).map_or_else(|| e.to_string(), |c| c.to_string()))?;
-    write_public(out, sig.as_bytes())
+    write_public(out.as_deref(), sig.as_bytes())
 }
 
 fn verify(public: &Path, args: &SchemeArgs, input: &Path, sig: &Path) -> ExitCode {
