@@ -64,22 +64,37 @@ impl Default for Aarch64 {
     }
 }
 
-impl Kernels for Aarch64 {
-    #[inline]
-    fn mul_1(self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
+/// One row `r (+)= a·b` of `n = a.len() = r.len() > 0` limbs, returning
+/// the carry limb: four limbs a turn, the products of `a0..a3` (the high
+/// halves back in `a0..a3`, the low ones in `l0..l3`) taken after
+/// `block_load`, and `block` adding them to `c`, the carry from below (and
+/// to `r0..r3`); then the `n mod 4` remaining limbs one at a time, the
+/// product of `a0` (`l0` low, `a0` high) taken after `limb_load`, and
+/// `limb` adding it. `r_regs` names the registers that hold limbs of `r`.
+macro_rules! mul_row {
+    (
+        $r:expr, $a:expr, $b:expr,
+        block_load: [$($block_load:literal),* $(,)?],
+        block: [$($block:literal),* $(,)?],
+        limb_load: [$($limb_load:literal),* $(,)?],
+        limb: [$($limb:literal),* $(,)?],
+        r_regs: [$($r_reg:ident),* $(,)?] $(,)?
+    ) => {{
+        let (r, a, b): (&mut [Limb], &[Limb], Limb) = ($r, $a, $b);
         assert!(r.len() == a.len() && !a.is_empty());
         let n = a.len();
         let carry: Limb;
         // SAFETY: baseline AArch64 instructions only. The block reads
-        // a[0..n] and writes r[0..n] only (n = both lengths, checked above),
-        // through pointers derived from the slices; it declares every
-        // register it changes and uses no stack.
+        // a[0..n] and reads and writes r[0..n] only (n = both lengths,
+        // checked above), through pointers derived from the slices; it
+        // declares every register it changes and uses no stack.
         unsafe {
             asm!(
                 "cbz {blocks}, 3f",
                 "2:",
                 "ldp {a0}, {a1}, [{ap}], #16",
                 "ldp {a2}, {a3}, [{ap}], #16",
+                $($block_load,)*
                 "mul {l0}, {a0}, {b}",
                 "mul {l1}, {a1}, {b}",
                 "mul {l2}, {a2}, {b}",
@@ -88,25 +103,17 @@ impl Kernels for Aarch64 {
                 "umulh {a1}, {a1}, {b}",
                 "umulh {a2}, {a2}, {b}",
                 "umulh {a3}, {a3}, {b}",
-                // Each high half goes one limb up; c is the one from below.
-                "adds {l0}, {l0}, {c}",
-                "adcs {l1}, {l1}, {a0}",
-                "adcs {l2}, {l2}, {a1}",
-                "adcs {l3}, {l3}, {a2}",
-                "adc {c}, {a3}, xzr",
-                "stp {l0}, {l1}, [{rp}], #16",
-                "stp {l2}, {l3}, [{rp}], #16",
+                $($block,)*
                 "sub {blocks}, {blocks}, #1",
                 "cbnz {blocks}, 2b",
                 "3:",
                 "cbz {rest}, 5f",
                 "4:",
                 "ldr {a0}, [{ap}], #8",
+                $($limb_load,)*
                 "mul {l0}, {a0}, {b}",
                 "umulh {a0}, {a0}, {b}",
-                "adds {l0}, {l0}, {c}",
-                "adc {c}, {a0}, xzr",
-                "str {l0}, [{rp}], #8",
+                $($limb,)*
                 "sub {rest}, {rest}, #1",
                 "cbnz {rest}, 4b",
                 "5:",
@@ -124,36 +131,46 @@ impl Kernels for Aarch64 {
                 l1 = out(reg) _,
                 l2 = out(reg) _,
                 l3 = out(reg) _,
+                $($r_reg = out(reg) _,)*
                 options(nostack),
             );
         }
         carry
+    }};
+}
+
+impl Kernels for Aarch64 {
+    #[inline]
+    fn mul_1(self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
+        mul_row!(
+            r, a, b,
+            block_load: [],
+            // Each high half goes one limb up; c is the one from below.
+            block: [
+                "adds {l0}, {l0}, {c}",
+                "adcs {l1}, {l1}, {a0}",
+                "adcs {l2}, {l2}, {a1}",
+                "adcs {l3}, {l3}, {a2}",
+                "adc {c}, {a3}, xzr",
+                "stp {l0}, {l1}, [{rp}], #16",
+                "stp {l2}, {l3}, [{rp}], #16",
+            ],
+            limb_load: [],
+            limb: [
+                "adds {l0}, {l0}, {c}",
+                "adc {c}, {a0}, xzr",
+                "str {l0}, [{rp}], #8",
+            ],
+            r_regs: [],
+        )
     }
 
     #[inline]
     fn addmul_1(self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
-        assert!(r.len() == a.len() && !a.is_empty());
-        let n = a.len();
-        let carry: Limb;
-        // SAFETY: as in `mul_1`: baseline instructions; the block reads
-        // a[0..n] and reads and writes r[0..n] only, declares every register
-        // it changes and uses no stack.
-        unsafe {
-            asm!(
-                "cbz {blocks}, 3f",
-                "2:",
-                "ldp {a0}, {a1}, [{ap}], #16",
-                "ldp {a2}, {a3}, [{ap}], #16",
-                "ldp {r0}, {r1}, [{rp}]",
-                "ldp {r2}, {r3}, [{rp}, #16]",
-                "mul {l0}, {a0}, {b}",
-                "mul {l1}, {a1}, {b}",
-                "mul {l2}, {a2}, {b}",
-                "mul {l3}, {a3}, {b}",
-                "umulh {a0}, {a0}, {b}",
-                "umulh {a1}, {a1}, {b}",
-                "umulh {a2}, {a2}, {b}",
-                "umulh {a3}, {a3}, {b}",
+        mul_row!(
+            r, a, b,
+            block_load: ["ldp {r0}, {r1}, [{rp}]", "ldp {r2}, {r3}, [{rp}, #16]"],
+            block: [
                 // Low halves into r; the carry out goes into the top high
                 // half, which is at most 2^64 - 2.
                 "adds {r0}, {r0}, {l0}",
@@ -170,45 +187,17 @@ impl Kernels for Aarch64 {
                 "adc {c}, {a3}, xzr",
                 "stp {r0}, {r1}, [{rp}], #16",
                 "stp {r2}, {r3}, [{rp}], #16",
-                "sub {blocks}, {blocks}, #1",
-                "cbnz {blocks}, 2b",
-                "3:",
-                "cbz {rest}, 5f",
-                "4:",
-                "ldr {a0}, [{ap}], #8",
-                "ldr {r0}, [{rp}]",
-                "mul {l0}, {a0}, {b}",
-                "umulh {a0}, {a0}, {b}",
+            ],
+            limb_load: ["ldr {r0}, [{rp}]"],
+            limb: [
                 "adds {r0}, {r0}, {l0}",
                 "adc {a0}, {a0}, xzr",
                 "adds {r0}, {r0}, {c}",
                 "adc {c}, {a0}, xzr",
                 "str {r0}, [{rp}], #8",
-                "sub {rest}, {rest}, #1",
-                "cbnz {rest}, 4b",
-                "5:",
-                blocks = inout(reg) n / 4 => _,
-                rest = inout(reg) n % 4 => _,
-                ap = inout(reg) a.as_ptr() => _,
-                rp = inout(reg) r.as_mut_ptr() => _,
-                b = in(reg) b,
-                c = inout(reg) 0 as Limb => carry,
-                a0 = out(reg) _,
-                a1 = out(reg) _,
-                a2 = out(reg) _,
-                a3 = out(reg) _,
-                r0 = out(reg) _,
-                r1 = out(reg) _,
-                r2 = out(reg) _,
-                r3 = out(reg) _,
-                l0 = out(reg) _,
-                l1 = out(reg) _,
-                l2 = out(reg) _,
-                l3 = out(reg) _,
-                options(nostack),
-            );
-        }
-        carry
+            ],
+            r_regs: [r0, r1, r2, r3],
+        )
     }
 
     /// 4, 6 and 8 limbs (256, 384 and 512 bits) get a fully unrolled

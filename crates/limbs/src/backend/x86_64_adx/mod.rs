@@ -167,6 +167,71 @@ impl Adx {
     }
 }
 
+/// One row `r (+)= a·b` of `n = a.len() = r.len() > 0` limbs with `mulx`,
+/// returning the carry limb: `block` does four limbs a turn (entered with
+/// the previous high limb in `hi` and `t` free; CF and OF are the carry
+/// chains, kept across turns because `lea` and `jrcxz` leave the flags
+/// alone), `fold` adds the chains' carries into `hi` (with `t` = 0) after
+/// the last block, and `limb` does one of the `n mod 4` remaining limbs,
+/// leaving the low word in `lo` and the high one in `t`.
+macro_rules! mulx_row {
+    (
+        $adx:expr, $r:expr, $a:expr, $b:expr,
+        block: [$($block:literal),* $(,)?],
+        fold: [$($fold:literal),* $(,)?],
+        limb: [$($limb:literal),* $(,)?] $(,)?
+    ) => {{
+        let (_, r, a, b): (Adx, &mut [Limb], &[Limb], Limb) = ($adx, $r, $a, $b);
+        assert!(r.len() == a.len() && !a.is_empty());
+        let n = a.len();
+        let carry: Limb;
+        // SAFETY: the `Adx` value proves the CPU has BMI2 (mulx) and ADX
+        // (adcx, adox). The block reads a[0..n] and reads and writes r[0..n]
+        // only (n = both lengths, checked above), through pointers derived
+        // from the slices; it declares every register it changes and uses no
+        // stack.
+        unsafe {
+            asm!(
+                "xor {hi:e}, {hi:e}",           // hi = 0, CF = OF = 0
+                "test rcx, rcx",                // keeps CF = OF = 0
+                "jz 3f",
+                "2:",
+                $($block,)*
+                "lea {ap}, [{ap} + 32]",
+                "lea {rp}, [{rp} + 32]",
+                "lea rcx, [rcx - 1]",
+                "jrcxz 4f",
+                "jmp 2b",
+                "4:",
+                "mov {t:e}, 0",
+                $($fold,)*
+                "3:",
+                "test {rest}, {rest}",
+                "jz 6f",
+                "5:",
+                $($limb,)*
+                "mov [{rp}], {lo}",
+                "mov {hi}, {t}",
+                "lea {ap}, [{ap} + 8]",
+                "lea {rp}, [{rp} + 8]",
+                "dec {rest}",
+                "jnz 5b",
+                "6:",
+                inout("rcx") n / 4 => _,
+                rest = inout(reg) n % 4 => _,
+                ap = inout(reg) a.as_ptr() => _,
+                rp = inout(reg) r.as_mut_ptr() => _,
+                hi = out(reg) carry,
+                lo = out(reg) _,
+                t = out(reg) _,
+                in("rdx") b,
+                options(nostack),
+            );
+        }
+        carry
+    }};
+}
+
 impl Kernels for Adx {
     /// Unrolled rows (`rows`) where the row length has them.
     fn mul_basecase(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
@@ -203,19 +268,9 @@ impl Kernels for Adx {
 
     #[inline]
     fn mul_1(self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
-        assert!(r.len() == a.len() && !a.is_empty());
-        let n = a.len();
-        let carry: Limb;
-        // SAFETY: `self` proves the CPU has BMI2 (mulx) and ADX (adcx). The
-        // block reads a[0..n] and writes r[0..n] only (n = both lengths,
-        // checked above), through pointers derived from the slices; it
-        // declares every register it changes and uses no stack.
-        unsafe {
-            asm!(
-                "xor {hi:e}, {hi:e}",           // hi = 0, CF = 0
-                "test rcx, rcx",
-                "jz 3f",
-                "2:",
+        mulx_row!(
+            self, r, a, b,
+            block: [
                 "mulx {t}, {lo}, [{ap}]",
                 "adcx {lo}, {hi}",
                 "mov [{rp}], {lo}",
@@ -228,57 +283,22 @@ impl Kernels for Adx {
                 "mulx {hi}, {lo}, [{ap} + 24]",
                 "adcx {lo}, {t}",
                 "mov [{rp} + 24], {lo}",
-                "lea {ap}, [{ap} + 32]",
-                "lea {rp}, [{rp} + 32]",
-                "lea rcx, [rcx - 1]",
-                "jrcxz 4f",
-                "jmp 2b",
-                "4:",
-                "mov {t:e}, 0",
-                "adcx {hi}, {t}",               // fold CF into hi
-                "3:",
-                "test {rest}, {rest}",
-                "jz 6f",
-                "5:",
+            ],
+            fold: ["adcx {hi}, {t}"],
+            limb: [
                 "mulx {t}, {lo}, [{ap}]",
                 "add {lo}, {hi}",
                 "adc {t}, 0",
-                "mov [{rp}], {lo}",
-                "mov {hi}, {t}",
-                "lea {ap}, [{ap} + 8]",
-                "lea {rp}, [{rp} + 8]",
-                "dec {rest}",
-                "jnz 5b",
-                "6:",
-                inout("rcx") n / 4 => _,
-                rest = inout(reg) n % 4 => _,
-                ap = inout(reg) a.as_ptr() => _,
-                rp = inout(reg) r.as_mut_ptr() => _,
-                hi = out(reg) carry,
-                lo = out(reg) _,
-                t = out(reg) _,
-                in("rdx") b,
-                options(nostack),
-            );
-        }
-        carry
+            ],
+        )
     }
 
     #[inline]
     fn addmul_1(self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb {
-        assert!(r.len() == a.len() && !a.is_empty());
-        let n = a.len();
-        let carry: Limb;
-        // SAFETY: as in `mul_1`: BMI2 and ADX are present (`self`); the block
-        // reads a[0..n] and reads and writes r[0..n] only, declares every
-        // register it changes and uses no stack.
-        unsafe {
-            asm!(
-                "xor {hi:e}, {hi:e}",           // hi = 0, CF = OF = 0
-                "test rcx, rcx",                // keeps CF = OF = 0
-                "jz 3f",
-                "2:",
-                // CF chain: + r[j]; OF chain: + previous high limb.
+        mulx_row!(
+            self, r, a, b,
+            // CF chain: + r[j]; OF chain: + previous high limb.
+            block: [
                 "mulx {t}, {lo}, [{ap}]",
                 "adcx {lo}, [{rp}]",
                 "adox {lo}, {hi}",
@@ -295,44 +315,17 @@ impl Kernels for Adx {
                 "adcx {lo}, [{rp} + 24]",
                 "adox {lo}, {t}",
                 "mov [{rp} + 24], {lo}",
-                "lea {ap}, [{ap} + 32]",
-                "lea {rp}, [{rp} + 32]",
-                "lea rcx, [rcx - 1]",
-                "jrcxz 4f",
-                "jmp 2b",
-                "4:",
-                // hi + CF + OF cannot overflow: r + a*b < 2^(64(n+1)).
-                "mov {t:e}, 0",
-                "adcx {hi}, {t}",
-                "adox {hi}, {t}",
-                "3:",
-                "test {rest}, {rest}",
-                "jz 6f",
-                "5:",
+            ],
+            // hi + CF + OF cannot overflow: r + a*b < 2^(64(n+1)).
+            fold: ["adcx {hi}, {t}", "adox {hi}, {t}"],
+            limb: [
                 "mulx {t}, {lo}, [{ap}]",
                 "add {lo}, [{rp}]",
                 "adc {t}, 0",
                 "add {lo}, {hi}",
                 "adc {t}, 0",
-                "mov [{rp}], {lo}",
-                "mov {hi}, {t}",
-                "lea {ap}, [{ap} + 8]",
-                "lea {rp}, [{rp} + 8]",
-                "dec {rest}",
-                "jnz 5b",
-                "6:",
-                inout("rcx") n / 4 => _,
-                rest = inout(reg) n % 4 => _,
-                ap = inout(reg) a.as_ptr() => _,
-                rp = inout(reg) r.as_mut_ptr() => _,
-                hi = out(reg) carry,
-                lo = out(reg) _,
-                t = out(reg) _,
-                in("rdx") b,
-                options(nostack),
-            );
-        }
-        carry
+            ],
+        )
     }
 
     /// One pass with two carry chains: `adcx x, x` doubles a limb and
