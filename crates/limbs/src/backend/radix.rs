@@ -130,6 +130,57 @@ impl Digits {
     }
 }
 
+/// The arithmetic of a backend in a radix of its own: an element holds
+/// `VALUES` values of `WORDS` words each, one per modulus, and one call
+/// multiplies them all. [`MontMul`] follows, with this module's window and
+/// the value-by-value table lookup.
+pub(crate) trait VectorMontMul {
+    /// Words of one value.
+    const WORDS: usize;
+    /// Values in an element (the moduli run at once).
+    const VALUES: usize;
+    /// `out = a·b·R'⁻¹` for every value, below twice its modulus, for `a`
+    /// and `b` below twice theirs; `out` does not alias `a` or `b`.
+    fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]);
+    /// Constant-time `out = table[index][offset..][..WORDS]` over entries of
+    /// `stride` words, reading every entry.
+    fn lookup_value(
+        &self,
+        out: &mut [u64],
+        table: &[u64],
+        stride: usize,
+        offset: usize,
+        index: u64,
+    );
+}
+
+impl<T: VectorMontMul> MontMul for T {
+    fn elem_len(&self) -> usize {
+        T::VALUES * T::WORDS
+    }
+
+    fn max_window(&self) -> u32 {
+        MAX_WINDOW
+    }
+
+    fn mul(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
+        self.amm(out, a, b);
+    }
+
+    fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
+        self.amm(out, a, a);
+    }
+
+    /// Value `k`'s entry is picked by bits `[32k, 32k + 32)` of `index`
+    /// (see `pow::Windows`).
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
+        for (k, out) in out.chunks_exact_mut(T::WORDS).enumerate() {
+            let index = (index >> (32 * k)) & 0xffff_ffff;
+            self.lookup_value(out, table, T::VALUES * T::WORDS, k * T::WORDS, index);
+        }
+    }
+}
+
 /// `$body` with the constant `$V` set to `$count`, if `$count` is one of
 /// the literals listed (`None` otherwise): how a run-time vector count
 /// picks the kernels monomorphised for it.

@@ -39,10 +39,9 @@ use zeroize::Zeroize;
 use crate::Limb;
 use crate::backend::ExpJob;
 use crate::backend::radix::{
-    Aligned, DigitLayout, Digits, LimbMontgomery, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    Aligned, DigitLayout, Digits, LimbMontgomery, SCRATCH_ELEMS, VectorMontMul, exponentiate,
     with_vector_count,
 };
-use crate::ops::montmul::MontMul;
 
 #[path = "gen/amm.rs"]
 mod generated;
@@ -288,16 +287,11 @@ struct Amm<const V: usize, const K: usize> {
     digits: usize,
 }
 
-impl<const V: usize, const K: usize> MontMul for Amm<V, K> {
-    fn elem_len(&self) -> usize {
-        K * V * LANES
-    }
+impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
+    const WORDS: usize = V * LANES;
+    const VALUES: usize = K;
 
-    fn max_window(&self) -> u32 {
-        MAX_WINDOW
-    }
-
-    fn mul(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
+    fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
         let len = V * LANES;
         let (out, a, b) = (&mut out[..K * len], &a[..K * len], &b[..K * len]);
         for k in 0..K {
@@ -327,17 +321,14 @@ impl<const V: usize, const K: usize> MontMul for Amm<V, K> {
         }
     }
 
-    fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
-        self.mul(out, a, a);
-    }
-
-    /// Value `k`'s entry is picked by bits `[32k, 32k + 32)` of `index`
-    /// (see `pow::Windows`).
-    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
-        let len = V * LANES;
-        for (k, out) in out.chunks_exact_mut(len).enumerate() {
-            let index = (index >> (32 * k)) & 0xffff_ffff;
-            self.avx2.lookup(out, table, K * len, k * len, index);
-        }
+    fn lookup_value(
+        &self,
+        out: &mut [u64],
+        table: &[u64],
+        stride: usize,
+        offset: usize,
+        index: u64,
+    ) {
+        self.avx2.lookup(out, table, stride, offset, index);
     }
 }

@@ -11,10 +11,9 @@
 use super::{Ifma, MASK52, radix};
 use crate::backend::ExpJob;
 use crate::backend::radix::{
-    Aligned, DigitLayout, LimbMontgomery, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    Aligned, DigitLayout, LimbMontgomery, SCRATCH_ELEMS, VectorMontMul, exponentiate,
     with_vector_count,
 };
-use crate::ops::montmul::MontMul;
 
 #[path = "gen/ymm.rs"]
 mod generated;
@@ -125,17 +124,12 @@ struct Amm<const V: usize, const K: usize> {
     digits: usize,
 }
 
-impl<const V: usize, const K: usize> MontMul for Amm<V, K> {
-    fn elem_len(&self) -> usize {
-        K * V * LANES
-    }
+impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
+    const WORDS: usize = V * LANES;
+    const VALUES: usize = K;
 
-    fn max_window(&self) -> u32 {
-        MAX_WINDOW
-    }
-
-    fn mul(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
-        let len = self.elem_len();
+    fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
+        let len = K * V * LANES;
         let (out, a, b) = (&mut out[..len], &a[..len], &b[..len]);
         self.params[K] = out.as_mut_ptr() as u64;
         // SAFETY: `self._ifma` proves the CPU has AVX-512F, VL, IFMA and
@@ -158,18 +152,17 @@ impl<const V: usize, const K: usize> MontMul for Amm<V, K> {
         };
     }
 
-    fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
-        self.mul(out, a, a);
-    }
-
-    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
-        let len = V * LANES;
-        for (k, out) in out.chunks_exact_mut(len).enumerate() {
-            let index = (index >> (32 * k)) & 0xffff_ffff;
-            // SAFETY: `self._ifma` proves the CPU has AVX-512F and VL, the
-            // features `lookup` is compiled for; it reads `table` and writes
-            // `out` only through the slices it is given.
-            unsafe { super::lookup::<LANES, V>(out, table, K * len, k * len, index) }
-        }
+    fn lookup_value(
+        &self,
+        out: &mut [u64],
+        table: &[u64],
+        stride: usize,
+        offset: usize,
+        index: u64,
+    ) {
+        // SAFETY: `self._ifma` proves the CPU has AVX-512F and VL, the
+        // features `lookup` is compiled for; it reads `table` and writes
+        // `out` only through the slices it is given.
+        unsafe { super::lookup::<LANES, V>(out, table, stride, offset, index) }
     }
 }

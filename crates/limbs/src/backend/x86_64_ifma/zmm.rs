@@ -29,10 +29,9 @@ use core::arch::x86_64::*;
 use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
 use crate::backend::ExpJob;
 use crate::backend::radix::{
-    Aligned, DigitLayout, LimbMontgomery, MAX_WINDOW, SCRATCH_ELEMS, exponentiate,
+    Aligned, DigitLayout, LimbMontgomery, SCRATCH_ELEMS, VectorMontMul, exponentiate,
     with_vector_count,
 };
-use crate::ops::montmul::MontMul;
 
 /// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
 /// which covers the CRT halves of RSA up to 13184 bits). Larger moduli use
@@ -139,7 +138,7 @@ struct Amm<const V: usize, const K: usize> {
 impl<const V: usize, const K: usize> Amm<V, K> {
     /// `r[k] = a[k]·b[k]·R'⁻¹ mod m'[k]`, below `2m'[k]`, for `a[k]`, `b[k]`
     /// below `2m'[k]`.
-    fn amm(&self, r: &mut Elem<V, K>, a: &Elem<V, K>, b: &Elem<V, K>) {
+    fn amm_elems(&self, r: &mut Elem<V, K>, a: &Elem<V, K>, b: &Elem<V, K>) {
         // SAFETY: `self._ifma` proves the CPU has AVX512F and AVX512-IFMA, the
         // features `amm` is compiled for. It reads and writes only through the
         // references it is given.
@@ -153,36 +152,28 @@ fn elem<const V: usize, const K: usize>(x: &[u64]) -> &Elem<V, K> {
     lanes.try_into().expect("element of 8VK digits")
 }
 
-impl<const V: usize, const K: usize> MontMul for Amm<V, K> {
-    fn elem_len(&self) -> usize {
-        K * V * LANES
-    }
+impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
+    const WORDS: usize = V * LANES;
+    const VALUES: usize = K;
 
-    fn max_window(&self) -> u32 {
-        MAX_WINDOW
-    }
-
-    fn mul(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
+    fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
         let lanes: &mut [[Lanes; V]] = out.as_chunks_mut::<LANES>().0.as_chunks_mut::<V>().0;
         let out: &mut Elem<V, K> = lanes.try_into().expect("element of 8VK digits");
-        self.amm(out, elem(a), elem(b));
+        self.amm_elems(out, elem(a), elem(b));
     }
 
-    fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
-        self.mul(out, a, a);
-    }
-
-    /// Value `k`'s entry is picked by bits `[32k, 32k + 32)` of `index`
-    /// (see `pow::Windows`).
-    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
-        let len = V * LANES;
-        for (k, out) in out.chunks_exact_mut(len).enumerate() {
-            let index = (index >> (32 * k)) & 0xffff_ffff;
-            // SAFETY: `self._ifma` proves the CPU has AVX-512F and VL, the
-            // features `lookup` is compiled for; it reads `table` and writes `out`
-            // only through the slices it is given.
-            unsafe { super::lookup::<LANES, V>(out, table, K * len, k * len, index) }
-        }
+    fn lookup_value(
+        &self,
+        out: &mut [u64],
+        table: &[u64],
+        stride: usize,
+        offset: usize,
+        index: u64,
+    ) {
+        // SAFETY: `self._ifma` proves the CPU has AVX-512F and VL, the
+        // features `lookup` is compiled for; it reads `table` and writes
+        // `out` only through the slices it is given.
+        unsafe { super::lookup::<LANES, V>(out, table, stride, offset, index) }
     }
 }
 
