@@ -133,12 +133,26 @@ impl Digits {
 /// The arithmetic of a backend in a radix of its own: an element holds
 /// `VALUES` values of `WORDS` words each, one per modulus, and one call
 /// multiplies them all. [`MontMul`] follows, with this module's window and
-/// the value-by-value table lookup.
+/// the value-by-value table lookup; [`run_on_stack`] runs an exponentiation
+/// on it.
 pub(crate) trait VectorMontMul {
     /// Words of one value.
     const WORDS: usize;
     /// Values in an element (the moduli run at once).
     const VALUES: usize;
+    /// The radix and layout of the values.
+    const RADIX: Digits;
+    /// Takes modulus `k` in (its digits, and what the kernels derive from
+    /// it), with `words` to work in.
+    fn load_modulus(
+        &mut self,
+        k: usize,
+        ctx: &MontyCtx<'_>,
+        limbs: &dyn LimbMontgomery,
+        words: &mut [u64],
+    );
+    /// Forgets every modulus (RSA's are secret).
+    fn wipe(&mut self);
     /// `out = a·b·R'⁻¹` for every value, below twice its modulus, for `a`
     /// and `b` below twice theirs; `out` does not alias `a` or `b`.
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]);
@@ -179,6 +193,32 @@ impl<T: VectorMontMul> MontMul for T {
             self.lookup_value(out, table, T::VALUES * T::WORDS, k * T::WORDS, index);
         }
     }
+}
+
+/// Runs `job` on `arith` (with no moduli in yet), whose values are `V`
+/// vectors of `L` lanes, the table and temporaries in this stack frame:
+/// takes the moduli in, [`exponentiate`]s, and wipes them.
+pub(crate) fn run_on_stack<const L: usize, const V: usize, const K: usize, A: VectorMontMul>(
+    limbs: &dyn LimbMontgomery,
+    arith: &mut A,
+    digits: usize,
+    job: ExpJob<'_, '_, '_, K>,
+) {
+    let zero = [[[0u64; L]; V]; K];
+    let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
+    let mut elems = Aligned([zero; 4]);
+    let words = scratch
+        .0
+        .as_flattened_mut()
+        .as_flattened_mut()
+        .as_flattened_mut();
+    for (k, ctx) in job.ctxs.iter().enumerate() {
+        arith.load_modulus(k, ctx, limbs, words);
+    }
+    let [factor, one, x, y] = &mut elems.0;
+    let elems = [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut());
+    exponentiate(limbs, arith, A::RADIX, digits, V * L, job, elems, words);
+    arith.wipe();
 }
 
 /// `$body` with the constant `$V` set to `$count`, if `$count` is one of

@@ -39,9 +39,9 @@ use zeroize::Zeroize;
 use crate::Limb;
 use crate::backend::ExpJob;
 use crate::backend::radix::{
-    Aligned, DigitLayout, Digits, LimbMontgomery, SCRATCH_ELEMS, VectorMontMul, exponentiate,
-    with_vector_count,
+    Aligned, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack, with_vector_count,
 };
+use crate::ops::montmul::MontyCtx;
 
 #[path = "gen/amm.rs"]
 mod generated;
@@ -215,60 +215,15 @@ fn run_sized<const V: usize, const K: usize>(
     digits: usize,
     job: ExpJob<'_, '_, '_, K>,
 ) {
-    let zero: Elem<V, K> = [[[0; LANES]; V]; K];
-    let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
-    let mut elems = Aligned([zero; 4]);
-    let radix = Digits {
-        bits: DIGIT_BITS,
-        layout: DigitLayout::Strided { vectors: V },
-    };
     let mut arith = Amm {
         avx2,
         kernel,
-        m: Aligned(zero),
+        m: Aligned([[[0; LANES]; V]; K]),
         consts: Aligned([[[0; 4]; 4]; K]),
         acc: Aligned([[0; LANES]; V]),
         digits,
     };
-    for (k, ctx) in job.ctxs.iter().enumerate() {
-        let words = scratch
-            .0
-            .as_flattened_mut()
-            .as_flattened_mut()
-            .as_flattened_mut();
-        let m_digits = arith.m.0[k].as_flattened_mut();
-        radix.split_multiple(limbs, ctx, words, m_digits);
-        // Digit 1 is vector 1, lane 0.
-        arith.consts.0[k] = [
-            [m_digits[LANES] + 1, 0, 0, 0],
-            [MASK28; 4],
-            [!0, !0, !0, 0],
-            [0, !0, !0, !0],
-        ];
-    }
-    let [factor, one, x, y] = &mut elems.0;
-    exponentiate(
-        limbs,
-        &mut arith,
-        radix,
-        digits,
-        V * LANES,
-        job,
-        [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut()),
-        scratch
-            .0
-            .as_flattened_mut()
-            .as_flattened_mut()
-            .as_flattened_mut(),
-    );
-    arith.m.0.as_flattened_mut().as_flattened_mut().zeroize();
-    arith
-        .consts
-        .0
-        .as_flattened_mut()
-        .as_flattened_mut()
-        .zeroize();
-    arith.acc.0.as_flattened_mut().zeroize();
+    run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job);
 }
 
 /// AMM modulo `K` moduli `m' = m·k0`, `V` vectors each, one after the
@@ -290,6 +245,38 @@ struct Amm<const V: usize, const K: usize> {
 impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const WORDS: usize = V * LANES;
     const VALUES: usize = K;
+    const RADIX: Digits = Digits {
+        bits: DIGIT_BITS,
+        layout: DigitLayout::Strided { vectors: V },
+    };
+
+    fn load_modulus(
+        &mut self,
+        k: usize,
+        ctx: &MontyCtx<'_>,
+        limbs: &dyn LimbMontgomery,
+        words: &mut [u64],
+    ) {
+        let m_digits = self.m.0[k].as_flattened_mut();
+        Self::RADIX.split_multiple(limbs, ctx, words, m_digits);
+        // Digit 1 is vector 1, lane 0.
+        self.consts.0[k] = [
+            [m_digits[LANES] + 1, 0, 0, 0],
+            [MASK28; 4],
+            [!0, !0, !0, 0],
+            [0, !0, !0, !0],
+        ];
+    }
+
+    fn wipe(&mut self) {
+        self.m.0.as_flattened_mut().as_flattened_mut().zeroize();
+        self.consts
+            .0
+            .as_flattened_mut()
+            .as_flattened_mut()
+            .zeroize();
+        self.acc.0.as_flattened_mut().zeroize();
+    }
 
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
         let len = V * LANES;

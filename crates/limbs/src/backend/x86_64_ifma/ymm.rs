@@ -10,10 +10,12 @@
 
 use super::{Ifma, MASK52, radix};
 use crate::backend::ExpJob;
+use zeroize::Zeroize;
+
 use crate::backend::radix::{
-    Aligned, DigitLayout, LimbMontgomery, SCRATCH_ELEMS, VectorMontMul, exponentiate,
-    with_vector_count,
+    Aligned, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack, with_vector_count,
 };
+use crate::ops::montmul::MontyCtx;
 
 #[path = "gen/ymm.rs"]
 mod generated;
@@ -76,38 +78,14 @@ fn run_sized<const V: usize, const K: usize>(
     digits: usize,
     job: ExpJob<'_, '_, '_, K>,
 ) {
-    let zero: Elem<V, K> = [[[0; LANES]; V]; K];
-    let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
-    let mut elems = Aligned([zero; 4]);
     let mut arith = Amm {
         _ifma: ifma,
         kernel,
-        m: Aligned(zero),
+        m: Aligned([[[0; LANES]; V]; K]),
         params: [0; 3],
         digits,
     };
-    let digits_of = radix(DigitLayout::Strided { vectors: V });
-    for (k, ctx) in job.ctxs.iter().enumerate() {
-        digits_of.split(ctx.m, arith.m.0[k].as_flattened_mut());
-        arith.params[k] = ctx.m_inv & MASK52;
-    }
-    let [factor, one, x, y] = &mut elems.0;
-    exponentiate(
-        limbs,
-        &mut arith,
-        digits_of,
-        digits,
-        V * LANES,
-        job,
-        [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut()),
-        scratch
-            .0
-            .as_flattened_mut()
-            .as_flattened_mut()
-            .as_flattened_mut(),
-    );
-    zeroize::Zeroize::zeroize(arith.m.0.as_flattened_mut().as_flattened_mut());
-    zeroize::Zeroize::zeroize(&mut arith.params);
+    run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job);
 }
 
 /// AMM modulo `K` moduli at once, `V` vectors each.
@@ -127,6 +105,23 @@ struct Amm<const V: usize, const K: usize> {
 impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const WORDS: usize = V * LANES;
     const VALUES: usize = K;
+    const RADIX: Digits = radix(DigitLayout::Strided { vectors: V });
+
+    fn load_modulus(
+        &mut self,
+        k: usize,
+        ctx: &MontyCtx<'_>,
+        _: &dyn LimbMontgomery,
+        _: &mut [u64],
+    ) {
+        Self::RADIX.split(ctx.m, self.m.0[k].as_flattened_mut());
+        self.params[k] = ctx.m_inv & MASK52;
+    }
+
+    fn wipe(&mut self) {
+        self.m.0.as_flattened_mut().as_flattened_mut().zeroize();
+        self.params.zeroize();
+    }
 
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
         let len = K * V * LANES;

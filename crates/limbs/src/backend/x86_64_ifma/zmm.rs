@@ -28,10 +28,12 @@ use core::arch::x86_64::*;
 
 use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
 use crate::backend::ExpJob;
+use zeroize::Zeroize;
+
 use crate::backend::radix::{
-    Aligned, DigitLayout, LimbMontgomery, SCRATCH_ELEMS, VectorMontMul, exponentiate,
-    with_vector_count,
+    DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack, with_vector_count,
 };
+use crate::ops::montmul::MontyCtx;
 
 /// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
 /// which covers the CRT halves of RSA up to 13184 bits). Larger moduli use
@@ -86,43 +88,12 @@ fn run_sized<const V: usize, const K: usize>(
     digits: usize,
     job: ExpJob<'_, '_, '_, K>,
 ) {
-    let zero: Elem<V, K> = [[[0; LANES]; V]; K];
-    let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
-    let mut elems = Aligned([zero; 4]);
     let mut arith = Amm {
         _ifma: ifma,
-        m: zero,
+        m: [[[0; LANES]; V]; K],
         digits,
     };
-    for (k, ctx) in job.ctxs.iter().enumerate() {
-        let words = scratch
-            .0
-            .as_flattened_mut()
-            .as_flattened_mut()
-            .as_flattened_mut();
-        radix(DigitLayout::Contiguous).split_multiple(
-            limbs,
-            ctx,
-            words,
-            arith.m[k].as_flattened_mut(),
-        );
-    }
-    let [factor, one, x, y] = &mut elems.0;
-    exponentiate(
-        limbs,
-        &mut arith,
-        radix(DigitLayout::Contiguous),
-        digits,
-        V * LANES,
-        job,
-        [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut()),
-        scratch
-            .0
-            .as_flattened_mut()
-            .as_flattened_mut()
-            .as_flattened_mut(),
-    );
-    zeroize::Zeroize::zeroize(arith.m.as_flattened_mut().as_flattened_mut());
+    run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job);
 }
 
 /// AMM modulo `K` moduli `m' = m·k0` at once, `V` vectors each.
@@ -155,6 +126,21 @@ fn elem<const V: usize, const K: usize>(x: &[u64]) -> &Elem<V, K> {
 impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const WORDS: usize = V * LANES;
     const VALUES: usize = K;
+    const RADIX: Digits = radix(DigitLayout::Contiguous);
+
+    fn load_modulus(
+        &mut self,
+        k: usize,
+        ctx: &MontyCtx<'_>,
+        limbs: &dyn LimbMontgomery,
+        words: &mut [u64],
+    ) {
+        Self::RADIX.split_multiple(limbs, ctx, words, self.m[k].as_flattened_mut());
+    }
+
+    fn wipe(&mut self) {
+        self.m.as_flattened_mut().as_flattened_mut().zeroize();
+    }
 
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
         let lanes: &mut [[Lanes; V]] = out.as_chunks_mut::<LANES>().0.as_chunks_mut::<V>().0;
