@@ -116,6 +116,33 @@ fn fill_powers<A: MontMul + ?Sized>(
     }
 }
 
+/// Runs `$body`, an exponentiation over `$arith` (a [`MontMul`]) with
+/// elements `$o`, `$b`, `$one` and `$s` in its representation, for `$run`,
+/// `(backend, out, base, ctx, scratch)`: on `backend` if it runs in a radix
+/// of its own, else on the limb kernels. The body is written once and
+/// compiled for both, so the limb kernels' path dispatches statically.
+macro_rules! on_backend_or_limbs {
+    ($run:expr, |$arith:ident, $o:ident, $b:ident, $one:ident, $s:ident| $body:expr) => {{
+        let (backend, out, base, ctx, scratch): (_, &mut [Limb], &[Limb], &MontyCtx<'_>, &mut [Limb]) =
+            $run;
+        let job = ExpJob {
+            outs: [&mut *out],
+            bases: [base],
+            ctxs: [ctx],
+            f: &mut |$arith, $o, $b, $one, $s| $body,
+        };
+        if run_exponentiation(backend, job) {
+            return;
+        }
+        let (wide, $s) = scratch.split_at_mut(2 * ctx.m.len());
+        dispatch!(k => {
+            let mut limbs = LimbMontMul { k, m: ctx.m, m_inv: ctx.m_inv, wide };
+            let ($arith, $o, $b, $one) = (&mut limbs, out, base, ctx.one);
+            $body
+        })
+    }};
+}
+
 /// Constant-time fixed-window exponentiation on `backend`: `out = base^e`
 /// in Montgomery form, where `e` is the low `exp_bits` bits of `exp`.
 /// `backend` must be available for this modulus (see
@@ -133,23 +160,10 @@ pub(crate) fn pow_ct(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    let job = ExpJob {
-        outs: [&mut *out],
-        bases: [base],
-        ctxs: [ctx],
-        f: &mut |arith, out, base, one, scratch| {
-            pow_ct_with(arith, out, base, exp, exp_bits, one, scratch)
-        },
-    };
-    if run_exponentiation(backend, job) {
-        return;
-    }
-    let n = ctx.m.len();
-    let (wide, scratch) = scratch.split_at_mut(2 * n);
-    dispatch!(k => {
-        let mut arith = LimbMontMul { k, m: ctx.m, m_inv: ctx.m_inv, wide };
-        pow_ct_with(&mut arith, out, base, exp, exp_bits, ctx.one, scratch)
-    })
+    let run = (backend, out, base, ctx, scratch);
+    on_backend_or_limbs!(run, |a, out, base, one, s| pow_ct_with(
+        a, out, base, exp, exp_bits, one, s
+    ))
 }
 
 /// [`pow_ct`] over any [`MontMul`]: `base`, `one` and `out` are elements in
@@ -258,23 +272,10 @@ pub(crate) fn pow_vartime(
     ctx: &MontyCtx<'_>,
     scratch: &mut [Limb],
 ) {
-    let job = ExpJob {
-        outs: [&mut *out],
-        bases: [base],
-        ctxs: [ctx],
-        f: &mut |arith, out, base, one, scratch| {
-            pow_vartime_with(arith, out, base, exp, one, scratch)
-        },
-    };
-    if run_exponentiation(backend, job) {
-        return;
-    }
-    let n = ctx.m.len();
-    let (wide, scratch) = scratch.split_at_mut(2 * n);
-    dispatch!(k => {
-        let mut arith = LimbMontMul { k, m: ctx.m, m_inv: ctx.m_inv, wide };
-        pow_vartime_with(&mut arith, out, base, exp, ctx.one, scratch)
-    })
+    let run = (backend, out, base, ctx, scratch);
+    on_backend_or_limbs!(run, |a, out, base, one, s| pow_vartime_with(
+        a, out, base, exp, one, s
+    ))
 }
 
 /// [`pow_vartime`] over any [`MontMul`]; `scratch` as for [`pow_ct_with`].
