@@ -145,6 +145,7 @@ impl SigningKey {
         params: &DomainParameters,
         rng: &mut R,
     ) -> Result<Self, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         params.require_signing()?;
         let q = params.q();
         let q_minus_1 = q.wrapping_sub(&q.like_u64(1));
@@ -260,6 +261,7 @@ impl SigningKey {
         prehash: &[u8],
         additional: &[u8],
     ) -> Result<Signature, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         match hash {
             HashAlg::Sha224 => self.sign_core::<Sha224>(prehash, additional),
             HashAlg::Sha256 => self.sign_core::<Sha256>(prehash, additional),
@@ -282,6 +284,7 @@ impl SigningKey {
         prehash: &[u8],
         additional: &[u8],
     ) -> Result<Signature, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let params = self.params();
         params.require_signing()?;
         let q = params.q();

@@ -241,6 +241,7 @@ impl SecretKey {
     /// A new key pair in `group`: `x` uniform in `[1, q − 1]`, `y = g^x` in
     /// constant time.
     pub fn generate<R: CryptoRng + ?Sized>(group: &Group, rng: &mut R) -> Result<Self, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let x = group.random_exponent(rng)?;
         Ok(Self::from_secret(group.clone(), x))
     }
@@ -305,6 +306,7 @@ impl SecretKey {
     /// would reveal the parity of `x`). Constant time in `x` and the
     /// result.
     pub fn decrypt(&self, c: &Ciphertext) -> Result<Element, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let group = self.group();
         let c1 = group.check_element(&c.c1)?;
         let c2 = group.check_element(&c.c2)?;
@@ -318,6 +320,7 @@ impl SecretKey {
     /// Decrypts and decodes a message made by
     /// [`PublicKey::encrypt_message`].
     pub fn decrypt_message(&self, c: &Ciphertext) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         self.group().decode_message(&self.decrypt(c)?)
     }
 
@@ -325,6 +328,7 @@ impl SecretKey {
     /// [`PublicKey::encapsulate`]. The encapsulation must be
     /// [`Group::element_len`] bytes, in the subgroup and not 1.
     pub fn decapsulate(&self, encapsulation: &[u8]) -> Result<SharedSecret, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let group = self.group();
         if encapsulation.len() != group.element_len() {
             return Err(Error::MalformedCiphertext);
@@ -345,6 +349,7 @@ impl SecretKey {
     /// associated data: [`Error::DecryptionFailed`] if anything was
     /// changed.
     pub fn open(&self, sealed: &[u8], associated_data: &[u8]) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let len = self.group().element_len();
         if sealed.len() < len + TAG_LEN {
             return Err(Error::MalformedCiphertext);

@@ -52,6 +52,7 @@ impl SecretKey {
         digest: &[u8],
         additional: &[u8],
     ) -> Result<Signature, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let group = self.group();
         let (p, q) = (group.p(), group.q());
         let p_minus_1 = p.wrapping_sub(&p.like_u64(1));

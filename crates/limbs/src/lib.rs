@@ -53,6 +53,7 @@ pub mod kernels;
 mod monty;
 mod ops;
 
+pub use backend::DataIndependentTiming;
 pub use error::Error;
 #[cfg(feature = "alloc")]
 pub use int::boxed::BoxedUint;

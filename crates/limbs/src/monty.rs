@@ -4,7 +4,7 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
-use crate::backend::{Exponentiation, selection};
+use crate::backend::{DataIndependentTiming, Exponentiation, selection};
 use crate::ct_audit::{self, Declassify};
 use crate::int::unsigned::Unsigned;
 use crate::ops::montmul::MontyCtx;
@@ -361,6 +361,7 @@ impl<U: Unsigned> MontyParams<U> {
         other_exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> (MontyForm<U>, MontyForm<U>) {
+        let _dit = DataIndependentTiming::enable();
         if backend != Exponentiation::LimbKernels {
             // Bits past an exponent's end read as zero: clamp to the wider.
             let width = exp.as_ref().len().max(other_exp.as_ref().len()) as u32 * Limb::BITS;
@@ -391,6 +392,7 @@ impl<U: Unsigned> MontyParams<U> {
         exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> MontyForm<U> {
+        let _dit = DataIndependentTiming::enable();
         let exp_bits = exp_bits.min(exp.as_ref().len() as u32 * Limb::BITS);
         let mut out = self.modulus.zero_like();
         let run = |out: &mut U, scratch: &mut [Limb]| {

@@ -203,6 +203,7 @@ impl<'a, K> PrimeGen<'a, K> {
         self,
         search: impl FnOnce(usize, ProgressFn<'_>) -> Result<T, Error>,
     ) -> Result<T, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         #[cfg(feature = "std")]
         let threads = crate::parallel::thread_count(self.threads)?;
         #[cfg(not(feature = "std"))]

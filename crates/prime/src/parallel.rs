@@ -191,7 +191,10 @@ impl<E: Zeroize + Send> Control for Worker<'_, '_, E> {
         let before = *counts;
         thread::scope(|s| {
             for _ in 1..shared.threads {
-                let helper = || share(&mut |_| true);
+                let helper = || {
+                    let _dit = numcrypt_limbs::DataIndependentTiming::enable();
+                    share(&mut |_| true)
+                };
                 if thread::Builder::new().spawn_scoped(s, helper).is_err() {
                     break;
                 }
@@ -266,6 +269,7 @@ pub(crate) fn first_in_order<S, E: Zeroize + Send>(
     thread::scope(|s| {
         for t in 1..threads {
             let worker = || {
+                let _dit = numcrypt_limbs::DataIndependentTiming::enable();
                 run(&mut Worker {
                     shared: &shared,
                     published: Progress::default(),

@@ -95,6 +95,7 @@ impl KeyGen {
     /// `5·nlen/2` candidates for a prime, fails 8 times running (it is run
     /// again after a failure, as the standard allows).
     pub fn generate<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> Result<RsaPrivateKey, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let bits = self.bits;
         let min = if self.allow_weak {
             MIN_MODULUS_BITS

@@ -138,6 +138,7 @@ impl RsaPrivateKey {
         params: &Params<'_>,
         ciphertext: &[u8],
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         self.check_private_size()?;
         self.public_key().check_not_pss_only()?;
         let hash = params.hash;

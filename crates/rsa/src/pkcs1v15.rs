@@ -135,6 +135,7 @@ impl RsaPrivateKey {
         rng: &mut R,
         ciphertext: &[u8],
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         self.check_private_size()?;
         self.public_key().check_not_pss_only()?;
         let c = self.public_key().read_input(ciphertext)?;

@@ -374,6 +374,7 @@ impl RsaPrivateKey {
         x: &SecretUint,
         mode: Mode,
     ) -> Result<SecretUint, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         self.check_private_size()?;
         self.private_op_unchecked_size(rng, x, mode)
     }

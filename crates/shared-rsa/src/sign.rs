@@ -204,6 +204,7 @@ impl SharedKeyShare {
     /// The partial signature `m^f(i) mod N` on the encoded message `em`
     /// (from [`encode_pkcs1v15`] or [`encode_pss`]), in constant time.
     pub fn sign_partial(&self, em: &[u8]) -> Result<PartialSignature, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let public = self.public_key();
         let m = representative(public, em)?;
         let params = public.monty()?;

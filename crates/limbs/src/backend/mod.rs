@@ -237,6 +237,83 @@ fn run_vector_exponentiation<const K: usize>(_: Exponentiation, _: ExpJob<'_, '_
     false
 }
 
+/// Data-independent timing, switched on for as long as this guard lives,
+/// where the CPU has a switch for it: `PSTATE.DIT` on aarch64 CPUs with
+/// FEAT_DIT (Armv8.4 and later: Neoverse N2/V1/V2, Apple M1 and later, …),
+/// as BoringSSL, AWS-LC and Go do. Dropping it restores the state it found
+/// (so guards nest). Elsewhere it does nothing: x86_64 has no such switch
+/// that user code can set (Intel's DOITM is a privileged MSR), and older
+/// Arm cores make no promise either way.
+///
+/// Every secret operation in numcrypt holds one (the constant-time
+/// exponentiations here; private-key operations, key and prime generation
+/// above); hold one yourself around other code that handles secrets.
+/// The flag is per thread, so the guard is neither `Send` nor `Sync`.
+#[must_use = "data-independent timing is on only while the guard lives"]
+pub struct DataIndependentTiming {
+    #[cfg(target_arch = "aarch64")]
+    restore: Option<aarch64::dit::Dit>,
+    _per_thread: core::marker::PhantomData<*const ()>,
+}
+
+impl DataIndependentTiming {
+    /// Switches data-independent timing on (where the CPU has a switch).
+    #[inline]
+    pub fn enable() -> Self {
+        #[cfg(target_arch = "aarch64")]
+        {
+            // Set it only if it was clear, and then clear it again on drop.
+            let restore = aarch64::dit::Dit::detect().filter(|&dit| !aarch64::dit::is_set(dit));
+            if let Some(dit) = restore {
+                aarch64::dit::set(dit, true);
+            }
+            Self {
+                restore,
+                _per_thread: core::marker::PhantomData,
+            }
+        }
+        #[cfg(not(target_arch = "aarch64"))]
+        Self {
+            _per_thread: core::marker::PhantomData,
+        }
+    }
+
+    /// Whether this CPU has a switch for data-independent timing.
+    pub fn is_available() -> bool {
+        #[cfg(target_arch = "aarch64")]
+        return aarch64::dit::Dit::detect().is_some();
+        #[cfg(not(target_arch = "aarch64"))]
+        false
+    }
+
+    /// Whether the switch is on now, on this thread (`false` where there is
+    /// no switch).
+    pub fn is_enabled() -> bool {
+        #[cfg(target_arch = "aarch64")]
+        return aarch64::dit::Dit::detect().is_some_and(aarch64::dit::is_set);
+        #[cfg(not(target_arch = "aarch64"))]
+        false
+    }
+}
+
+impl Drop for DataIndependentTiming {
+    #[inline]
+    fn drop(&mut self) {
+        #[cfg(target_arch = "aarch64")]
+        if let Some(dit) = self.restore {
+            aarch64::dit::set(dit, false);
+        }
+    }
+}
+
+impl fmt::Debug for DataIndependentTiming {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DataIndependentTiming")
+            .field("enabled", &Self::is_enabled())
+            .finish()
+    }
+}
+
 /// What `NUMCRYPT_DISABLE` turned off.
 const DISABLE_ADX: u32 = 1;
 const DISABLE_IFMA256: u32 = 1 << 1;

@@ -567,6 +567,7 @@ where
     T: Transport + ?Sized,
     R: CryptoRng + ?Sized,
 {
+    let _dit = numcrypt_limbs::DataIndependentTiming::enable();
     let result = generate_key_inner(transport, config, rng, progress);
     if let Err(e) = &result {
         // Wake our other threads and tell the peers to stop, and why.
@@ -643,6 +644,7 @@ fn generate_key_inner(
             .enumerate()
             .map(|(id, mut seed)| {
                 scope.spawn(move || {
+                    let _dit = numcrypt_limbs::DataIndependentTiming::enable();
                     let _exit = running.exit_guard();
                     let rng = ChaCha20Rng::from_seed(seed);
                     seed.zeroize();
