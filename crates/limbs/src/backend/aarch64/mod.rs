@@ -12,13 +12,28 @@
 //! available and needs no detection.
 //!
 //! # Constant time
-//! No branch or address depends on the values: loop counts come from the
-//! lengths only, and the final subtraction selects with `csel`. `mul`,
-//! `umulh`, `adds`/`adcs` and `csel` are on Arm's list of
-//! data-independent-timing instructions; the architecture promises it only
-//! while `PSTATE.DIT` is set, which the secret operations do on CPUs that
-//! have it ([`DataIndependentTiming`](crate::backend::DataIndependentTiming),
-//! `dit`).
+//! Per kernel, what the time could depend on, and why it does not depend on
+//! the values:
+//! - `mul_1`, `addmul_1` (`mul_row!`): the loop counts are `n / 4` and
+//!   `n mod 4`, lengths only; the addresses step through the slices by
+//!   their index alone; the only branches test those counts. The
+//!   instructions (`ldp`/`ldr`/`stp`/`str`, `mul`, `umulh`,
+//!   `adds`/`adcs`/`adc`) are on Arm's data-independent-timing list.
+//! - `mont_mul_4`, `_6`, `_8` (`gen/unrolled.rs`): straight-line code, no
+//!   branch at all; fixed offsets from the three pointers; the final
+//!   subtraction of `m` is always computed (`subs`/`sbcs`) and the result
+//!   picked with `csel` on the borrow, which is a flag, never a branch.
+//! - Everything else (the field kernels, squaring, reduction rows) is the
+//!   portable Rust of `ops` and `fixed`, whose masks go through
+//!   `backend::barrier` so that the compiler cannot turn them back into
+//!   branches; the x86_64 audits (`.ci/ct-memcheck`, `.ci/ct-check`) cover
+//!   that code, and it is the same source here.
+//!
+//! The architecture promises data-independent timing for the listed
+//! instructions only while `PSTATE.DIT` is set, which the secret operations
+//! do on CPUs that have it ([`DataIndependentTiming`](crate::backend::DataIndependentTiming),
+//! `dit`). No timing test runs on aarch64: qemu's timings say nothing about
+//! real cores.
 //!
 //! # Speed
 //! Not measured: the only aarch64 machine here is qemu-user on x86_64,
