@@ -153,8 +153,8 @@ pub mod bench_hooks {
     pub use crate::generate::{Kind, Tuning};
     use crate::{Error, PrimeInt, ProgressFn};
 
-    /// A search for a prime of `kind` ([`PrimeKind::Prime`] or
-    /// [`PrimeKind::Safe`]'s) with `tuning`.
+    /// A [`PrimeKind::Prime`] or [`PrimeKind::Safe`] search (`kind`) with
+    /// `tuning`.
     ///
     /// [`PrimeKind::Prime`]: crate::PrimeKind::Prime
     /// [`PrimeKind::Safe`]: crate::PrimeKind::Safe

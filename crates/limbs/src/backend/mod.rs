@@ -207,9 +207,9 @@ impl<const K: usize> ExpJob<'_, '_, '_, K> {
 
 /// Runs `job` on `backend` (one of the implementations in a radix of their
 /// own, which must take the size: see [`Exponentiation::available`]),
-/// converting in and out (see `radix`). Returns `false`, having done nothing, if it
-/// cannot (always, for [`Exponentiation::LimbKernels`]). The conversions
-/// run on the slice kernels [`selection`] chose.
+/// converting in and out (see `radix`). Returns `false`, having done
+/// nothing, if it cannot (always, for [`Exponentiation::LimbKernels`]). The
+/// conversions run on the slice kernels [`selection`] chose.
 pub(crate) fn run_exponentiation<const K: usize>(
     backend: Exponentiation,
     job: ExpJob<'_, '_, '_, K>,

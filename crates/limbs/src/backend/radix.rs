@@ -19,10 +19,10 @@ use crate::ops::montmul::{MontMul, MontyCtx};
 
 /// Largest window of these backends: a table of 32 entries, which keeps
 /// their stack below about 40 KiB at the largest sizes.
-pub(crate) const MAX_WINDOW: u32 = 5;
+const MAX_WINDOW: u32 = 5;
 /// Scratch elements an exponentiation needs: the table and two
 /// temporaries.
-pub(crate) const SCRATCH_ELEMS: usize = (1 << MAX_WINDOW) + 2;
+const SCRATCH_ELEMS: usize = (1 << MAX_WINDOW) + 2;
 
 /// Storage on a 64-byte boundary: a vector load that crosses a cache line
 /// costs twice as much, and the kernels load every operand every digit.
@@ -247,7 +247,7 @@ pub(crate) use with_vector_count;
 /// `limbs`. `elems` are four spare elements, `scratch` holds
 /// [`SCRATCH_ELEMS`]; both are wiped before returning.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn exponentiate<const K: usize>(
+fn exponentiate<const K: usize>(
     limbs: &dyn LimbMontgomery,
     arith: &mut dyn MontMul,
     radix: Digits,
