@@ -4,7 +4,7 @@ use crate::Limb;
 use crate::backend::{ExpJob, Exponentiation, dispatch, run_exponentiation};
 use crate::ops::ct;
 use crate::ops::kernels::Kernels;
-use crate::ops::montmul::{MAX_WINDOW, MontMul, MontyCtx};
+use crate::ops::montmul::{ExpTask, MAX_WINDOW, MontMul, MontyCtx};
 
 /// Scratch the exponentiations need, in multiples of the modulus' limb
 /// count: a table for any window up to [`MAX_WINDOW`], two temporaries and
@@ -226,16 +226,9 @@ pub(crate) fn pow_ct_pair(
     exp_bits: u32,
     ctxs: [&MontyCtx<'_>; 2],
 ) {
-    let job = ExpJob {
-        outs,
-        bases,
-        ctxs,
-        f: &mut |arith, out, base, one, scratch| {
-            pow_ct_with(arith, out, base, &exps, exp_bits, one, scratch)
-        },
-    };
-    let ran = run_exponentiation(backend, job);
-    assert!(ran, "the caller checked that the backend takes the pair");
+    run_pair(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
+        pow_ct_with(a, out, base, &exps, exp_bits, one, s)
+    });
 }
 
 /// Two variable-time exponentiations to the same public exponent, in
@@ -249,13 +242,25 @@ pub(crate) fn pow_vartime_pair(
     exp: &[Limb],
     ctxs: [&MontyCtx<'_>; 2],
 ) {
+    run_pair(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
+        pow_vartime_with(a, out, base, exp, one, s)
+    });
+}
+
+/// Runs `f` modulo both moduli in lockstep on `backend`, which the caller
+/// checked takes the pair.
+fn run_pair(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; 2],
+    bases: [&[Limb]; 2],
+    ctxs: [&MontyCtx<'_>; 2],
+    f: &mut ExpTask<'_>,
+) {
     let job = ExpJob {
         outs,
         bases,
         ctxs,
-        f: &mut |arith, out, base, one, scratch| {
-            pow_vartime_with(arith, out, base, exp, one, scratch)
-        },
+        f,
     };
     let ran = run_exponentiation(backend, job);
     assert!(ran, "the caller checked that the backend takes the pair");
