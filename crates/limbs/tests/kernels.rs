@@ -185,6 +185,31 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
     Ok(())
 }
 
+/// REDC of `t = 0`, `t = m·R − 1` (the largest its contract allows: every
+/// carry of the reduction at its largest) and `t = m·(R − 1)`, against
+/// num-bigint.
+fn check_redc_extremes(k: &dyn Backend, m: &[u64]) -> Check {
+    let n = m.len();
+    let m = make_odd_modulus(m.to_vec());
+    let bm = to_big(&m);
+    let m_inv = kernels::mont_inverse_limb(m[0]);
+    let big_r = BigUint::one() << (64 * n);
+    let r_inv = big_r.modinv(&bm).unwrap();
+    for t in [BigUint::ZERO, &bm * &big_r - 1u32, &bm * (&big_r - 1u32)] {
+        let mut wide = common::from_big_limbs(&t, 2 * n);
+        let mut r = vec![u64::MAX; n];
+        k.mont_redc(&mut r, &mut wide, &m, m_inv);
+        prop_assert_eq!(
+            to_big(&r),
+            &t * &r_inv % &bm,
+            "{} mont_redc of {:x}",
+            k.name(),
+            t
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn backends_present() {
     // Say which paths this run covered.
@@ -263,15 +288,23 @@ proptest! {
     }
 
     /// The lengths with unrolled row kernels and split squares (16, 24, 32,
-    /// 48 and 64 limbs), hit hard: products, squares and Montgomery.
+    /// 48 and 64 limbs), hit hard: products with `rows` rows of any count
+    /// (the mulx backend adds them in blocks of eight, then one at a time),
+    /// squares, Montgomery, and REDC at the ends of its contract.
     #[test]
     fn row_kernel_sizes(
-        (a, b, m) in prop::sample::select(vec![16usize, 24, 32, 48, 64])
-            .prop_flat_map(|n| (limbs_strategy(n), limbs_strategy(n), limbs_strategy(n)))
+        (a, b, m, rows) in prop::sample::select(vec![16usize, 24, 32, 48, 64])
+            .prop_flat_map(|n| (
+                limbs_strategy(n),
+                limbs_strategy(n),
+                limbs_strategy(n),
+                (1usize..=70).prop_flat_map(limbs_strategy),
+            ))
     ) {
         for_each_backend(|k| {
-            check_mul_sqr(k, &a, &b)?;
-            check_montgomery(k, &a, &b, &m)
+            check_mul_sqr(k, &a, &rows)?;
+            check_montgomery(k, &a, &b, &m)?;
+            check_redc_extremes(k, &m)
         })?;
     }
 }

@@ -35,8 +35,83 @@ import sys
 SIZES = (16, 24, 32, 48, 64)
 
 
-def row(n, with_next_q):
-    """One unrolled row on `{r}`/`{t}` with the multiplier in rdx."""
+BLOCK = 8  # rows per block: the window's limbs
+
+# The registers of a block: ten that hold the window (eight limbs) and the
+# two high halves in flight, their roles rotating from row to row; rdx
+# holds the row's multiplier, rax the low halves, r14 the block's first
+# limb, r15 the other operand (a, or m). rbx is one of the ten: the kernel
+# saves and restores it, so every operand is in a named register (one of
+# `reg` class could be given rbx).
+POOL = ["rbx", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13"]
+NAMES = (("{lo:e}", "eax"), ("{lo}", "rax"), ("{r}", "r14"), ("{t}", "r14"), ("{a}", "r15"),
+         ("{m}", "r15"))
+# The stack frame: the block's eight multipliers, the saved carry, the
+# block count, then two kernel-specific slots.
+MULT, CARRY, COUNT, SLOT1, SLOT2 = 0, 8 * BLOCK, 8 * BLOCK + 8, 8 * BLOCK + 16, 8 * BLOCK + 24
+FRAME = 8 * BLOCK + 32
+
+
+def block(n, e, quotients):
+    """One block: eight rows of n products added at `{r}`, chunk by chunk of
+    eight limbs of `{a}`. With `quotients`, row k's multiplier is made from
+    the window's bottom limb times m_inv (at [rsp + SLOT1]) in the first
+    chunk and kept; otherwise the block's eight multipliers are on the
+    stack already. Ends with the window, the block's eight limbs above its
+    rows, in the registers it returns (the saved carry not yet added)."""
+    win, free = POOL[:BLOCK], POOL[BLOCK:]
+    for k in range(BLOCK):
+        e(f'"mov {win[k]}, [{{r}} + {8 * k}]"')
+    e(f'"mov qword ptr [rsp + {CARRY}], 0"')
+    for c in range(n // BLOCK):
+        if c > 0:
+            # The limbs entering the window: r's own, plus the carry saved
+            # at the last chunk's start (its weight is the window's bottom).
+            e(f'"mov {{lo}}, [rsp + {CARRY}]"')
+            e('"neg {lo}"')
+            for k in range(BLOCK):
+                e(f'"adc {win[k]}, [{{r}} + {8 * (8 * c + k)}]"')
+            e('"sbb {lo}, {lo}"')
+            e(f'"mov [rsp + {CARRY}], {{lo}}"')
+        for k in range(BLOCK):
+            if c == 0 and quotients:
+                e(f'"mov rdx, {win[0]}"')
+                e(f'"imul rdx, [rsp + {SLOT1}]"')
+                e(f'"mov [rsp + {MULT + 8 * k}], rdx"')
+            else:
+                e(f'"mov rdx, [rsp + {MULT + 8 * k}]"')
+            e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
+            h = free[:]
+            for j in range(BLOCK):
+                e(f'"mulx {h[j % 2]}, {{lo}}, [{{a}} + {8 * (8 * c + j)}]"')
+                e(f'"adcx {win[j]}, {{lo}}"')
+                if j > 0:
+                    e(f'"adox {win[j]}, {h[(j - 1) % 2]}"')
+            top = h[(BLOCK - 1) % 2]
+            e('"mov {lo:e}, 0"')  # flags untouched
+            e(f'"adcx {top}, {{lo}}"')
+            e(f'"adox {top}, {{lo}}"')
+            if c > 0 or not quotients:
+                # Final: no later row of the block reaches this limb (in a
+                # reduction's first chunk it is zero).
+                e(f'"mov [{{r}} + {8 * (8 * c + k)}], {win[0]}"')
+            win, free = win[1:] + [top], [win[0], h[BLOCK % 2]]
+    return win
+
+
+def fold_carry(e, win, dest):
+    """The window plus the saved carry (they fit eight limbs), stored at
+    `dest` + 8k."""
+    e(f'"mov {{lo}}, [rsp + {CARRY}]"')
+    e('"neg {lo}"')
+    for k in range(BLOCK):
+        e(f'"adc {win[k]}, 0"')
+        e(f'"mov [{dest} + {8 * k}], {win[k]}"')
+
+
+def row(n):
+    """One unrolled row at `{r}` with the multiplier in rdx and the high
+    halves in `{h0}`, `{h1}`; returns the register with its carry limb."""
     out = []
     e = out.append
     e('"xor {h0:e}, {h0:e}"')  # h0 = 0, CF = OF = 0
@@ -47,10 +122,6 @@ def row(n, with_next_q):
         e(f'"adcx {{lo}}, [{{r}} + {8 * j}]"')
         e(f'"adox {{lo}}, {prev}"')
         e(f'"mov [{{r}} + {8 * j}], {{lo}}"')
-        if with_next_q and j == 1:
-            # Limb i + 1 is final now: the next row's quotient comes from
-            # this copy, not from a reload of the store.
-            e('"mov {q}, {lo}"')
     last = hs[n % 2]
     e('"mov {lo:e}, 0"')  # flags untouched
     e(f'"adcx {last}, {{lo}}"')
@@ -58,110 +129,168 @@ def row(n, with_next_q):
     return out, last
 
 
-def addmul_rows(n):
-    body, last = row(n, False)
-    lines = ['"2:"', '"mov rdx, [{b}]"'] + body + [
-        f'"mov [{{r}} + {8 * n}], {last}"',
-        '"lea {r}, [{r} + 8]"',
-        '"lea {b}, [{b} + 8]"',
-        '"dec {k}"',
-        '"jnz 2b"',
-    ]
+def named(lines, extra=()):
     asm = "\n".join(f"            {line}," for line in lines)
+    for name, reg in NAMES + tuple(extra):
+        asm = asm.replace(name, reg)
+    return asm
+
+
+CLOBBERS = """            out("rax") _,
+            out("rdx") _,
+            out("r8") _,
+            out("r9") _,
+            out("r10") _,
+            out("r11") _,
+            out("r12") _,
+            out("r13") _,"""
+
+
+def addmul_rows(n):
+    lines = []
+    e = lines.append
+    # b arrives in rdi, k in rsi: the b pointer and the rows left after
+    # the blocks go to the frame.
+    e('"push rbx"')
+    e(f'"sub rsp, {FRAME}"')
+    e(f'"mov [rsp + {SLOT1}], rdi"')
+    e('"mov rcx, rsi"')
+    e('"and rsi, 7"')
+    e(f'"mov [rsp + {SLOT2}], rsi"')
+    e('"shr rcx, 3"')
+    e(f'"mov [rsp + {COUNT}], rcx"')
+    e('"test rcx, rcx"')
+    e('"jz 3f"')
+    e('"2:"')
+    e(f'"mov rcx, [rsp + {SLOT1}]"')
+    for k in range(BLOCK):
+        e(f'"mov rdx, [rcx + {8 * k}]"')
+        e(f'"mov [rsp + {MULT + 8 * k}], rdx"')
+    e(f'"add qword ptr [rsp + {SLOT1}], {8 * BLOCK}"')
+    win = block(n, e, quotients=False)
+    fold_carry(e, win, f"{{r}} + {8 * n}")
+    e(f'"lea {{r}}, [{{r}} + {8 * BLOCK}]"')
+    e(f'"dec qword ptr [rsp + {COUNT}]"')
+    e('"jnz 2b"')
+    # The last k mod 8 rows, one at a time.
+    e('"3:"')
+    e(f'"mov rsi, [rsp + {SLOT2}]"')
+    e(f'"mov rdi, [rsp + {SLOT1}]"')
+    e(f'"add rsp, {FRAME}"')
+    e('"pop rbx"')
+    e('"test rsi, rsi"')
+    e('"jz 5f"')
+    e('"4:"')
+    e('"mov rdx, [rdi]"')
+    body, last = row(n)
+    lines += body
+    e(f'"mov [{{r}} + {8 * n}], {last}"')
+    e('"lea {r}, [{r} + 8]"')
+    e('"lea rdi, [rdi + 8]"')
+    e('"dec rsi"')
+    e('"jnz 4b"')
+    e('"5:"')
+    asm = named(lines, (("{h0:e}", "r8d"), ("{h0}", "r8"), ("{h1}", "r9")))
     return f'''
-/// `r[i..i + {n}] += a·b[i]` then `r[i + {n}] =` the carry, for each row `i < k`.
+/// `r[i..i + {n}] += a·b[i]` then `r[i + {n}] =` the carry, for each row `i < k`:
+/// in blocks of eight rows, then one row at a time.
 ///
 /// # Safety
 /// BMI2 and ADX are present; `a` points to {n} limbs, `b` to `k >= 1`,
 /// `r` to `k + {n}` (read and written); no overlap of `r` with `a` or `b`.
 #[target_feature(enable = "bmi2,adx")]
 pub(crate) unsafe fn addmul_rows_{n}(r: *mut Limb, a: *const Limb, b: *const Limb, k: usize) {{
-    // SAFETY: the caller's contract; every access is within the ranges
-    // above, every register the block changes is declared, no stack.
+    // SAFETY: the caller's contract; block and row i touch r[i..i + {n + 8}]
+    // and r[i..i + {n + 1}] within it, b[i..] and a; the kernel saves and
+    // restores rbx and its {FRAME}-byte stack frame; every other register it
+    // changes is declared.
     unsafe {{
         asm!(
 {asm}
-            r = inout(reg) r => _,
-            a = in(reg) a,
-            b = inout(reg) b => _,
-            k = inout(reg) k => _,
-            h0 = out(reg) _,
-            h1 = out(reg) _,
-            lo = out(reg) _,
-            out("rdx") _,
-            options(nostack),
+            inout("r14") r => _,
+            in("r15") a,
+            inout("rdi") b => _,
+            inout("rsi") k => _,
+            out("rcx") _,
+{CLOBBERS}
         );
     }}
 }}
 '''
 
 
-def redc_rows(n):
-    body, last = row(n, True)
-    lines = ['"2:"', '"mov rdx, {q}"'] + [x.replace("{r}", "{t}") for x in body] + [
-        f'"mov [{{t}}], {last}"',  # limb i is zero: the carry's home
-        '"imul {q}, {m_inv}"',
-        '"lea {t}, [{t} + 8]"',
-        '"dec {k}"',
-        '"jnz 2b"',
-    ]
+def redc_blocks(n):
+    lines = []
+    e = lines.append
+    # m_inv arrives in rcx, r in rdi: both go to the frame.
+    e('"push rbx"')
+    e(f'"sub rsp, {FRAME}"')
+    e(f'"mov [rsp + {SLOT1}], rcx"')
+    e(f'"mov [rsp + {SLOT2}], rdi"')
+    e(f'"mov qword ptr [rsp + {COUNT}], {n // BLOCK}"')
+    e('"2:"')
+    win = block(n, e, quotients=True)
+    # The block's eight carry limbs go to its first eight limbs, zero now.
+    fold_carry(e, win, "{t}")
+    e(f'"lea {{t}}, [{{t}} + {8 * BLOCK}]"')
+    e(f'"dec qword ptr [rsp + {COUNT}]"')
+    e('"jnz 2b"')
+    e(f'"mov rdi, [rsp + {SLOT2}]"')
+    e(f'"add rsp, {FRAME}"')
+    e('"pop rbx"')
     # The tail: t now points at the top half; the carries sit below it.
     # r = top + carries (below 2m), then r − m kept unless it borrowed
     # without the top carry, selected limb by limb with cmov.
-    lines.append(f'"mov {{lo}}, [{{t}}]"')
-    lines.append(f'"add {{lo}}, [{{t}} - {8 * n}]"')
-    lines.append(f'"mov [{{r}}], {{lo}}"')
+    e('"mov rax, [{t}]"')
+    e(f'"add rax, [{{t}} - {8 * n}]"')
+    e('"mov [rdi], rax"')
     for j in range(1, n):
-        lines.append(f'"mov {{lo}}, [{{t}} + {8 * j}]"')
-        lines.append(f'"adc {{lo}}, [{{t}} + {8 * (j - n)}]"')
-        lines.append(f'"mov [{{r}} + {8 * j}], {{lo}}"')
-    lines.append('"setc {k:l}"')  # the carry out of the top (k is 0 here)
+        e(f'"mov rax, [{{t}} + {8 * j}]"')
+        e(f'"adc rax, [{{t}} + {8 * (j - n)}]"')
+        e(f'"mov [rdi + {8 * j}], rax"')
+    e('"mov esi, 0"')  # flags untouched
+    e('"setc sil"')  # the carry out of the top
     for j in range(n):
         op = "sub" if j == 0 else "sbb"
-        lines.append(f'"mov {{lo}}, [{{r}} + {8 * j}]"')
-        lines.append(f'"{op} {{lo}}, [{{m}} + {8 * j}]"')
-        lines.append(f'"mov [{{t}} + {8 * (j - n)}], {{lo}}"')
+        e(f'"mov rax, [rdi + {8 * j}]"')
+        e(f'"{op} rax, [{{m}} + {8 * j}]"')
+        e(f'"mov [{{t}} + {8 * (j - n)}], rax"')
     # keep = borrow & !carry: then r stays, else r = r − m.
-    lines.append('"sbb {q}, {q}"')  # all ones when r < m
-    lines.append('"neg {k}"')  # all ones when the sum carried
-    lines.append('"andn {q}, {k}, {q}"')  # keep r: borrowed and no carry
-    lines.append('"test {q}, {q}"')
+    e('"sbb rcx, rcx"')  # all ones when r < m
+    e('"neg rsi"')  # all ones when the sum carried
+    e('"andn rcx, rsi, rcx"')  # keep r: borrowed and no carry
+    e('"test rcx, rcx"')
     for j in range(n):
-        lines.append(f'"mov {{lo}}, [{{t}} + {8 * (j - n)}]"')
-        lines.append(f'"cmovnz {{lo}}, [{{r}} + {8 * j}]"')
-        lines.append(f'"mov [{{r}} + {8 * j}], {{lo}}"')
-    asm = "\n".join(f"            {line}," for line in lines)
-    asm = asm.replace("{a}", "{m}")
+        e(f'"mov rax, [{{t}} + {8 * (j - n)}]"')
+        e(f'"cmovnz rax, [rdi + {8 * j}]"')
+        e(f'"mov [rdi + {8 * j}], rax"')
+    asm = named(lines)
     return f'''
 /// `r = t·2^(−{64 * n}) mod m`, fully reduced, for the {2 * n}-limb `t` below
-/// `m·2^{64 * n}`: {n} reduction rows (row `i` adds `m·q_i` at limb `i`,
-/// `q_0 = q0`, each `q_i = t[i]·m_inv`, and leaves its carry in `t[i]`,
-/// which it has zeroed), then the top half plus the carries, then one
-/// constant-time conditional subtraction of `m` (selected with `cmov`).
-/// `t` is destroyed.
+/// `m·2^{64 * n}`: {n // BLOCK} blocks of eight reduction rows, each leaving
+/// its eight carry limbs in its first eight limbs of `t` (zeroed by its
+/// rows); then the top half plus the carries, then one constant-time
+/// conditional subtraction of `m` (selected with `cmov`). `t` is
+/// destroyed.
 ///
 /// # Safety
 /// BMI2 and ADX are present; `t` points to {2 * n} limbs, `m` and `r` to
-/// {n}, none overlapping; `q0 = t[0]·m_inv`, `m_inv = −m⁻¹ mod 2^64`.
+/// {n}, none overlapping; `m_inv = −m⁻¹ mod 2^64`.
 #[target_feature(enable = "bmi2,adx")]
-pub(crate) unsafe fn redc_{n}(r: *mut Limb, t: *mut Limb, m: *const Limb, q0: Limb, m_inv: Limb) {{
-    // SAFETY: the caller's contract; row i touches t[i..i + {n + 1}], the
-    // tail t and r, all inside them; every register the block changes is
-    // declared, no stack.
+pub(crate) unsafe fn redc_{n}(r: *mut Limb, t: *mut Limb, m: *const Limb, m_inv: Limb) {{
+    // SAFETY: the caller's contract; block b touches t[8b..8b + {n + 8}], the
+    // tail t and r, all inside them; the kernel saves and restores rbx and
+    // its {FRAME}-byte stack frame; every other register it changes is
+    // declared.
     unsafe {{
         asm!(
 {asm}
-            r = in(reg) r,
-            t = inout(reg) t => _,
-            m = in(reg) m,
-            q = inout(reg) q0 => _,
-            m_inv = in(reg) m_inv,
-            k = inout(reg) {n}usize => _,
-            h0 = out(reg) _,
-            h1 = out(reg) _,
-            lo = out(reg) _,
-            out("rdx") _,
-            options(nostack),
+            inout("r14") t => _,
+            in("r15") m,
+            inout("rdi") r => _,
+            inout("rcx") m_inv => _,
+            out("rsi") _,
+{CLOBBERS}
         );
     }}
 }}
@@ -257,8 +386,8 @@ def main():
     print("/// `(r, a, b, k)`, as [`addmul_rows_16`].")
     print("pub(crate) type AddmulRows = unsafe fn(*mut Limb, *const Limb, *const Limb, usize);")
     print()
-    print("/// `(r, t, m, q0, m_inv)`, as [`redc_16`].")
-    print("pub(crate) type Redc = unsafe fn(*mut Limb, *mut Limb, *const Limb, Limb, Limb);")
+    print("/// `(r, t, m, m_inv)`, as [`redc_16`].")
+    print("pub(crate) type Redc = unsafe fn(*mut Limb, *mut Limb, *const Limb, Limb);")
     print()
     print("/// [`addmul_rows_16`] and its siblings: the kernel for rows of `n` limbs.")
     print("pub(crate) fn addmul_rows(n: usize) -> Option<AddmulRows> {")
@@ -280,7 +409,7 @@ def main():
     for n in SIZES:
         sys.stdout.write(addmul_rows(n))
     for n in SIZES:
-        sys.stdout.write(redc_rows(n))
+        sys.stdout.write(redc_blocks(n))
     sys.stdout.write(triangle(16))
 
 

@@ -378,11 +378,10 @@ impl Kernels for Adx {
         let n = m.len();
         assert!(n > 0 && r.len() == n && t.len() == 2 * n);
         if let Some(redc_kernel) = rows::redc(n) {
-            let q0 = t[0].wrapping_mul(m_inv);
             // SAFETY: `self` proves BMI2 and ADX; `t` has 2n limbs, `m` and
             // `r` n, the kernel's length (checked above), none overlapping
             // (by the borrows).
-            unsafe { redc_kernel(r.as_mut_ptr(), t.as_mut_ptr(), m.as_ptr(), q0, m_inv) };
+            unsafe { redc_kernel(r.as_mut_ptr(), t.as_mut_ptr(), m.as_ptr(), m_inv) };
             return;
         }
         if !n.is_multiple_of(4) {
