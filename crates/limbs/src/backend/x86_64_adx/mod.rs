@@ -370,10 +370,12 @@ impl Kernels for Adx {
         }
     }
 
-    /// Whole-reduction assembly when `n` is a multiple of 4: the row loop
-    /// runs inside the block, and each row leaves its carry in the limb it
-    /// has just zeroed (as GMP's `redc_1` does), so the carries are added in
-    /// one pass at the end instead of rippling through the rows.
+    /// Whole-reduction assembly: the generated kernels' blocks of eight
+    /// rows on a window of registers at the lengths RSA uses (`rows::redc`),
+    /// else, when `n` is a multiple of 4, a row loop inside the block where
+    /// each row leaves its carry in the limb it has just zeroed (as GMP's
+    /// `redc_1` does), so the carries are added in one pass at the end
+    /// instead of rippling through the rows.
     fn mont_redc(self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
         let n = m.len();
         assert!(n > 0 && r.len() == n && t.len() == 2 * n);
