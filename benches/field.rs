@@ -15,7 +15,8 @@
 //! Peers, each on the same prime and the same operands (results checked
 //! against num-bigint before timing):
 //! - `numcrypt`: the field's default representation (`Fp25519`, …);
-//!   `numcrypt_unsat`: the unsaturated one, where there is one;
+//!   `numcrypt_unsat` / `numcrypt_saturated`: the other one, where there is
+//!   one (`Fp25519` is unsaturated, the other `2^k − c` fields saturated);
 //! - `fiat_*`: fiat-crypto 0.3's generated code (`curve25519_64`: 5×51,
 //!   `curve25519_solinas_64`: 4×64 saturated, `p521_64`: 9×58,
 //!   `p448_solinas_64`: 8×56, and Montgomery `p224_64`, `p256_64`,
@@ -611,7 +612,7 @@ fn run<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op) {
 
     let p = modulus::<B<nf::Fp25519>>();
     numcrypt::<B<nf::Fp25519>, M>(g, op, "c25519", "numcrypt");
-    numcrypt::<B<nf::Fp25519Unsat>, M>(g, op, "c25519", "numcrypt_unsat");
+    numcrypt::<B<nf::Fp25519Saturated>, M>(g, op, "c25519", "numcrypt_saturated");
     fiat_unsaturated!(
         g,
         op,

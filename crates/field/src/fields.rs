@@ -102,8 +102,16 @@ monty_modulus!(
 
 /// `2^127 − 1` on two saturated limbs.
 pub type Fp127 = Fp<PseudoMersenne<2, 127, 1>>;
-/// `2^255 − 19` (Curve25519) on four saturated limbs.
-pub type Fp25519 = Fp<PseudoMersenne<4, 255, 19>>;
+/// `2^255 − 19` (Curve25519) on five 51-bit limbs, fiat-crypto's
+/// representation: on a chain of dependent operations (a scalar
+/// multiplication's) it multiplies in about half and squares in about two
+/// fifths of [`Fp25519Saturated`]'s time, whose product, fold and carry
+/// are one serial chain (benches/RESULTS.md, "Fields on dependent chains"). Every
+/// other `2^k − c` field keeps saturated limbs, which win there.
+pub type Fp25519 = Fp<Unsaturated<5, 51, 4, 255, 19>>;
+/// `2^255 − 19` on four saturated limbs: more independent operations a
+/// second than [`Fp25519`], each with a longer latency.
+pub type Fp25519Saturated = Fp<PseudoMersenne<4, 255, 19>>;
 /// `2^336 − 3` on six saturated limbs.
 pub type Fp336 = Fp<PseudoMersenne<6, 336, 3>>;
 /// `2^384 − 317`, the largest prime below `2^384`, on six saturated limbs.
@@ -121,8 +129,6 @@ pub type Fp521 = Fp<PseudoMersenne<9, 521, 1>>;
 /// check both that it is prime and that no odd `c < 1557` gives one).
 pub type Fp2048 = Fp<PseudoMersenne<32, 2048, 1557>>;
 
-/// `2^255 − 19` on five 51-bit limbs (fiat-crypto's representation).
-pub type Fp25519Unsat = Fp<Unsaturated<5, 51, 4, 255, 19>>;
 /// `2^336 − 3` on six 56-bit limbs.
 pub type Fp336Unsat = Fp<Unsaturated<6, 56, 6, 336, 3>>;
 /// `2^414 − 17` on eight 52-bit limbs.

@@ -72,11 +72,14 @@
 //! secrets.
 //!
 //! # Representations, by measurement
-//! On the reference machine (AMD EPYC, x86_64 with BMI2/ADX), saturated
-//! limbs with the `mulx`/`adcx`/`adox` kernels beat the unsaturated ones at
-//! every size (`benches/RESULTS.md` has the table and the commands); the unsaturated
-//! backend remains the portable alternative, and its aliases
-//! ([`Fp25519Unsat`], [`Fp521Unsat`], …) are tested like the others.
+//! Each field type uses the representation that was fastest on a chain of
+//! dependent operations (what a scalar multiplication does), measured on
+//! AMD EPYC Zen 4 and Zen 5 (`benches/RESULTS.md` has the tables and the
+//! commands): five 51-bit limbs for [`Fp25519`], whose carries then run
+//! two steps deep instead of through a serial chain, and saturated limbs
+//! with the `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes.
+//! The other representations ([`Fp25519Saturated`], [`Fp521Unsat`], …) are
+//! provided and tested like the defaults.
 #![no_std]
 #![forbid(unsafe_code)]
 

@@ -102,3 +102,33 @@ fn extremes_every_backend() {
     check_extremes::<Monty<Random512, 8>>();
     check_extremes::<Monty<Random521, 9>>();
 }
+
+/// The results meant to be tight are, limb by limb, for a representation
+/// whose tight bound is one per limb (the unsaturated ones): the carry of a
+/// product of loose extremes, of the largest sum of tight values and of a
+/// small multiple, and a reduction of a loose extreme.
+fn check_limbwise_tight<B: Backend>() {
+    let (t, l) = (B::tight_max(), B::loose_max());
+    let sum = B::add(&t, &t);
+    let results = [
+        B::mul(&l, &l),
+        B::mul(&t, &l),
+        B::square(&l),
+        B::square(&sum),
+        B::reduce(&l),
+        B::mul_small(&t, u32::MAX),
+    ];
+    for (i, r) in results.iter().enumerate() {
+        for (j, (limb, bound)) in r.as_ref().iter().zip(t.as_ref()).enumerate() {
+            assert!(limb <= bound, "{}: result {i}, limb {j} not tight", B::NAME);
+        }
+    }
+}
+
+#[test]
+fn unsaturated_results_are_tight() {
+    check_limbwise_tight::<Unsaturated<5, 51, 4, 255, 19>>();
+    check_limbwise_tight::<Unsaturated<6, 56, 6, 336, 3>>();
+    check_limbwise_tight::<Unsaturated<8, 52, 7, 414, 17>>();
+    check_limbwise_tight::<Unsaturated<9, 58, 9, 521, 1>>();
+}

@@ -65,21 +65,54 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
         p
     };
 
-    /// Carries 128-bit columns into tight limbs: each column's excess goes
-    /// up one limb, the top one's wraps around times `C'`, and limb 0's
-    /// excess then goes to limb 1 once more.
+    /// Whether a column's excess `cols[i] >> R` fits 64 bits (a column is
+    /// below `2^(2(R+2) + fold_bits + n_bits)`, see `FOLD`).
+    const NARROW_CARRIES: bool = {
+        let fold_bits = 64 - Self::FOLD.leading_zeros();
+        let n_bits = usize::BITS - N.leading_zeros();
+        R + 4 + fold_bits + n_bits <= 64 && R < 63
+    };
+
+    /// Carries 128-bit columns into tight limbs in two rounds, every column
+    /// at once in each: first each column's excess goes up one limb (the top
+    /// one's wraps around times `C'`), then each limb's new excess does the
+    /// same. Two steps deep instead of a chain through all `N` limbs: what a
+    /// chain of dependent multiplications waits for. Where the excesses fit
+    /// 64 bits only limb 0, which takes the wrapped one, is summed in 128.
     #[inline(always)]
     fn carry(cols: [u128; N]) -> [Limb; N] {
         let mut r = [0; N];
-        let mut carry: u128 = 0;
-        for i in 0..N {
-            let x = cols[i] + carry;
-            r[i] = x as Limb & Self::MASK;
-            carry = x >> R;
+        if Self::NARROW_CARRIES {
+            let mut t = [0; N];
+            for i in 1..N {
+                t[i] = (cols[i] as Limb & Self::MASK) + (cols[i - 1] >> R) as Limb;
+            }
+            let wrapped = ((cols[N - 1] >> R) as Limb) as u128 * Self::FOLD as u128;
+            let t0 = (cols[0] as Limb & Self::MASK) as u128 + wrapped;
+            r[0] = (t0 as Limb & Self::MASK) + (t[N - 1] >> R) * Self::FOLD;
+            r[1] = (t[1] & Self::MASK) + (t0 >> R) as Limb;
+            for i in 2..N {
+                r[i] = (t[i] & Self::MASK) + (t[i - 1] >> R);
+            }
+            return r;
         }
-        let x0 = r[0] as u128 + carry * Self::FOLD as u128;
-        r[0] = x0 as Limb & Self::MASK;
-        r[1] += (x0 >> R) as Limb;
+        let mut t = [0u128; N];
+        for i in 0..N {
+            let below = if i == 0 {
+                (cols[N - 1] >> R) * Self::FOLD as u128
+            } else {
+                cols[i - 1] >> R
+            };
+            t[i] = (cols[i] as Limb & Self::MASK) as u128 + below;
+        }
+        for i in 0..N {
+            let below = if i == 0 {
+                (t[N - 1] >> R) as Limb * Self::FOLD
+            } else {
+                (t[i - 1] >> R) as Limb
+            };
+            r[i] = (t[i] as Limb & Self::MASK) + below;
+        }
         r
     }
 

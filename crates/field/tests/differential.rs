@@ -253,7 +253,7 @@ macro_rules! field_tests {
 field_tests! {
     mersenne127: <Fp127 as Elem>::B, 256;
     curve25519: <Fp25519 as Elem>::B, 256;
-    curve25519_unsat: <Fp25519Unsat as Elem>::B, 256;
+    curve25519_saturated: <Fp25519Saturated as Elem>::B, 256;
     p336: <Fp336 as Elem>::B, 256;
     p336_unsat: <Fp336Unsat as Elem>::B, 256;
     p384: <Fp384 as Elem>::B, 256;
@@ -301,7 +301,7 @@ fn representations_agree() {
     for seed in 1..20u64 {
         assert_eq!(
             chain::<<Fp25519 as Elem>::B>(seed),
-            chain::<<Fp25519Unsat as Elem>::B>(seed)
+            chain::<<Fp25519Saturated as Elem>::B>(seed)
         );
         assert_eq!(
             chain::<<Fp521 as Elem>::B>(seed),
