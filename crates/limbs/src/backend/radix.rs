@@ -24,6 +24,14 @@ const MAX_WINDOW: u32 = 5;
 /// temporaries.
 const SCRATCH_ELEMS: usize = (1 << MAX_WINDOW) + 2;
 
+/// Where one value sits in a table whose entries hold several side by
+/// side: entries of `stride` words, the value `offset` words into each.
+#[derive(Clone, Copy)]
+pub(crate) struct Column {
+    pub(crate) stride: usize,
+    pub(crate) offset: usize,
+}
+
 /// Storage on a 64-byte boundary: a vector load that crosses a cache line
 /// costs twice as much, and the kernels load every operand every digit.
 #[repr(C, align(64))]
@@ -156,16 +164,9 @@ pub(crate) trait VectorMontMul {
     /// `out = a·b·R'⁻¹` for every value, below twice its modulus, for `a`
     /// and `b` below twice theirs; `out` does not alias `a` or `b`.
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]);
-    /// Constant-time `out = table[index][offset..][..WORDS]` over entries of
-    /// `stride` words, reading every entry.
-    fn lookup_value(
-        &self,
-        out: &mut [u64],
-        table: &[u64],
-        stride: usize,
-        offset: usize,
-        index: u64,
-    );
+    /// Constant-time `out = table[index]`'s value in `column` (`WORDS`
+    /// words), reading every entry.
+    fn lookup_value(&self, out: &mut [u64], table: &[u64], column: Column, index: u64);
 }
 
 impl<T: VectorMontMul> MontMul for T {
@@ -190,7 +191,11 @@ impl<T: VectorMontMul> MontMul for T {
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
         for (k, out) in out.chunks_exact_mut(T::WORDS).enumerate() {
             let index = (index >> (32 * k)) & 0xffff_ffff;
-            self.lookup_value(out, table, T::VALUES * T::WORDS, k * T::WORDS, index);
+            let column = Column {
+                stride: T::VALUES * T::WORDS,
+                offset: k * T::WORDS,
+            };
+            self.lookup_value(out, table, column, index);
         }
     }
 }

@@ -15,25 +15,26 @@ pub(crate) const POW_SCRATCH_MULTIPLE: usize = (1 << MAX_WINDOW) + 4;
 /// about `bits` squarings, `bits / w` multiplications, `2^w` table entries
 /// and `bits / w` full-table scans; these thresholds minimise the sum.
 pub(crate) const fn window_ct(exp_bits: u32) -> u32 {
-    match exp_bits {
-        0..=24 => 2,
-        25..=96 => 3,
-        97..=320 => 4,
-        321..=1280 => 5,
-        _ => MAX_WINDOW,
-    }
+    window_for(exp_bits, &[(24, 2), (96, 3), (320, 4), (1280, 5)])
 }
 
 /// Window for the sliding-window exponentiation (odd powers only, so the
 /// table has `2^(w-1)` entries).
 const fn window_vartime(exp_bits: u32) -> u32 {
-    match exp_bits {
-        0..=20 => 1,
-        21..=60 => 3,
-        61..=240 => 4,
-        241..=800 => 5,
-        _ => MAX_WINDOW,
+    window_for(exp_bits, &[(20, 1), (60, 3), (240, 4), (800, 5)])
+}
+
+/// The window of the first `(longest exponent, window)` row that takes
+/// `exp_bits`, [`MAX_WINDOW`] past the last.
+const fn window_for(exp_bits: u32, rows: &[(u32, u32)]) -> u32 {
+    let mut i = 0;
+    while i < rows.len() {
+        if exp_bits <= rows[i].0 {
+            return rows[i].1;
+        }
+        i += 1;
     }
+    MAX_WINDOW
 }
 
 /// Bits `[pos, pos + width)` of `exp` (zero beyond its end); `width <= 63`.

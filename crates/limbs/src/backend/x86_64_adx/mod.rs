@@ -10,6 +10,7 @@ use core::arch::asm;
 use zeroize::Zeroize;
 
 use crate::Limb;
+use crate::backend::radix::Column;
 use crate::ops::add::{add_n, final_subtract};
 use crate::ops::ct;
 use crate::ops::kernels::{Kernels, mont_redc_rows, mul_basecase_rows, run_unrolled, sqr_rows};
@@ -253,7 +254,13 @@ impl Kernels for Adx {
     /// loop reads and writes `out` in memory for every entry.
     fn lookup(self, out: &mut [Limb], table: &[Limb], index: Limb) {
         match crate::backend::x86_64_avx2::Avx2::detect() {
-            Some(avx2) => avx2.lookup(out, table, out.len(), 0, index),
+            Some(avx2) => {
+                let whole = Column {
+                    stride: out.len(),
+                    offset: 0,
+                };
+                avx2.lookup(out, table, whole, index)
+            }
             None => ct::lookup(out, table, index),
         }
     }
@@ -395,6 +402,18 @@ impl Kernels for Adx {
         // is declared; it uses no stack.
         unsafe {
             asm!(
+                // Two limbs of a row: t[j..j+2] += q * m[j..j+2] at byte
+                // offset `off`, the high halves alternating in t and hi.
+                ".macro redc_two_limbs off",
+                "mulx {t}, {lo}, [{mp} + \\off]",
+                "adcx {lo}, [{rp} + \\off]",
+                "adox {lo}, {hi}",
+                "mov [{rp} + \\off], {lo}",
+                "mulx {hi}, {lo}, [{mp} + \\off + 8]",
+                "adcx {lo}, [{rp} + \\off + 8]",
+                "adox {lo}, {t}",
+                "mov [{rp} + \\off + 8], {lo}",
+                ".endm",
                 "mov rdx, [{tp}]",
                 "imul rdx, {m_inv}",           // q for row 0
                 "2:",                          // row i: t[i..i+n] += q * m
@@ -408,34 +427,13 @@ impl Kernels for Adx {
                 // RESULTS.md, "Design figures"). imul changes the flags, so it
                 // waits for the row's end; computing q there with a flagless
                 // mulx instead measured no faster.
-                "mulx {t}, {lo}, [{mp}]",
-                "adcx {lo}, [{rp}]",
-                "adox {lo}, {hi}",
-                "mov [{rp}], {lo}",
-                "mulx {hi}, {lo}, [{mp} + 8]",
-                "adcx {lo}, [{rp} + 8]",
-                "adox {lo}, {t}",
-                "mov [{rp} + 8], {lo}",
+                "redc_two_limbs 0",
                 "mov {q}, {lo}",
                 "jmp 5f",
                 "3:",
-                "mulx {t}, {lo}, [{mp}]",
-                "adcx {lo}, [{rp}]",
-                "adox {lo}, {hi}",
-                "mov [{rp}], {lo}",
-                "mulx {hi}, {lo}, [{mp} + 8]",
-                "adcx {lo}, [{rp} + 8]",
-                "adox {lo}, {t}",
-                "mov [{rp} + 8], {lo}",
+                "redc_two_limbs 0",
                 "5:",
-                "mulx {t}, {lo}, [{mp} + 16]",
-                "adcx {lo}, [{rp} + 16]",
-                "adox {lo}, {hi}",
-                "mov [{rp} + 16], {lo}",
-                "mulx {hi}, {lo}, [{mp} + 24]",
-                "adcx {lo}, [{rp} + 24]",
-                "adox {lo}, {t}",
-                "mov [{rp} + 24], {lo}",
+                "redc_two_limbs 16",
                 "lea {mp}, [{mp} + 32]",
                 "lea {rp}, [{rp} + 32]",
                 "lea rcx, [rcx - 1]",
@@ -451,6 +449,7 @@ impl Kernels for Adx {
                 "imul rdx, {m_inv}",
                 "dec {rows}",
                 "jnz 2b",
+                ".purgem redc_two_limbs",
                 tp = inout(reg) t.as_mut_ptr() => _,
                 m = in(reg) m.as_ptr(),
                 m_inv = in(reg) m_inv,

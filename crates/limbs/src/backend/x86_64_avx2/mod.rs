@@ -39,7 +39,8 @@ use zeroize::Zeroize;
 use crate::Limb;
 use crate::backend::ExpJob;
 use crate::backend::radix::{
-    Aligned, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack, with_vector_count,
+    Aligned, Column, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack,
+    with_vector_count,
 };
 use crate::ops::montmul::MontyCtx;
 
@@ -82,18 +83,11 @@ impl Avx2 {
         }
     }
 
-    /// Constant-time `out = table[index][offset..offset + out.len()]` over
-    /// entries of `stride` limbs: 256-bit loads, masks and ORs into register
-    /// accumulators, a chunk of up to 32 limbs per pass over the table,
-    /// every entry read.
-    pub(crate) fn lookup(
-        self,
-        out: &mut [Limb],
-        table: &[Limb],
-        stride: usize,
-        offset: usize,
-        index: Limb,
-    ) {
+    /// Constant-time `out = table[index]`'s `out.len()` limbs in `column`:
+    /// 256-bit loads, masks and ORs into register accumulators, a chunk of
+    /// up to 32 limbs per pass over the table, every entry read.
+    pub(crate) fn lookup(self, out: &mut [Limb], table: &[Limb], column: Column, index: Limb) {
+        let Column { stride, offset } = column;
         let n = out.len();
         assert!(n > 0 && offset + n <= stride && table.len().is_multiple_of(stride));
         let index = core::hint::black_box(index);
@@ -308,14 +302,7 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
         }
     }
 
-    fn lookup_value(
-        &self,
-        out: &mut [u64],
-        table: &[u64],
-        stride: usize,
-        offset: usize,
-        index: u64,
-    ) {
-        self.avx2.lookup(out, table, stride, offset, index);
+    fn lookup_value(&self, out: &mut [u64], table: &[u64], column: Column, index: u64) {
+        self.avx2.lookup(out, table, column, index);
     }
 }

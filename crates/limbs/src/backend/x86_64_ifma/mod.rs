@@ -43,7 +43,7 @@
 
 use core::arch::x86_64::*;
 
-use super::radix::{DigitLayout, Digits};
+use super::radix::{Column, DigitLayout, Digits};
 use crate::backend::ExpJob;
 use crate::backend::radix::LimbMontgomery;
 
@@ -129,18 +129,33 @@ pub(crate) fn run<const K: usize>(
     }
 }
 
-/// Constant-time `out = table[index][offset..offset + L·V]` over entries of
-/// `stride` words, `L` lanes to a vector (4 or 8): every entry is read and
-/// masked (see `ct::lookup` for the mask). 512-bit registers for `L = 8`,
-/// 256-bit for `L = 4`.
+impl Ifma {
+    /// Constant-time `out = table[index]`'s `L·V` words in `column`, `L`
+    /// lanes to a vector (4 or 8): every entry is read and masked.
+    fn lookup<const L: usize, const V: usize>(
+        self,
+        out: &mut [u64],
+        table: &[u64],
+        column: Column,
+        index: u64,
+    ) {
+        // SAFETY: `self` proves the CPU has AVX-512F and VL, the features
+        // `lookup_vectors` is compiled for; it reads `table` and writes `out`
+        // only through the slices it is given.
+        unsafe { lookup_vectors::<L, V>(out, table, column, index) }
+    }
+}
+
+/// [`Ifma::lookup`] (see `ct::lookup` for the mask): 512-bit registers for
+/// `L = 8`, 256-bit for `L = 4`.
 #[target_feature(enable = "avx512f,avx512vl")]
-fn lookup<const L: usize, const V: usize>(
+fn lookup_vectors<const L: usize, const V: usize>(
     out: &mut [u64],
     table: &[u64],
-    stride: usize,
-    offset: usize,
+    column: Column,
     index: u64,
 ) {
+    let Column { stride, offset } = column;
     let index = core::hint::black_box(index);
     let out = &mut out[..L * V];
     if L == 8 {

@@ -31,7 +31,7 @@ use crate::backend::ExpJob;
 use zeroize::Zeroize;
 
 use crate::backend::radix::{
-    DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack, with_vector_count,
+    Column, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack, with_vector_count,
 };
 use crate::ops::montmul::MontyCtx;
 
@@ -148,18 +148,8 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
         self.amm_elems(out, elem(a), elem(b));
     }
 
-    fn lookup_value(
-        &self,
-        out: &mut [u64],
-        table: &[u64],
-        stride: usize,
-        offset: usize,
-        index: u64,
-    ) {
-        // SAFETY: `self._ifma` proves the CPU has AVX-512F and VL, the
-        // features `lookup` is compiled for; it reads `table` and writes
-        // `out` only through the slices it is given.
-        unsafe { super::lookup::<LANES, V>(out, table, stride, offset, index) }
+    fn lookup_value(&self, out: &mut [u64], table: &[u64], column: Column, index: u64) {
+        self._ifma.lookup::<LANES, V>(out, table, column, index);
     }
 }
 
