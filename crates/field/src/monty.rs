@@ -154,7 +154,7 @@ impl<M: MontyModulus<N>, const N: usize> Backend for Monty<M, N> {
 
     #[inline]
     fn square(a: &[Limb; N]) -> [Limb; N] {
-        Self::mont_mul(a, a)
+        fixed::mont_sqr(a, &M::MODULUS, Self::M_INV)
     }
 
     /// Barrett reduction of the `N + 1`-limb product `t = k·a < 2^32 · p`:

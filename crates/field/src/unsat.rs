@@ -65,12 +65,13 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
         p
     };
 
-    /// Whether a column's excess `cols[i] >> R` fits 64 bits (a column is
-    /// below `2^(2(R+2) + fold_bits + n_bits)`, see `FOLD`).
+    /// Whether a column's excess `cols[i] >> R` fits 63 bits, so that a
+    /// limb plus the excess below it fits 64 (a column is below
+    /// `2^(2(R+2) + fold_bits + n_bits)`, see `FOLD`).
     const NARROW_CARRIES: bool = {
         let fold_bits = 64 - Self::FOLD.leading_zeros();
         let n_bits = usize::BITS - N.leading_zeros();
-        R + 4 + fold_bits + n_bits <= 64 && R < 63
+        R + 4 + fold_bits + n_bits <= 63
     };
 
     /// Carries 128-bit columns into tight limbs in two rounds, every column

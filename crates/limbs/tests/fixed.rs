@@ -67,9 +67,18 @@ fn check_backend<K: FieldKernels, const N: usize>(
     let r_inv = (&base % &mb).modinv(&mb).unwrap();
     assert_eq!(
         big(&r),
-        big(&ar) * big(&br) * r_inv % &mb,
+        big(&ar) * big(&br) * &r_inv % &mb,
         "monty_mul at {N}"
     );
+    // The square too, at the edges: 0 and m − 1.
+    for x in [ar, m.map(|_| 0), to(&(&mb - 1u32))] {
+        let r = k.monty_sqr(&x, m, mont_inverse_limb(m[0]));
+        assert_eq!(
+            big(&r),
+            big(&x) * big(&x) * &r_inv % &mb,
+            "monty_sqr at {N}"
+        );
+    }
 }
 
 fn check<const N: usize>(raw: &[u64], sa: u8, sb: u8, c: u64, sm: u8) {

@@ -77,6 +77,13 @@ pub trait FieldKernels: Kernels {
         }
         r
     }
+
+    /// Montgomery squaring `a² · 2^(−64 N) mod m`, fully reduced, under the
+    /// requirements of [`monty_mul`](FieldKernels::monty_mul) with `b = a`.
+    /// The default multiplies.
+    fn monty_sqr<const N: usize>(self, a: &[Limb; N], m: &[Limb; N], m_inv: Limb) -> [Limb; N] {
+        self.monty_mul(a, a, m, m_inv)
+    }
 }
 
 /// `2^576 ≡ 2^55 mod (2^521 − 1)`: the fold constant of P-521's prime on

@@ -75,6 +75,12 @@ pub fn p521_sqr(a: &[Limb; 9]) -> [Limb; 9] {
     dispatch!(k => k.p521_sqr(a))
 }
 
+/// [`FieldKernels::monty_sqr`] on the fastest backend.
+#[inline]
+pub fn mont_sqr<const N: usize>(a: &[Limb; N], m: &[Limb; N], m_inv: Limb) -> [Limb; N] {
+    dispatch!(k => k.monty_sqr(a, m, m_inv))
+}
+
 /// [`FieldKernels::monty_mul`] on the fastest backend.
 #[inline]
 pub fn mont_mul<const N: usize>(

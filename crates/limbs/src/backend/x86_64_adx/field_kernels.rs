@@ -2,7 +2,7 @@
 //! generated products, squares and pseudo-Mersenne reductions of
 //! `gen/field.rs` at the sizes fields use, chosen by the array's length.
 
-use super::{Adx, field};
+use super::{Adx, field, unrolled};
 use crate::Limb;
 use crate::fixed::kernels::{FieldKernels, PM_MAX_C, SMALL, mul_wide_small, pm_fold};
 use crate::ops::kernels::Kernels;
@@ -109,5 +109,20 @@ impl FieldKernels for Adx {
         let mut r = [0; 9];
         field::p521_sqr(self, &mut r, a);
         r
+    }
+
+    /// The unrolled square with its reduction in registers at 4 limbs
+    /// (P-224, P-256, 256-bit primes); elsewhere the multiplication.
+    #[inline]
+    fn monty_sqr<const N: usize>(self, a: &[Limb; N], m: &[Limb; N], m_inv: Limb) -> [Limb; N] {
+        if let (Ok(a4), Ok(m4)) = (
+            <&[Limb; 4]>::try_from(a.as_slice()),
+            <&[Limb; 4]>::try_from(m.as_slice()),
+        ) {
+            let mut r = [0; 4];
+            unrolled::mont_sqr_4(self, &mut r, a4, m4, m_inv);
+            return <[Limb; N]>::try_from(r.as_slice()).expect("N == 4");
+        }
+        self.monty_mul(a, a, m, m_inv)
     }
 }
