@@ -41,7 +41,7 @@ def e32(r):
     return r[:-1] + ":e}" if r.startswith("{") else "e" + r[1:]
 
 
-def gen(n):
+def gen(n, minv_one=False):
     out = []
     emit = lambda s: out.append(IND + s)
     stack = n > 5
@@ -114,7 +114,8 @@ def gen(n):
                 emit(f'"adcx {regs[n + 1]}, {{lo}}",')
                 emit(f'"adox {regs[n + 1]}, {{lo}}",')
         emit(f'"mov rdx, {regs[0]}",')
-        emit(f'"imul rdx, {minv}",')
+        if not minv_one:
+            emit(f'"imul rdx, {minv}",')
         row("m")
         if stack:
             # t[0] is now zero: it becomes the new top limb, taking the
@@ -192,11 +193,12 @@ def gen(n):
         b_op = f"{IND}b = inout(reg) b.as_ptr() => _,\n"
     ops = "\n".join(ops)
     pointers = "" if shared else f"{IND}a = inout(reg) a.as_ptr() => _,\n{b_op}{IND}m = in(reg) m.as_ptr(),\n"
+    name, note = (f"mont_mul_{n}_minv1", MINV_ONE_NOTE) if minv_one else (f"mont_mul_{n}", "")
     return f'''
 /// `r = a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^{64 * n}`.
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^{64 * n}`.{note}
 #[inline]
-pub(crate) fn mont_mul_{n}(
+pub(crate) fn {name}(
     _cpu: Adx,
     r: &mut [Limb; {n}],
     a: &[Limb; {n}],
@@ -222,7 +224,14 @@ pub(crate) fn mont_mul_{n}(
 '''
 
 
-def gen_sqr4():
+# The variants for moduli whose lowest limb is 2^64 − 1 (P-256's, and any
+# m ≡ −1 mod 2^64), where m_inv = 1 and each row's quotient is the limb itself.
+MINV_ONE_NOTE = """
+/// For `m_inv = 1` (`m ≡ −1 mod 2^64`, as P-256's prime): each row's
+/// quotient is the limb itself, without the `imul` on the rows' serial path."""
+
+
+def gen_sqr4(minv_one=False):
     """The 4-limb Montgomery square, every limb in a register: the square
     a² into t0..t7 (six cross products, doubled with the four squares in one
     pass, as gen_field_x86_64.py's squares do), then four reduction rows,
@@ -274,7 +283,8 @@ def gen_sqr4():
     for i in range(4):
         emit(f"// reduction row {i}: t[{i}..{i + 4}] += q m, its carry limb into t[{i}]")
         emit(f'"mov rdx, {t[i]}",')
-        emit('"imul rdx, [rsp]",')
+        if not minv_one:
+            emit('"imul rdx, [rsp]",')
         emit('"xor eax, eax",  // CF = OF = 0')
         hs = ["rsi", "rcx"]
         for j in range(4):
@@ -305,12 +315,17 @@ def gen_sqr4():
     emit('"add rsp, 16",')
     body = "\n".join(out)
     clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in t)
+    name, note = ("mont_sqr_4_minv1", MINV_ONE_NOTE) if minv_one else ("mont_sqr_4", "")
+    params = ["_cpu: Adx", "r: &mut [Limb; 4]", "a: &[Limb; 4]", "m: &[Limb; 4]", "m_inv: Limb"]
+    signature = f"pub(crate) fn {name}({', '.join(params)})"
+    if len(signature) + 2 > 100:  # rustfmt's width: one parameter a line
+        signature = f"pub(crate) fn {name}(\n" + "".join(f"    {p},\n" for p in params) + ")"
     return f'''
 /// `r = a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
 /// with each cross product once, then the reduction, every limb in a
-/// register. `m` odd, `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.
+/// register. `m` odd, `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.{note}
 #[inline]
-pub(crate) fn mont_sqr_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) {{
+{signature} {{
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads a and m (4 limbs each, by their array types) and writes r,
     // which cannot alias them (it is borrowed mutably), only at its end;
@@ -346,4 +361,6 @@ use crate::backend::x86_64_adx::Adx;
 sys.stdout.write(header)
 for n in SIZES:
     sys.stdout.write(gen(n))
+sys.stdout.write(gen(4, minv_one=True))
 sys.stdout.write(gen_sqr4())
+sys.stdout.write(gen_sqr4(minv_one=True))

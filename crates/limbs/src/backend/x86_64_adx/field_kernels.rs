@@ -120,7 +120,12 @@ impl FieldKernels for Adx {
             <&[Limb; 4]>::try_from(m.as_slice()),
         ) {
             let mut r = [0; 4];
-            unrolled::mont_sqr_4(self, &mut r, a4, m4, m_inv);
+            // m_inv is the modulus' (public): P-256's is 1.
+            if m_inv == 1 {
+                unrolled::mont_sqr_4_minv1(self, &mut r, a4, m4, m_inv);
+            } else {
+                unrolled::mont_sqr_4(self, &mut r, a4, m4, m_inv);
+            }
             return <[Limb; N]>::try_from(r.as_slice()).expect("N == 4");
         }
         self.monty_mul(a, a, m, m_inv)

@@ -485,6 +485,10 @@ impl Kernels for Adx {
         m_inv: Limb,
     ) -> bool {
         match a.len() {
+            // m_inv is the modulus' (public): P-256's is 1.
+            4 if m_inv == 1 => run_unrolled(r, a, b, m, |r, a, b, m| {
+                unrolled::mont_mul_4_minv1(self, r, a, b, m, m_inv)
+            }),
             4 => run_unrolled(r, a, b, m, |r, a, b, m| {
                 unrolled::mont_mul_4(self, r, a, b, m, m_inv)
             }),

@@ -2364,6 +2364,204 @@ pub(crate) fn mont_mul_9(
     }
 }
 
+/// `r = a * b * 2^-256 mod m` for 4-limb operands: unrolled CIOS, fully
+/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^256`.
+/// For `m_inv = 1` (`m ≡ −1 mod 2^64`, as P-256's prime): each row's
+/// quotient is the limb itself, without the `imul` on the rows' serial path.
+#[inline]
+pub(crate) fn mont_mul_4_minv1(
+    _cpu: Adx,
+    r: &mut [Limb; 4],
+    a: &[Limb; 4],
+    b: &[Limb; 4],
+    m: &[Limb; 4],
+    m_inv: Limb,
+) {
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a, b and m (4 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only after its last
+    // read of a; every named register it changes is declared. It pushes one limb and pops
+    // it before it ends, so the stack pointer is restored.
+    unsafe {
+        asm!(
+            "push rdx",           // the pointer to r, at [rsp + 0]
+            // step 0: t += a * b[0], then t += q * m and shift down a limb
+            "mov rdx, [{b} + 0]",
+            "mulx {t1}, {t0}, [{a}]",
+            "mulx {t2}, {lo}, [{a} + 8]",
+            "add {t1}, {lo}",
+            "mulx {t3}, {lo}, [{a} + 16]",
+            "adc {t2}, {lo}",
+            "mulx {t4}, {lo}, [{a} + 24]",
+            "adc {t3}, {lo}",
+            "adc {t4}, 0",
+            "mov rdx, {t0}",
+            "xor {lo:e}, {lo:e}",  // CF = OF = 0
+            "mulx {hi}, {lo}, [{m} + 0]",
+            "adcx {t0}, {lo}",
+            "adox {t1}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 8]",
+            "adcx {t1}, {lo}",
+            "adox {t2}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 16]",
+            "adcx {t2}, {lo}",
+            "adox {t3}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 24]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mov {lo:e}, 0",      // a zero that leaves the flags alone
+            "adcx {t4}, {lo}",
+            "adcx {t5}, {lo}",
+            "adox {t5}, {lo}",
+            // step 1: t += a * b[1], then t += q * m and shift down a limb
+            "mov rdx, [{b} + 8]",
+            "xor {lo:e}, {lo:e}",  // CF = OF = 0
+            "mulx {hi}, {lo}, [{a} + 0]",
+            "adcx {t1}, {lo}",
+            "adox {t2}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 8]",
+            "adcx {t2}, {lo}",
+            "adox {t3}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 16]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 24]",
+            "adcx {t4}, {lo}",
+            "adox {t5}, {hi}",
+            "mov {lo:e}, 0",      // a zero that leaves the flags alone
+            "adcx {t5}, {lo}",
+            "adcx {t0}, {lo}",
+            "adox {t0}, {lo}",
+            "mov rdx, {t1}",
+            "xor {lo:e}, {lo:e}",  // CF = OF = 0
+            "mulx {hi}, {lo}, [{m} + 0]",
+            "adcx {t1}, {lo}",
+            "adox {t2}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 8]",
+            "adcx {t2}, {lo}",
+            "adox {t3}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 16]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 24]",
+            "adcx {t4}, {lo}",
+            "adox {t5}, {hi}",
+            "mov {lo:e}, 0",      // a zero that leaves the flags alone
+            "adcx {t5}, {lo}",
+            "adcx {t0}, {lo}",
+            "adox {t0}, {lo}",
+            // step 2: t += a * b[2], then t += q * m and shift down a limb
+            "mov rdx, [{b} + 16]",
+            "xor {lo:e}, {lo:e}",  // CF = OF = 0
+            "mulx {hi}, {lo}, [{a} + 0]",
+            "adcx {t2}, {lo}",
+            "adox {t3}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 8]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 16]",
+            "adcx {t4}, {lo}",
+            "adox {t5}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 24]",
+            "adcx {t5}, {lo}",
+            "adox {t0}, {hi}",
+            "mov {lo:e}, 0",      // a zero that leaves the flags alone
+            "adcx {t0}, {lo}",
+            "adcx {t1}, {lo}",
+            "adox {t1}, {lo}",
+            "mov rdx, {t2}",
+            "xor {lo:e}, {lo:e}",  // CF = OF = 0
+            "mulx {hi}, {lo}, [{m} + 0]",
+            "adcx {t2}, {lo}",
+            "adox {t3}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 8]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 16]",
+            "adcx {t4}, {lo}",
+            "adox {t5}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 24]",
+            "adcx {t5}, {lo}",
+            "adox {t0}, {hi}",
+            "mov {lo:e}, 0",      // a zero that leaves the flags alone
+            "adcx {t0}, {lo}",
+            "adcx {t1}, {lo}",
+            "adox {t1}, {lo}",
+            // step 3: t += a * b[3], then t += q * m and shift down a limb
+            "mov rdx, [{b} + 24]",
+            "xor {lo:e}, {lo:e}",  // CF = OF = 0
+            "mulx {hi}, {lo}, [{a} + 0]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 8]",
+            "adcx {t4}, {lo}",
+            "adox {t5}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 16]",
+            "adcx {t5}, {lo}",
+            "adox {t0}, {hi}",
+            "mulx {hi}, {lo}, [{a} + 24]",
+            "adcx {t0}, {lo}",
+            "adox {t1}, {hi}",
+            "mov {lo:e}, 0",      // a zero that leaves the flags alone
+            "adcx {t1}, {lo}",
+            "adcx {t2}, {lo}",
+            "adox {t2}, {lo}",
+            "mov rdx, {t3}",
+            "xor {lo:e}, {lo:e}",  // CF = OF = 0
+            "mulx {hi}, {lo}, [{m} + 0]",
+            "adcx {t3}, {lo}",
+            "adox {t4}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 8]",
+            "adcx {t4}, {lo}",
+            "adox {t5}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 16]",
+            "adcx {t5}, {lo}",
+            "adox {t0}, {hi}",
+            "mulx {hi}, {lo}, [{m} + 24]",
+            "adcx {t0}, {lo}",
+            "adox {t1}, {hi}",
+            "mov {lo:e}, 0",      // a zero that leaves the flags alone
+            "adcx {t1}, {lo}",
+            "adcx {t2}, {lo}",
+            "adox {t2}, {lo}",
+            // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
+            "mov {lo}, {t4}",
+            "mov {hi}, {t5}",
+            "mov {b}, {t0}",
+            "mov {m_inv}, {t1}",
+            "sub {lo}, [{m} + 0]",
+            "sbb {hi}, [{m} + 8]",
+            "sbb {b}, [{m} + 16]",
+            "sbb {m_inv}, [{m} + 24]",
+            "sbb {t2}, 0",  // borrow out: the value was below m
+            "cmovnc {t4}, {lo}",
+            "cmovnc {t5}, {hi}",
+            "cmovnc {t0}, {b}",
+            "cmovnc {t1}, {m_inv}",
+            "mov {a}, [rsp + 0]",  // the pointer to r
+            "mov [{a} + 0], {t4}",
+            "mov [{a} + 8], {t5}",
+            "mov [{a} + 16], {t0}",
+            "mov [{a} + 24], {t1}",
+            "add rsp, 8",
+            a = inout(reg) a.as_ptr() => _,
+            b = inout(reg) b.as_ptr() => _,
+            m = in(reg) m.as_ptr(),
+            m_inv = inout(reg) m_inv => _,
+            t0 = out(reg) _,
+            t1 = out(reg) _,
+            t2 = out(reg) _,
+            t3 = out(reg) _,
+            t4 = out(reg) _,
+            t5 = inout(reg) 0 as Limb => _,  // t[n+1] starts at zero
+            lo = out(reg) _,
+            hi = out(reg) _,
+            inout("rdx") r.as_mut_ptr() => _,
+            options(),
+        );
+    }
+}
+
 /// `r = a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
 /// with each cross product once, then the reduction, every limb in a
 /// register. `m` odd, `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.
@@ -2483,6 +2681,189 @@ pub(crate) fn mont_sqr_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb;
             // reduction row 3: t[3..7] += q m, its carry limb into t[3]
             "mov rdx, r11",
             "imul rdx, [rsp]",
+            "xor eax, eax",  // CF = OF = 0
+            "mulx rsi, rax, [rdi + 0]",
+            "adcx r11, rax",
+            "mulx rcx, rax, [rdi + 8]",
+            "adcx r12, rax",
+            "adox r12, rsi",
+            "mulx rsi, rax, [rdi + 16]",
+            "adcx r13, rax",
+            "adox r13, rcx",
+            "mulx rcx, rax, [rdi + 24]",
+            "adcx r14, rax",
+            "adox r14, rsi",
+            "mov eax, 0",  // a zero that leaves the flags alone
+            "adcx rcx, rax",
+            "adox rcx, rax",
+            "mov r11, rcx",
+            // the top half plus the carries (below 2m), then minus m if that fits
+            "add r12, r8",
+            "adc r13, r9",
+            "adc r14, r10",
+            "adc r15, r11",
+            "mov eax, 0",
+            "adc eax, 0",
+            "mov r8, r12",
+            "mov r9, r13",
+            "mov r10, r14",
+            "mov r11, r15",
+            "sub r8, [rdi + 0]",
+            "sbb r9, [rdi + 8]",
+            "sbb r10, [rdi + 16]",
+            "sbb r11, [rdi + 24]",
+            "sbb rax, 0",  // borrow out: the value was below m
+            "cmovnc r12, r8",
+            "cmovnc r13, r9",
+            "cmovnc r14, r10",
+            "cmovnc r15, r11",
+            "mov rcx, [rsp + 8]",
+            "mov [rcx + 0], r12",
+            "mov [rcx + 8], r13",
+            "mov [rcx + 16], r14",
+            "mov [rcx + 24], r15",
+            "add rsp, 16",
+            inout("rsi") a.as_ptr() => _,
+            in("rdi") m.as_ptr(),
+            inout("rdx") m_inv => _,
+            inout("rcx") r.as_mut_ptr() => _,
+            out("rax") _,
+            out("r8") _,
+            out("r9") _,
+            out("r10") _,
+            out("r11") _,
+            out("r12") _,
+            out("r13") _,
+            out("r14") _,
+            out("r15") _,
+            options(),
+        );
+    }
+}
+
+/// `r = a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
+/// with each cross product once, then the reduction, every limb in a
+/// register. `m` odd, `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.
+/// For `m_inv = 1` (`m ≡ −1 mod 2^64`, as P-256's prime): each row's
+/// quotient is the limb itself, without the `imul` on the rows' serial path.
+#[inline]
+pub(crate) fn mont_sqr_4_minv1(
+    _cpu: Adx,
+    r: &mut [Limb; 4],
+    a: &[Limb; 4],
+    m: &[Limb; 4],
+    m_inv: Limb,
+) {
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a and m (4 limbs each, by their array types) and writes r,
+    // which cannot alias them (it is borrowed mutably), only at its end;
+    // every register it changes is declared. It pushes two limbs and pops
+    // them before it ends, so the stack pointer is restored.
+    unsafe {
+        asm!(
+            "push rcx",           // the pointer to r, at [rsp + 8]
+            "push rdx",           // m_inv, at [rsp]
+            // the cross products a[i] a[j], i < j, into t1..t6
+            "mov rdx, [rsi]",
+            "mulx r10, r9, [rsi + 8]",
+            "mulx r11, rax, [rsi + 16]",
+            "add r10, rax",
+            "mulx r12, rax, [rsi + 24]",
+            "adc r11, rax",
+            "adc r12, 0",
+            "mov rdx, [rsi + 8]",
+            "xor r13d, r13d",  // t5 = 0, CF = OF = 0
+            "mulx rcx, rax, [rsi + 16]",
+            "adcx r11, rax",
+            "adox r12, rcx",
+            "mulx rcx, rax, [rsi + 24]",
+            "adcx r12, rax",
+            "adox r13, rcx",
+            "adc r13, 0",  // the OF chain has ended
+            "mov rdx, [rsi + 16]",
+            "mulx r14, rax, [rsi + 24]",
+            "add r13, rax",
+            "adc r14, 0",
+            // t = 2 t + the squares a[i]^2 at limb 2i (CF: doubling, OF: squares)
+            "xor r15d, r15d",  // t7 = 0, CF = OF = 0
+            "mov rdx, [rsi + 0]",
+            "mulx rcx, r8, rdx",
+            "adcx r9, r9",
+            "adox r9, rcx",
+            "mov rdx, [rsi + 8]",
+            "mulx rcx, rax, rdx",
+            "adcx r10, r10",
+            "adox r10, rax",
+            "adcx r11, r11",
+            "adox r11, rcx",
+            "mov rdx, [rsi + 16]",
+            "mulx rcx, rax, rdx",
+            "adcx r12, r12",
+            "adox r12, rax",
+            "adcx r13, r13",
+            "adox r13, rcx",
+            "mov rdx, [rsi + 24]",
+            "mulx rcx, rax, rdx",
+            "adcx r14, r14",
+            "adox r14, rax",
+            "adcx r15, r15",
+            "adox r15, rcx",
+            // reduction row 0: t[0..4] += q m, its carry limb into t[0]
+            "mov rdx, r8",
+            "xor eax, eax",  // CF = OF = 0
+            "mulx rsi, rax, [rdi + 0]",
+            "adcx r8, rax",
+            "mulx rcx, rax, [rdi + 8]",
+            "adcx r9, rax",
+            "adox r9, rsi",
+            "mulx rsi, rax, [rdi + 16]",
+            "adcx r10, rax",
+            "adox r10, rcx",
+            "mulx rcx, rax, [rdi + 24]",
+            "adcx r11, rax",
+            "adox r11, rsi",
+            "mov eax, 0",  // a zero that leaves the flags alone
+            "adcx rcx, rax",
+            "adox rcx, rax",
+            "mov r8, rcx",
+            // reduction row 1: t[1..5] += q m, its carry limb into t[1]
+            "mov rdx, r9",
+            "xor eax, eax",  // CF = OF = 0
+            "mulx rsi, rax, [rdi + 0]",
+            "adcx r9, rax",
+            "mulx rcx, rax, [rdi + 8]",
+            "adcx r10, rax",
+            "adox r10, rsi",
+            "mulx rsi, rax, [rdi + 16]",
+            "adcx r11, rax",
+            "adox r11, rcx",
+            "mulx rcx, rax, [rdi + 24]",
+            "adcx r12, rax",
+            "adox r12, rsi",
+            "mov eax, 0",  // a zero that leaves the flags alone
+            "adcx rcx, rax",
+            "adox rcx, rax",
+            "mov r9, rcx",
+            // reduction row 2: t[2..6] += q m, its carry limb into t[2]
+            "mov rdx, r10",
+            "xor eax, eax",  // CF = OF = 0
+            "mulx rsi, rax, [rdi + 0]",
+            "adcx r10, rax",
+            "mulx rcx, rax, [rdi + 8]",
+            "adcx r11, rax",
+            "adox r11, rsi",
+            "mulx rsi, rax, [rdi + 16]",
+            "adcx r12, rax",
+            "adox r12, rcx",
+            "mulx rcx, rax, [rdi + 24]",
+            "adcx r13, rax",
+            "adox r13, rsi",
+            "mov eax, 0",  // a zero that leaves the flags alone
+            "adcx rcx, rax",
+            "adox rcx, rax",
+            "mov r10, rcx",
+            // reduction row 3: t[3..7] += q m, its carry limb into t[3]
+            "mov rdx, r11",
             "xor eax, eax",  // CF = OF = 0
             "mulx rsi, rax, [rdi + 0]",
             "adcx r11, rax",
