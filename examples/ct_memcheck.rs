@@ -188,7 +188,8 @@ fn limbs(audit: &mut Audit) {
                 let exp = U1024::random_below(rng, &U1024::MAX).expect("bound");
                 let one = p.pow_bounded_on(avx2, &base_p, &exp, 1024).expect("AVX2");
                 black_box(p.from_monty(&one));
-                let pair = p.pow_bounded_pair_on(avx2, &base_p, &exp, &q, &base_q, &exp, 1024);
+                let pair = [(&p, &base_p, exp.as_ref()), (&q, &base_q, exp.as_ref())];
+                let pair = MontyParams::pow_bounded_pair_on(avx2, pair, 1024);
                 black_box(pair.expect("AVX2"));
             },
         );

@@ -111,14 +111,13 @@ fn probe_target_pair1024(
     params: [&MontyParams<Uint<16>>; 2],
     base: &MontyForm<Uint<16>>,
     exp: &Uint<16>,
-) -> (MontyForm<Uint<16>>, MontyForm<Uint<16>>) {
+) -> [MontyForm<Uint<16>>; 2] {
     marker();
-    let [p0, p1] = params;
+    let pair = params.map(|p| (p, base, exp.as_ref()));
     let r = match named_backend() {
-        Some(b) => p0
-            .pow_bounded_pair_on(b, base, exp, p1, base, exp, SHORT_EXP_BITS)
+        Some(b) => MontyParams::pow_bounded_pair_on(b, pair, SHORT_EXP_BITS)
             .expect("the named backend runs here"),
-        None => p0.pow_bounded_pair(base, exp, p1, base, exp, SHORT_EXP_BITS),
+        None => MontyParams::pow_bounded_pair(pair, SHORT_EXP_BITS),
     };
     marker();
     r
@@ -202,7 +201,7 @@ fn run_pair1024(e: Vec<u64>) -> u64 {
     let params = [m0, m1].map(|m| MontyParams::new(m).expect("odd modulus"));
     let base = Uint::<16>::from_words(limbs(0x6261_7365, 16).try_into().expect("16 limbs"));
     let base = params[0].to_monty(&base);
-    let (r0, r1) = black_box(probe_target_pair1024(
+    let [r0, r1] = black_box(probe_target_pair1024(
         black_box([&params[0], &params[1]]),
         black_box(&base),
         black_box(&exp),

@@ -113,8 +113,8 @@ fn child() {
         let e = BoxedUint::from_words(e);
         let got = params.from_monty(&params.pow(&base, &e));
         assert_eq!(big(got.as_words()), expect, "{n} limbs");
-        let (r0, r1) = params.pow_bounded_pair(&base, &e, &params, &base, &e, 64 * n as u32);
-        for r in [r0, r1] {
+        let operand = (&params, &base, e.as_ref());
+        for r in MontyParams::pow_bounded_pair([operand; 2], 64 * n as u32) {
             assert_eq!(
                 big(params.from_monty(&r).as_words()),
                 expect,

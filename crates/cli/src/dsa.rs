@@ -18,7 +18,7 @@ use crate::files::{
     KeyFiles, PubkeyArgs, Status, digest_file, exit, hash, read, read_text, rng, verdict,
     write_private_key,
 };
-use crate::files::{KeyIn, KeyOut, SignFiles, VerifyFiles};
+use crate::files::{KeyOut, SignFiles, VerifyFiles};
 use crate::output::write_public;
 
 #[derive(Subcommand)]
@@ -63,8 +63,6 @@ pub enum DsaCommand {
     /// Signs a file (DER by default, as `openssl dgst -sign` writes), with
     /// k by RFC 6979.
     Sign {
-        #[command(flatten)]
-        key: KeyIn,
         #[command(flatten)]
         args: SignatureArgs,
         /// Mix fresh randomness into k (RFC 6979 section 3.6): signatures
@@ -116,11 +114,10 @@ pub fn run(command: DsaCommand) -> ExitCode {
         DsaCommand::Keygen { params, out } => keygen(&params, &out),
         DsaCommand::Pubkey(args) => KEYS.write_public_key(&args),
         DsaCommand::Sign {
-            key,
             args,
             randomized,
             files,
-        } => sign(&key, &args, randomized, &files),
+        } => sign(&args, randomized, &files),
         DsaCommand::Verify { args, files } => {
             return verify(&files.public, &args, &files.input, &files.sig);
         }
@@ -191,13 +188,8 @@ fn keygen(params_path: &Path, out: &KeyOut) -> Result<(), String> {
     write_private_key(target, &key, &out.passout)
 }
 
-fn sign(
-    key: &KeyIn,
-    args: &SignatureArgs,
-    randomized: bool,
-    files: &SignFiles,
-) -> Result<(), String> {
-    let SignFiles { input, out } = files;
+fn sign(args: &SignatureArgs, randomized: bool, files: &SignFiles) -> Result<(), String> {
+    let SignFiles { key, input, out } = files;
     let hash = hash("--hash", &args.hash)?;
     let key = KEYS.load_key(key)?;
     let digest = digest_file(hash, input)?;

@@ -17,7 +17,7 @@ use numcrypt_elgamal::{Group, NamedGroup, PublicKey, SecretKey, Signature};
 use numcrypt_rsa::HashAlg;
 use zeroize::Zeroizing;
 
-use crate::files::{DecryptFiles, EncryptFiles, KeyIn, KeyOut, SignFiles, VerifyFiles};
+use crate::files::{DecryptFiles, EncryptFiles, KeyOut, SignFiles, VerifyFiles};
 use crate::files::{
     KeyFiles, MAX_READ, PubkeyArgs, Status, digest_file, exit, hash, open_input, read, read_up_to,
     rng, verdict, write_private_key,
@@ -63,8 +63,6 @@ pub enum ElgamalCommand {
     /// Signs a file with an ElGamal signature (DER: SEQUENCE { r, s }).
     /// Prefer `numcrypt dsa` for anything new.
     Sign {
-        #[command(flatten)]
-        key: KeyIn,
         /// The message hash: sha224, sha256, sha384 or sha512.
         #[arg(long, default_value = "sha256")]
         hash: String,
@@ -89,7 +87,7 @@ pub fn run(command: ElgamalCommand) -> ExitCode {
         ElgamalCommand::Pubkey(args) => KEYS.write_public_key(&args),
         ElgamalCommand::Encrypt { aad, files } => encrypt(&aad, &files),
         ElgamalCommand::Decrypt { aad, files } => decrypt(&aad, &files),
-        ElgamalCommand::Sign { key, hash, files } => sign(&key, &hash, &files),
+        ElgamalCommand::Sign { hash, files } => sign(&hash, &files),
         ElgamalCommand::Verify { hash, files } => {
             return verify(&files.public, &hash, &files.input, &files.sig);
         }
@@ -213,8 +211,8 @@ fn decrypt(aad: &str, files: &DecryptFiles) -> Result<(), String> {
     }
 }
 
-fn sign(key: &KeyIn, hash_name: &str, files: &SignFiles) -> Result<(), String> {
-    let SignFiles { input, out } = files;
+fn sign(hash_name: &str, files: &SignFiles) -> Result<(), String> {
+    let SignFiles { key, input, out } = files;
     let hash = hash("--hash", hash_name)?;
     let key = KEYS.load_key(key)?;
     let digest = digest_file(hash, input)?;

@@ -259,6 +259,8 @@ pub struct KeyOut {
 /// The files of every `sign` subcommand.
 #[derive(clap::Args)]
 pub struct SignFiles {
+    #[command(flatten)]
+    pub key: KeyIn,
     /// The file to sign (- for standard input).
     #[arg(long = "in")]
     pub input: PathBuf,

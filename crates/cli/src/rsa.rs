@@ -14,7 +14,7 @@ use numcrypt_rsa::signature::hazmat::RandomizedPrehashSigner;
 use numcrypt_rsa::{HashAlg, KeyAlgorithm, KeyGen, RsaPrivateKey, RsaPublicKey};
 use numcrypt_rsa::{oaep, pkcs1v15, pss};
 
-use crate::files::{DecryptFiles, EncryptFiles, KeyIn, KeyOut, SignFiles, VerifyFiles};
+use crate::files::{DecryptFiles, EncryptFiles, KeyOut, SignFiles, VerifyFiles};
 use crate::files::{
     KeyFiles, PubkeyArgs, digest_file, exit, hash, read, rng, verdict, write_private_key,
 };
@@ -49,8 +49,6 @@ pub enum RsaCommand {
     Pubkey(PubkeyArgs),
     /// Signs a file (the raw signature, as `openssl dgst -sign` writes).
     Sign {
-        #[command(flatten)]
-        key: KeyIn,
         #[command(flatten)]
         scheme: SchemeArgs,
         /// Allow --hash sha1 (refused otherwise: SHA-1 collisions are
@@ -164,11 +162,10 @@ pub fn run(command: RsaCommand) -> ExitCode {
         } => keygen(bits, exponent, allow_weak, threads, &out),
         RsaCommand::Pubkey(args) => KEYS.write_public_key(&args),
         RsaCommand::Sign {
-            key,
             scheme,
             allow_sha1,
             files,
-        } => sign(&key, &scheme, allow_sha1, &files),
+        } => sign(&scheme, allow_sha1, &files),
         RsaCommand::Verify { scheme, files } => {
             return verify(&files.public, &scheme, &files.input, &files.sig);
         }
@@ -330,8 +327,8 @@ fn keygen(
     write_private_key(target, &key, &out.passout)
 }
 
-fn sign(key: &KeyIn, args: &SchemeArgs, allow_sha1: bool, files: &SignFiles) -> Result<(), String> {
-    let SignFiles { input, out } = files;
+fn sign(args: &SchemeArgs, allow_sha1: bool, files: &SignFiles) -> Result<(), String> {
+    let SignFiles { key, input, out } = files;
     let key = KEYS.load_key(key)?;
     let signing = args.resolve(key.public_key(), false)?;
     if signing.hash() == HashAlg::Sha1 && !allow_sha1 {

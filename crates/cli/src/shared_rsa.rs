@@ -88,9 +88,6 @@ pub enum SharedRsaCommand {
         key: PathBuf,
         #[command(flatten)]
         message: MessageArgs,
-        /// Write the partial signature here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
     },
     /// Combines the partial signatures of any threshold + 1 parties into an
     /// ordinary RSA signature (raw bytes, as `openssl dgst -sign` writes),
@@ -102,9 +99,6 @@ pub enum SharedRsaCommand {
         key: PathBuf,
         #[command(flatten)]
         message: MessageArgs,
-        /// Write the signature here instead of standard output.
-        #[arg(long)]
-        out: Option<PathBuf>,
         /// The partial signatures, of distinct parties.
         #[arg(required = true)]
         partials: Vec<PathBuf>,
@@ -156,7 +150,8 @@ enum Scheme {
     Pss,
 }
 
-/// The message and how it is encoded: the same at every party.
+/// The message and how it is encoded (the same at every party), and where
+/// the result goes.
 #[derive(Args)]
 pub struct MessageArgs {
     /// The message file (`-`: standard input).
@@ -172,6 +167,10 @@ pub struct MessageArgs {
     /// to every party (e.g. `openssl rand -hex 32`).
     #[arg(long)]
     salt: Option<String>,
+    /// Write the result (`sign`: the partial signature; `combine`: the
+    /// signature) here instead of standard output.
+    #[arg(long)]
+    out: Option<PathBuf>,
 }
 
 impl MessageArgs {
@@ -224,15 +223,12 @@ pub fn run(command: SharedRsaCommand) -> ExitCode {
             &tuning,
         )),
         SharedRsaCommand::Party { config, force } => files::exit(party(&config, force)),
-        SharedRsaCommand::Sign { key, message, out } => {
-            files::exit(sign(&key, &message, out.as_deref()))
-        }
+        SharedRsaCommand::Sign { key, message } => files::exit(sign(&key, &message)),
         SharedRsaCommand::Combine {
             key,
             message,
-            out,
             partials,
-        } => match combine_files(&key, &message, out.as_deref(), &partials) {
+        } => match combine_files(&key, &message, &partials) {
             Ok(()) => ExitCode::SUCCESS,
             Err(Failure::Invalid(message)) => {
                 eprintln!("numcrypt: {message}");
@@ -835,13 +831,13 @@ fn party(path: &Path, force: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn sign(key: &Path, message: &MessageArgs, out: Option<&Path>) -> Result<(), String> {
+fn sign(key: &Path, message: &MessageArgs) -> Result<(), String> {
     let text = files::read_text(key)?;
     let share = SharedKeyShare::from_pem(&text).map_err(|e| format!("{}: {e}", key.display()))?;
     let em = message.encode(share.public_key())?;
     let partial = share.sign_partial_checked(&em).map_err(|e| e.to_string())?;
     let pem = partial.to_pem().map_err(|e| e.to_string())?;
-    write_public(out, pem.as_bytes())
+    write_public(message.out.as_deref(), pem.as_bytes())
 }
 
 enum Failure {
@@ -849,12 +845,7 @@ enum Failure {
     Input(String),
 }
 
-fn combine_files(
-    key: &Path,
-    message: &MessageArgs,
-    out: Option<&Path>,
-    partials: &[PathBuf],
-) -> Result<(), Failure> {
+fn combine_files(key: &Path, message: &MessageArgs, partials: &[PathBuf]) -> Result<(), Failure> {
     let text = files::read_text(key).map_err(Failure::Input)?;
     let public = SharedPublicKey::from_pem(&text)
         .map_err(|e| Failure::Input(format!("{}: {e}", key.display())))?;
@@ -868,7 +859,7 @@ fn combine_files(
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::Input)?;
     match combine(&public, &em, &partials) {
-        Ok(sig) => write_public(out, &sig).map_err(Failure::Input),
+        Ok(sig) => write_public(message.out.as_deref(), &sig).map_err(Failure::Input),
         Err(e @ (Error::FaultyParties(_) | Error::InvalidSignature)) => {
             Err(Failure::Invalid(e.to_string()))
         }

@@ -44,14 +44,15 @@ impl From<der::Error> for Error {
 
 /// How a crate's `Error` takes in the errors below it, written once: the
 /// `core::error::Error` impl, a variant wrapping each lower crate's error,
-/// the shared [`Error`]'s variants mapped to the crate's own (the rest to
-/// `otherwise`), and what a `der::Error` becomes.
+/// the shared [`Error`]'s variants mapped to the crate's own (a bare name:
+/// the crate's variant of that name; the rest to `otherwise`), and what a
+/// `der::Error` becomes.
 ///
 /// ```text
 /// numcrypt_common::error_conversions! {
 ///     Error,
 ///     wraps { numcrypt_limbs::Error => Limbs },
-///     common { Rng => Error::Rng },
+///     common { Rng, MalformedSignature => Error::InvalidSignature },
 ///     otherwise Error::Encoding,
 ///     der |_| Error::Encoding,
 /// }
@@ -61,7 +62,7 @@ macro_rules! error_conversions {
     (
         $Error:ident,
         wraps { $($Source:path => $Variant:ident),* $(,)? },
-        common { $($Common:ident => $Mapped:expr),* $(,)? },
+        common { $($Common:ident $(=> $Mapped:expr)?),* $(,)? },
         otherwise $otherwise:expr,
         der |$der:pat_param| $from_der:expr $(,)?
     ) => {
@@ -76,7 +77,9 @@ macro_rules! error_conversions {
         impl From<$crate::Error> for $Error {
             fn from(e: $crate::Error) -> Self {
                 match e {
-                    $($crate::Error::$Common => $Mapped,)*
+                    $($crate::Error::$Common => $crate::error_conversions!(
+                        @map $Error::$Common $(, $Mapped)?
+                    ),)*
                     _ => $otherwise,
                 }
             }
@@ -88,4 +91,6 @@ macro_rules! error_conversions {
             }
         }
     };
+    (@map $same:path) => { $same };
+    (@map $same:path, $mapped:expr) => { $mapped };
 }

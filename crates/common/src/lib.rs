@@ -7,6 +7,8 @@
 //! - [`rfc6979`]: deterministic (and hedged) nonces for DSA and ElGamal
 //!   signatures, for a modulus of any size chosen at run time;
 //! - [`Signature`]: the pair `(r, s)` of DSA and ElGamal, in DER and P1363;
+//! - [`Subgroup`]: `p`, `q`, `g` and their Montgomery constants, which
+//!   DSA's domain parameters and ElGamal's groups dereference to;
 //! - [`dl_key`]: the SPKI and PKCS#8 wrapping of discrete-log keys.
 //!
 //! Most users reach these through `numcrypt-rsa`, `numcrypt-dsa` and
@@ -22,7 +24,9 @@ mod error;
 pub mod hash;
 pub mod rfc6979;
 mod signature;
+mod subgroup;
 
 pub use error::Error;
 pub use hash::HashAlg;
 pub use signature::{Signature, digest_of};
+pub use subgroup::Subgroup;

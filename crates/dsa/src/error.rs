@@ -113,13 +113,7 @@ impl fmt::Display for Error {
 numcrypt_common::error_conversions! {
     Error,
     wraps { numcrypt_limbs::Error => Limbs },
-    common {
-        UnsupportedHash => Error::UnsupportedHash,
-        MalformedSignature => Error::MalformedSignature,
-        SignatureOutOfRange => Error::SignatureOutOfRange,
-        UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
-        Rng => Error::Rng,
-    },
+    common { UnsupportedHash, MalformedSignature, SignatureOutOfRange, UnsupportedAlgorithm, Rng },
     otherwise Error::Encoding,
     der |_| Error::Encoding,
 }

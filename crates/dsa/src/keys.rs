@@ -302,7 +302,7 @@ impl SigningKey {
                 continue;
             }
             let mut gk = pm.from_monty(&pm.pow_bounded(params.g_monty(), &k, n));
-            let r = params.q_reducer().reduce(&gk);
+            let r = params.reduce_mod_q(&gk);
             let mut k_inv = qm.to_monty(&k.inv_mod(q)?);
             let mut xr = qm.mul(&x, &r);
             let s = qm.mul(&k_inv, &qm.add(&z, &xr));

@@ -95,7 +95,7 @@ mod traits;
 pub use encoding::ID_DSA;
 pub use error::Error;
 pub use keys::{SigningKey, VerifyingKey};
-pub use numcrypt_common::{HashAlg, Signature};
+pub use numcrypt_common::{HashAlg, Signature, Subgroup};
 pub use params::{
     DomainParameters, GenerationOptions, GeneratorMethod, ParameterSizes, Progress, ProgressFn,
     ValidationParameters,

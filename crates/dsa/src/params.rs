@@ -10,7 +10,7 @@ use numcrypt_prime::is_prime_vartime;
 use rand_core::CryptoRng;
 
 use crate::arith::WideReducer;
-use crate::{Error, HashAlg};
+use crate::{Error, HashAlg, Subgroup};
 
 /// The `(L, N)` pairs of FIPS 186-4 section 4.2: `L` bits for `p`, `N`
 /// for `q`.
@@ -166,21 +166,28 @@ pub type ProgressFn<'a> = &'a mut dyn FnMut(&Progress) -> ControlFlow<()>;
 ///
 /// The Montgomery constants for `p` and `q` are computed once here and
 /// shared by every key and signature made with these parameters.
+///
+/// `p`, `q`, `g` and their arithmetic are the [`Subgroup`]'s, reached
+/// through `Deref`.
 #[derive(Clone, Debug)]
 pub struct DomainParameters {
-    p: BoxedUint,
-    q: BoxedUint,
-    g: BoxedUint,
+    group: Subgroup,
     sizes: ParameterSizes,
     validation: Option<ValidationParameters>,
-    p_monty: MontyParams<BoxedUint>,
     q_reducer: WideReducer,
-    g_monty: MontyForm<BoxedUint>,
+}
+
+impl core::ops::Deref for DomainParameters {
+    type Target = Subgroup;
+
+    fn deref(&self) -> &Subgroup {
+        &self.group
+    }
 }
 
 impl PartialEq for DomainParameters {
     fn eq(&self, other: &Self) -> bool {
-        self.p == other.p && self.q == other.q && self.g == other.g
+        self.p() == other.p() && self.q() == other.q() && self.g() == other.g()
     }
 }
 
@@ -210,21 +217,16 @@ impl DomainParameters {
             return Err(Error::InvalidGenerator);
         }
         let g = g.at_width(p.nlimbs());
-        let p_monty = MontyParams::new(p.clone())?;
-        let q_monty = MontyParams::new(q.clone())?;
-        let g_monty = p_monty.to_monty(&g);
-        if p_monty.pow_vartime(&g_monty, &q) != p_monty.one() {
+        let group = Subgroup::new(p, q, g)?;
+        let pm = group.p_monty();
+        if pm.pow_vartime(group.g_monty(), group.q()) != pm.one() {
             return Err(Error::InvalidGenerator);
         }
         Ok(Self {
-            p,
-            q,
-            g,
+            q_reducer: WideReducer::new(group.q_monty()),
+            group,
             sizes,
             validation: None,
-            p_monty,
-            q_reducer: WideReducer::new(q_monty),
-            g_monty,
         })
     }
 
@@ -334,10 +336,10 @@ impl DomainParameters {
     /// to the counter is tested again).
     pub fn validate(&self) -> Result<(), Error> {
         let Some(v) = &self.validation else {
-            if !is_prime_vartime(&self.q) {
+            if !is_prime_vartime(self.q()) {
                 return Err(Error::QNotPrime);
             }
-            if !is_prime_vartime(&self.p) {
+            if !is_prime_vartime(self.p()) {
                 return Err(Error::PNotPrime);
             }
             return Ok(());
@@ -345,13 +347,13 @@ impl DomainParameters {
         check_seed_shape(self.sizes, v)?;
         let expander = SeedExpander::new(self.sizes, v.hash);
         let computed_q = expander.q_candidate(&v.seed);
-        if computed_q != self.q {
+        if computed_q != *self.q() {
             return Err(Error::SeedMismatch);
         }
-        if !is_prime_vartime(&self.q) {
+        if !is_prime_vartime(self.q()) {
             return Err(Error::QNotPrime);
         }
-        let q2 = twice(&self.q);
+        let q2 = twice(self.q());
         let mut found = None;
         for (i, p) in expander.p_candidates(&v.seed, &q2).enumerate() {
             if i as u64 > v.counter as u64 {
@@ -363,32 +365,17 @@ impl DomainParameters {
             }
         }
         match found {
-            Some((i, p)) if i == v.counter && p == self.p => {}
+            Some((i, p)) if i == v.counter && p == *self.p() => {}
             _ => return Err(Error::SeedMismatch),
         }
         if let Some(index) = v.index {
-            let e = cofactor(&self.p, &self.q)?;
-            let g = verifiable_generator(v.hash, &v.seed, index, &self.p_monty, &e)?;
-            if g != self.g {
+            let e = cofactor(self.p(), self.q())?;
+            let g = verifiable_generator(v.hash, &v.seed, index, self.p_monty(), &e)?;
+            if g != *self.g() {
                 return Err(Error::GeneratorMismatch);
             }
         }
         Ok(())
-    }
-
-    /// The prime modulus `p`.
-    pub fn p(&self) -> &BoxedUint {
-        &self.p
-    }
-
-    /// The prime order `q` of the subgroup.
-    pub fn q(&self) -> &BoxedUint {
-        &self.q
-    }
-
-    /// The generator `g` of the order-`q` subgroup.
-    pub fn g(&self) -> &BoxedUint {
-        &self.g
     }
 
     /// `(L, N)`.
@@ -425,20 +412,10 @@ impl DomainParameters {
         self.sizes.require_signing()
     }
 
-    pub(crate) fn p_monty(&self) -> &MontyParams<BoxedUint> {
-        &self.p_monty
-    }
-
-    pub(crate) fn q_reducer(&self) -> &WideReducer {
-        &self.q_reducer
-    }
-
-    pub(crate) fn q_monty(&self) -> &MontyParams<BoxedUint> {
-        self.q_reducer.params()
-    }
-
-    pub(crate) fn g_monty(&self) -> &MontyForm<BoxedUint> {
-        &self.g_monty
+    /// `x mod q` in Montgomery form, for `x` of any width, in constant
+    /// time.
+    pub(crate) fn reduce_mod_q(&self, x: &BoxedUint) -> MontyForm<BoxedUint> {
+        self.q_reducer.reduce(self.q_monty(), x)
     }
 }
 

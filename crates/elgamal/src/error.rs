@@ -108,12 +108,7 @@ impl fmt::Display for Error {
 numcrypt_common::error_conversions! {
     Error,
     wraps { numcrypt_limbs::Error => Limbs, numcrypt_prime::Error => Prime },
-    common {
-        MalformedSignature => Error::MalformedSignature,
-        SignatureOutOfRange => Error::SignatureOutOfRange,
-        UnsupportedAlgorithm => Error::UnsupportedAlgorithm,
-        Rng => Error::Rng,
-    },
+    common { MalformedSignature, SignatureOutOfRange, UnsupportedAlgorithm, Rng },
     otherwise Error::Encoding,
     der |_| Error::Encoding,
 }

@@ -6,14 +6,14 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::ControlFlow;
 
-use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
+use numcrypt_limbs::{BoxedUint, Unsigned};
 use numcrypt_prime::{PrimeGen, PrimeKind, Progress, is_prime_vartime};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::limits::{MAX_GROUP_BITS, MIN_GROUP_BITS};
-use crate::{Error, primes};
+use crate::{Error, Subgroup, primes};
 
 /// The standard groups, all with `g = 2`, which generates the subgroup of
 /// squares (`p ≡ 7 (mod 8)` for each).
@@ -151,29 +151,35 @@ impl fmt::Display for NamedGroup {
 /// [`validate`](Group::validate) proves the rest: `q` prime (MR64), then
 /// `p` prime by Pocklington's theorem (`2^(p−1) ≡ 1 (mod p)` and `3 ∤ p`,
 /// given that `q > √p` is prime). The named groups need neither.
+///
+/// `p`, `q`, `g` and their arithmetic are the [`Subgroup`]'s, reached
+/// through `Deref`.
 #[derive(Clone)]
 pub struct Group {
-    p: BoxedUint,
-    q: BoxedUint,
-    g: BoxedUint,
+    group: Subgroup,
     name: Option<NamedGroup>,
-    p_monty: MontyParams<BoxedUint>,
-    q_monty: MontyParams<BoxedUint>,
-    g_monty: MontyForm<BoxedUint>,
+}
+
+impl core::ops::Deref for Group {
+    type Target = Subgroup;
+
+    fn deref(&self) -> &Subgroup {
+        &self.group
+    }
 }
 
 impl fmt::Debug for Group {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.name {
             Some(name) => write!(f, "Group({name})"),
-            None => write!(f, "Group {{ p: {:#x}, g: {:#x} }}", self.p, self.g),
+            None => write!(f, "Group {{ p: {:#x}, g: {:#x} }}", self.p(), self.g()),
         }
     }
 }
 
 impl PartialEq for Group {
     fn eq(&self, other: &Self) -> bool {
-        self.p == other.p && self.g == other.g
+        self.p() == other.p() && self.g() == other.g()
     }
 }
 
@@ -209,17 +215,9 @@ impl Group {
             return Err(Error::InvalidGroup);
         }
         let q = p.shr_vartime(1);
-        let p_monty = MontyParams::new(p.clone())?;
-        let q_monty = MontyParams::new(q.clone())?;
-        let g_monty = p_monty.to_monty(&g);
         Ok(Self {
-            p,
-            q,
-            g,
+            group: Subgroup::new(p, q, g)?,
             name,
-            p_monty,
-            q_monty,
-            g_monty,
         })
     }
 
@@ -256,33 +254,18 @@ impl Group {
         if self.name.is_some() {
             return Ok(());
         }
-        if !is_prime_vartime(&self.q) {
+        if !is_prime_vartime(self.q()) {
             return Err(Error::QNotPrime);
         }
         // Pocklington with p − 1 = 2q, q prime and q > √p: p is prime if
         // 2^(p−1) ≡ 1 and gcd(2^2 − 1, p) = 1.
-        let pm = &self.p_monty;
-        let p_minus_1 = self.p.wrapping_sub(&self.p.like_u64(1));
-        let fermat = pm.pow_vartime(&pm.to_monty(&self.p.like_u64(2)), &p_minus_1);
-        if fermat != pm.one() || self.p.rem_limb_vartime(3)? == 0 {
+        let pm = self.p_monty();
+        let p_minus_1 = self.p().wrapping_sub(&self.p().like_u64(1));
+        let fermat = pm.pow_vartime(&pm.to_monty(&self.p().like_u64(2)), &p_minus_1);
+        if fermat != pm.one() || self.p().rem_limb_vartime(3)? == 0 {
             return Err(Error::PNotPrime);
         }
         Ok(())
-    }
-
-    /// The prime `p`.
-    pub fn p(&self) -> &BoxedUint {
-        &self.p
-    }
-
-    /// The prime order `q = (p − 1)/2` of the subgroup.
-    pub fn q(&self) -> &BoxedUint {
-        &self.q
-    }
-
-    /// The generator `g`.
-    pub fn g(&self) -> &BoxedUint {
-        &self.g
     }
 
     /// The name, for a standard group.
@@ -292,7 +275,7 @@ impl Group {
 
     /// Bit length of `p`.
     pub fn bits(&self) -> u32 {
-        self.p.bits_vartime()
+        self.p().bits_vartime()
     }
 
     /// Bytes in an encoded element: `⌈bits/8⌉`.
@@ -303,24 +286,12 @@ impl Group {
     /// The longest message [`encode_message`](Self::encode_message) takes:
     /// `⌊(bits(q) − 2)/8⌋` bytes (255 for a 2048-bit group).
     pub fn max_message_len(&self) -> usize {
-        ((self.q.bits_vartime() - 2) / 8) as usize
-    }
-
-    pub(crate) fn p_monty(&self) -> &MontyParams<BoxedUint> {
-        &self.p_monty
-    }
-
-    pub(crate) fn q_monty(&self) -> &MontyParams<BoxedUint> {
-        &self.q_monty
-    }
-
-    pub(crate) fn g_monty(&self) -> &MontyForm<BoxedUint> {
-        &self.g_monty
+        ((self.q().bits_vartime() - 2) / 8) as usize
     }
 
     /// Bit length of `q`, the length of every secret exponent.
     pub(crate) fn exponent_bits(&self) -> u32 {
-        self.q.bits_vartime()
+        self.q().bits_vartime()
     }
 
     /// A uniformly random exponent in `[1, q − 1]`.
@@ -328,7 +299,7 @@ impl Group {
         &self,
         rng: &mut R,
     ) -> Result<BoxedUint, Error> {
-        let q_minus_1 = self.q.wrapping_sub(&self.q.like_u64(1));
+        let q_minus_1 = self.q().wrapping_sub(&self.q().like_u64(1));
         let mut c = BoxedUint::random_below(rng, &q_minus_1)?;
         let x = c.wrapping_add(&c.like_u64(1));
         c.zeroize();
@@ -351,11 +322,11 @@ impl Group {
         let start = bytes.len() - message.len();
         bytes[start..].copy_from_slice(message);
         bytes[start - 1] = 0x01;
-        let mut m = BoxedUint::from_be_slice(&bytes, self.p.bits_precision())?;
-        let pm = &self.p_monty;
-        let mut legendre = pm.pow(&pm.to_monty(&m), &self.q);
+        let mut m = BoxedUint::from_be_slice(&bytes, self.p().bits_precision())?;
+        let pm = self.p_monty();
+        let mut legendre = pm.pow(&pm.to_monty(&m), self.q());
         let is_square = legendre.ct_eq(&pm.one());
-        let mut negated = self.p.wrapping_sub(&m);
+        let mut negated = self.p().wrapping_sub(&m);
         negated.conditional_assign(&m, is_square);
         m.zeroize();
         legendre.zeroize();
@@ -369,9 +340,9 @@ impl Group {
     /// Constant time except for the message's length, which the output
     /// reveals anyway.
     pub fn decode_message(&self, element: &Element) -> Result<Zeroizing<Vec<u8>>, Error> {
-        let big = element.0.ct_gt(&self.q);
+        let big = element.0.ct_gt(self.q());
         let mut m = element.0.clone();
-        let negated = self.p.wrapping_sub(&element.0);
+        let negated = self.p().wrapping_sub(&element.0);
         m.conditional_assign(&negated, big);
         let mut bytes = Zeroizing::new(vec![0u8; self.element_len()]);
         m.write_be_bytes(&mut bytes)?;
@@ -402,11 +373,11 @@ impl Group {
 
     /// `x` at `p`'s width if it is in `[1, p − 1]` and a square.
     pub(crate) fn check_element(&self, x: &BoxedUint) -> Result<BoxedUint, Error> {
-        if x.bits_vartime() > self.bits() || bool::from(x.is_zero()) || x >= &self.p {
+        if x.bits_vartime() > self.bits() || bool::from(x.is_zero()) || x >= self.p() {
             return Err(Error::InvalidElement);
         }
-        let x = x.at_width(self.p.nlimbs());
-        if x.jacobi_vartime(&self.p)? != 1 {
+        let x = x.at_width(self.p().nlimbs());
+        if x.jacobi_vartime(self.p())? != 1 {
             return Err(Error::InvalidElement);
         }
         Ok(x)
@@ -415,7 +386,7 @@ impl Group {
     /// Big-endian bytes of `x < p`, exactly [`element_len`](Self::element_len) long.
     pub(crate) fn to_fixed_bytes(&self, x: &BoxedUint) -> Vec<u8> {
         let mut out = vec![0u8; self.element_len()];
-        let _ = x.at_width(self.p.nlimbs()).write_be_bytes(&mut out);
+        let _ = x.at_width(self.p().nlimbs()).write_be_bytes(&mut out);
         out
     }
 }

@@ -137,7 +137,7 @@ pub use error::Error;
 pub use group::{Element, Group, NamedGroup};
 pub use keys::{Ciphertext, PublicKey, SecretKey, SharedSecret};
 pub use limits::{MAX_GROUP_BITS, MIN_GROUP_BITS};
-pub use numcrypt_common::Signature;
+pub use numcrypt_common::{Signature, Subgroup};
 
 pub use numcrypt_limbs::BoxedUint;
 pub use sha2;

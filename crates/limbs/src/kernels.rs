@@ -20,7 +20,8 @@ pub use crate::ops::add::{
 };
 pub use crate::ops::div::submul_1;
 pub use crate::ops::kernels::{
-    KARATSUBA_MAX_LIMBS, KARATSUBA_MIN_LIMBS, Kernels, SQR_MIN_LIMBS, mont_inverse_limb,
+    KARATSUBA_MAX_LIMBS, KARATSUBA_MIN_LIMBS, Kernels, MontModulus, SQR_MIN_LIMBS,
+    mont_inverse_limb,
 };
 pub use crate::ops::word::{adc, mac, mask_from_bit, sbb};
 
@@ -45,29 +46,22 @@ pub fn sqr(r: &mut [Limb], a: &[Limb]) {
 }
 
 /// [`Kernels::mont_redc`] on the fastest backend.
-pub fn mont_redc(r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
-    dispatch!(k => k.mont_redc(r, t, m, m_inv))
+pub fn mont_redc(r: &mut [Limb], t: &mut [Limb], m: MontModulus) {
+    dispatch!(k => k.mont_redc(r, t, m))
 }
 
 /// [`Kernels::mont_mul`] on the fastest backend.
-pub fn mont_mul(
-    r: &mut [Limb],
-    a: &[Limb],
-    b: &[Limb],
-    m: &[Limb],
-    m_inv: Limb,
-    scratch: &mut [Limb],
-) {
-    dispatch!(k => k.mont_mul(r, a, b, m, m_inv, scratch))
+pub fn mont_mul(r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus, wide: &mut [Limb]) {
+    dispatch!(k => k.mont_mul(r, a, b, m, wide))
 }
 
 /// [`Kernels::mont_mul_unrolled`] on the fastest backend: `false` when it
 /// has no unrolled kernel for this length.
-pub fn mont_mul_unrolled(r: &mut [Limb], a: &[Limb], b: &[Limb], m: &[Limb], m_inv: Limb) -> bool {
-    dispatch!(k => k.mont_mul_unrolled(r, a, b, m, m_inv))
+pub fn mont_mul_unrolled(r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus) -> bool {
+    dispatch!(k => k.mont_mul_unrolled(r, a, b, m))
 }
 
 /// [`Kernels::mont_sqr`] on the fastest backend.
-pub fn mont_sqr(r: &mut [Limb], a: &[Limb], m: &[Limb], m_inv: Limb, scratch: &mut [Limb]) {
-    dispatch!(k => k.mont_sqr(r, a, m, m_inv, scratch))
+pub fn mont_sqr(r: &mut [Limb], a: &[Limb], m: MontModulus, wide: &mut [Limb]) {
+    dispatch!(k => k.mont_sqr(r, a, m, wide))
 }

@@ -62,7 +62,7 @@ pub use int::secret::SecretUint;
 pub use int::uint::*;
 pub use int::unsigned::Unsigned;
 pub use int::width::limbs_for_bits;
-pub use monty::{MontyForm, MontyParams};
+pub use monty::{MontyForm, MontyParams, PowOperand};
 
 /// A machine word of a multi-precision integer, least significant first.
 pub type Limb = u64;

@@ -7,6 +7,7 @@ use zeroize::Zeroize;
 use crate::backend::{DataIndependentTiming, Exponentiation, selection};
 use crate::ct_audit::{self, Declassify};
 use crate::int::unsigned::Unsigned;
+use crate::kernels::MontModulus;
 use crate::ops::montmul::MontyCtx;
 use crate::ops::pow::{self, POW_SCRATCH_MULTIPLE};
 use crate::ops::{ct, div, modular};
@@ -97,6 +98,10 @@ impl<U: Unsigned> core::fmt::Debug for MontyParams<U> {
     }
 }
 
+/// One exponentiation of a [`pow_bounded_pair`](MontyParams::pow_bounded_pair):
+/// the modulus' parameters, the base, and the exponent's limbs.
+pub type PowOperand<'a, U> = (&'a MontyParams<U>, &'a MontyForm<U>, &'a [Limb]);
+
 impl<U: Unsigned> MontyParams<U> {
     /// Parameters for the odd modulus `modulus > 1`.
     ///
@@ -134,8 +139,7 @@ impl<U: Unsigned> MontyParams<U> {
             // R² is what an exponentiation backend of its own representation
             // converts with: until it exists, only the limb kernels can run.
             let ctx = MontyCtx {
-                m,
-                m_inv,
+                m: MontModulus::with_inverse(m, m_inv),
                 one: one.as_ref(),
                 r2: &[],
             };
@@ -161,10 +165,15 @@ impl<U: Unsigned> MontyParams<U> {
         &self.modulus
     }
 
+    /// The modulus with its Montgomery constant, as the slice kernels
+    /// ([`kernels::mont_redc`] and the others) take it.
+    pub fn mont_modulus(&self) -> MontModulus<'_> {
+        MontModulus::with_inverse(self.modulus.as_ref(), self.m_inv)
+    }
+
     fn ctx(&self) -> MontyCtx<'_> {
         MontyCtx {
-            m: self.modulus.as_ref(),
-            m_inv: self.m_inv,
+            m: self.mont_modulus(),
             one: self.one.as_ref(),
             r2: self.r2.as_ref(),
         }
@@ -192,8 +201,13 @@ impl<U: Unsigned> MontyParams<U> {
             } else {
                 div::div_rem_ct(None, reduced, x.as_ref(), self.modulus.as_ref());
             }
-            let m = self.modulus.as_ref();
-            kernels::mont_mul(out.as_mut(), reduced, self.r2.as_ref(), m, self.m_inv, wide);
+            kernels::mont_mul(
+                out.as_mut(),
+                reduced,
+                self.r2.as_ref(),
+                self.mont_modulus(),
+                wide,
+            );
         });
         MontyForm(out)
     }
@@ -205,7 +219,7 @@ impl<U: Unsigned> MontyParams<U> {
         // x·R^-1 is one reduction of x, zero-extended to 2n limbs.
         self.modulus.with_scratch::<2, _>(n, |wide| {
             wide[..n].copy_from_slice(x.0.as_ref());
-            kernels::mont_redc(out.as_mut(), wide, self.modulus.as_ref(), self.m_inv);
+            kernels::mont_redc(out.as_mut(), wide, self.mont_modulus());
         });
         out
     }
@@ -224,15 +238,16 @@ impl<U: Unsigned> MontyParams<U> {
     /// with an unrolled kernel needs no scratch, which keeps the smallest
     /// sizes free of the scratch's setup and zeroing.
     fn mont_mul(&self, a: &[Limb], b: Option<&[Limb]>) -> U {
-        let m = self.modulus.as_ref();
+        let m = self.mont_modulus();
         let mut out = self.modulus.zero_like();
-        if kernels::mont_mul_unrolled(out.as_mut(), a, b.unwrap_or(a), m, self.m_inv) {
+        if kernels::mont_mul_unrolled(out.as_mut(), a, b.unwrap_or(a), m) {
             return out;
         }
-        self.modulus.with_scratch::<2, _>(m.len(), |wide| match b {
-            Some(b) => kernels::mont_mul(out.as_mut(), a, b, m, self.m_inv, wide),
-            None => kernels::mont_sqr(out.as_mut(), a, m, self.m_inv, wide),
-        });
+        self.modulus
+            .with_scratch::<2, _>(m.limbs().len(), |wide| match b {
+                Some(b) => kernels::mont_mul(out.as_mut(), a, b, m, wide),
+                None => kernels::mont_sqr(out.as_mut(), a, m, wide),
+            });
         out
     }
 
@@ -304,84 +319,60 @@ impl<U: Unsigned> MontyParams<U> {
             .then(|| self.pow_ct_on(backend, base, exp, exp_bits))
     }
 
-    /// Two constant-time exponentiations: `self`'s `base^e` and `other`'s
-    /// `other_base^f`, `e` and `f` the low `exp_bits` bits of `exp` and
-    /// `other_exp`, as [`pow_bounded`](Self::pow_bounded) computes each
-    /// (RSA's two CRT halves are the use).
+    /// Two constant-time exponentiations, `base^e` modulo each operand's
+    /// modulus for `e` the low `exp_bits` bits of its exponent, as
+    /// [`pow_bounded`](Self::pow_bounded) computes each (RSA's two CRT
+    /// halves are the use).
     ///
     /// On the IFMA backend, with moduli of the same limb count, both run in
     /// one pass whose multiplication loop interleaves them, which fills one's
     /// serial latency with the other's products; otherwise they run one
     /// after the other.
-    pub fn pow_bounded_pair(
-        &self,
-        base: &MontyForm<U>,
-        exp: &impl AsRef<[Limb]>,
-        other: &Self,
-        other_base: &MontyForm<U>,
-        other_exp: &impl AsRef<[Limb]>,
-        exp_bits: u32,
-    ) -> (MontyForm<U>, MontyForm<U>) {
-        let n = self.modulus.nlimbs();
-        let backend = match other.modulus.nlimbs() == n {
+    pub fn pow_bounded_pair(pair: [PowOperand<'_, U>; 2], exp_bits: u32) -> [MontyForm<U>; 2] {
+        let n = pair[0].0.modulus.nlimbs();
+        let backend = match pair[1].0.modulus.nlimbs() == n {
             true => selection().exponentiation(n, 2),
             false => Exponentiation::LimbKernels,
         };
-        self.pow_pair_on(backend, base, exp, other, other_base, other_exp, exp_bits)
+        Self::pow_pair_on(backend, pair, exp_bits)
     }
 
     /// [`pow_bounded_pair`](Self::pow_bounded_pair) on the implementation
     /// named (the limb kernels run the two one after the other), or `None`
     /// if it cannot run both moduli here.
-    #[allow(clippy::too_many_arguments)]
     pub fn pow_bounded_pair_on(
-        &self,
         backend: Exponentiation,
-        base: &MontyForm<U>,
-        exp: &impl AsRef<[Limb]>,
-        other: &Self,
-        other_base: &MontyForm<U>,
-        other_exp: &impl AsRef<[Limb]>,
+        pair: [PowOperand<'_, U>; 2],
         exp_bits: u32,
-    ) -> Option<(MontyForm<U>, MontyForm<U>)> {
-        let n = self.modulus.nlimbs();
-        let same = other.modulus.nlimbs() == n;
+    ) -> Option<[MontyForm<U>; 2]> {
+        let n = pair[0].0.modulus.nlimbs();
+        let same = pair[1].0.modulus.nlimbs() == n;
         let ok = backend == Exponentiation::LimbKernels || (same && backend.available(n, 2));
-        ok.then(|| self.pow_pair_on(backend, base, exp, other, other_base, other_exp, exp_bits))
+        ok.then(|| Self::pow_pair_on(backend, pair, exp_bits))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn pow_pair_on(
-        &self,
         backend: Exponentiation,
-        base: &MontyForm<U>,
-        exp: &impl AsRef<[Limb]>,
-        other: &Self,
-        other_base: &MontyForm<U>,
-        other_exp: &impl AsRef<[Limb]>,
+        pair: [PowOperand<'_, U>; 2],
         exp_bits: u32,
-    ) -> (MontyForm<U>, MontyForm<U>) {
+    ) -> [MontyForm<U>; 2] {
         let _dit = DataIndependentTiming::enable();
-        if backend != Exponentiation::LimbKernels {
-            // Bits past an exponent's end read as zero: clamp to the wider.
-            let width = exp.as_ref().len().max(other_exp.as_ref().len()) as u32 * Limb::BITS;
-            let mut out = self.modulus.zero_like();
-            let mut other_out = other.modulus.zero_like();
-            pow::pow_ct_pair(
-                backend,
-                [out.as_mut(), other_out.as_mut()],
-                [base.0.as_ref(), other_base.0.as_ref()],
-                [exp.as_ref(), other_exp.as_ref()],
-                exp_bits.min(width),
-                [&self.ctx(), &other.ctx()],
-            );
-            return (MontyForm(out), MontyForm(other_out));
+        if backend == Exponentiation::LimbKernels {
+            return pair.map(|(params, base, exp)| params.pow_ct_on(backend, base, &exp, exp_bits));
         }
-        let limbs = Exponentiation::LimbKernels;
-        (
-            self.pow_ct_on(limbs, base, exp, exp_bits),
-            other.pow_ct_on(limbs, other_base, other_exp, exp_bits),
-        )
+        // Bits past an exponent's end read as zero: clamp to the wider.
+        let width = pair[0].2.len().max(pair[1].2.len()) as u32 * Limb::BITS;
+        let mut outs = pair.map(|(params, _, _)| params.modulus.zero_like());
+        let [out0, out1] = &mut outs;
+        pow::pow_ct_pair(
+            backend,
+            [out0.as_mut(), out1.as_mut()],
+            pair.map(|(_, base, _)| base.0.as_ref()),
+            pair.map(|(_, _, exp)| exp),
+            exp_bits.min(width),
+            [&pair[0].0.ctx(), &pair[1].0.ctx()],
+        );
+        outs.map(MontyForm)
     }
 
     /// The constant-time exponentiation on `backend`, which can run it.

@@ -112,11 +112,12 @@ proptest! {
         let b0 = p0.to_monty(&BoxedUint::from_words(a0));
         let b1 = p1.to_monty(&BoxedUint::from_words(a1));
         let (e0, e1) = (BoxedUint::from_words(e0), BoxedUint::from_words(e1));
-        let (r0, r1) = p0.pow_bounded_pair(&b0, &e0, &p1, &b1, &e1, bits);
+        let pair = [(&p0, &b0, e0.as_ref()), (&p1, &b1, e1.as_ref())];
+        let [r0, r1] = MontyParams::pow_bounded_pair(pair, bits);
         prop_assert_eq!(big(&p0.from_monty(&r0)), x0.clone(), "first of a pair, {} limbs", n);
         prop_assert_eq!(big(&p1.from_monty(&r1)), x1.clone(), "second of a pair, {} limbs", n);
         for backend in ALL {
-            if let Some((r0, r1)) = p0.pow_bounded_pair_on(backend, &b0, &e0, &p1, &b1, &e1, bits) {
+            if let Some([r0, r1]) = MontyParams::pow_bounded_pair_on(backend, pair, bits) {
                 prop_assert_eq!(big(&p0.from_monty(&r0)), x0.clone(), "{:?}, first, {} limbs", backend, n);
                 prop_assert_eq!(big(&p1.from_monty(&r1)), x1.clone(), "{:?}, second, {} limbs", backend, n);
             }
@@ -165,9 +166,9 @@ fn extremes() {
                             let got = big(&params.from_monty(&r));
                             assert_eq!(got, expect, "{n} limbs, {backend:?}");
                         }
-                        let pair = params
-                            .pow_bounded_pair_on(backend, &base, &e, &params, &base, &e, bits);
-                        if let Some((r0, r1)) = pair {
+                        let operand = (&params, &base, e.as_ref());
+                        let pair = MontyParams::pow_bounded_pair_on(backend, [operand; 2], bits);
+                        if let Some([r0, r1]) = pair {
                             let got = [r0, r1].map(|r| big(&params.from_monty(&r)));
                             assert_eq!(
                                 got,

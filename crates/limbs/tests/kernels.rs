@@ -7,7 +7,7 @@ mod common;
 use common::{limbs_strategy, make_odd_modulus, to_big};
 use num_bigint::BigUint;
 use num_traits::One;
-use numcrypt_limbs::kernels::{self, Kernels, Portable};
+use numcrypt_limbs::kernels::{self, Kernels, MontModulus, Portable};
 use proptest::prelude::*;
 
 fn pair(max: usize) -> impl Strategy<Value = (Vec<u64>, Vec<u64>)> {
@@ -81,9 +81,9 @@ trait Backend {
     fn addmul_1(&self, r: &mut [u64], a: &[u64], b: u64) -> u64;
     fn mul(&self, r: &mut [u64], a: &[u64], b: &[u64]);
     fn sqr(&self, r: &mut [u64], a: &[u64]);
-    fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]);
-    fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]);
-    fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: &[u64], m_inv: u64);
+    fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: MontModulus, s: &mut [u64]);
+    fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: MontModulus, s: &mut [u64]);
+    fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: MontModulus);
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64);
 }
 
@@ -103,14 +103,14 @@ impl<K: Kernels> Backend for K {
     fn sqr(&self, r: &mut [u64], a: &[u64]) {
         Kernels::sqr(*self, r, a)
     }
-    fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]) {
-        Kernels::mont_mul(*self, r, a, b, m, m_inv, s)
+    fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: MontModulus, s: &mut [u64]) {
+        Kernels::mont_mul(*self, r, a, b, m, s)
     }
-    fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: &[u64], m_inv: u64, s: &mut [u64]) {
-        Kernels::mont_sqr(*self, r, a, m, m_inv, s)
+    fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: MontModulus, s: &mut [u64]) {
+        Kernels::mont_sqr(*self, r, a, m, s)
     }
-    fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: &[u64], m_inv: u64) {
-        Kernels::mont_redc(*self, r, t, m, m_inv)
+    fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: MontModulus) {
+        Kernels::mont_redc(*self, r, t, m)
     }
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
         Kernels::lookup(*self, out, table, index)
@@ -155,22 +155,22 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
     m.resize(n, u64::MAX);
     let m = make_odd_modulus(m);
     let bm = to_big(&m);
-    let m_inv = kernels::mont_inverse_limb(m[0]);
-    prop_assert_eq!(m_inv.wrapping_mul(m[0]), u64::MAX); // -1 mod 2^64
+    let mm = MontModulus::new(&m).unwrap();
+    prop_assert_eq!(mm.m_inv().wrapping_mul(m[0]), u64::MAX); // -1 mod 2^64
     let r_inv = (BigUint::one() << (64 * n)).modinv(&bm).unwrap();
     // b reduced below m, as the contract requires; a may be anything below R.
     let rb = to_big(b) % &bm;
     let b = common::from_big_limbs(&rb, n);
     let mut r = vec![0; n];
     let mut scratch = vec![0; 2 * n];
-    k.mont_mul(&mut r, a, &b, &m, m_inv, &mut scratch);
+    k.mont_mul(&mut r, a, &b, mm, &mut scratch);
     prop_assert_eq!(
         to_big(&r),
         to_big(a) * &rb * &r_inv % &bm,
         "{} mont_mul",
         k.name()
     );
-    k.mont_sqr(&mut r, &b, &m, m_inv, &mut scratch);
+    k.mont_sqr(&mut r, &b, mm, &mut scratch);
     prop_assert_eq!(
         to_big(&r),
         &rb * &rb * &r_inv % &bm,
@@ -180,7 +180,7 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
     // REDC of any t below m·R.
     let t = to_big(a) * &rb;
     let mut wide = common::from_big_limbs(&t, 2 * n);
-    k.mont_redc(&mut r, &mut wide, &m, m_inv);
+    k.mont_redc(&mut r, &mut wide, mm);
     prop_assert_eq!(to_big(&r), t * &r_inv % &bm, "{} mont_redc", k.name());
     Ok(())
 }
@@ -192,13 +192,13 @@ fn check_redc_extremes(k: &dyn Backend, m: &[u64]) -> Check {
     let n = m.len();
     let m = make_odd_modulus(m.to_vec());
     let bm = to_big(&m);
-    let m_inv = kernels::mont_inverse_limb(m[0]);
+    let mm = MontModulus::new(&m).unwrap();
     let big_r = BigUint::one() << (64 * n);
     let r_inv = big_r.modinv(&bm).unwrap();
     for t in [BigUint::ZERO, &bm * &big_r - 1u32, &bm * (&big_r - 1u32)] {
         let mut wide = common::from_big_limbs(&t, 2 * n);
         let mut r = vec![u64::MAX; n];
-        k.mont_redc(&mut r, &mut wide, &m, m_inv);
+        k.mont_redc(&mut r, &mut wide, mm);
         prop_assert_eq!(
             to_big(&r),
             &t * &r_inv % &bm,
@@ -366,4 +366,13 @@ fn montgomery_extremes() {
             }
         }
     }
+}
+
+#[test]
+fn mont_modulus_needs_an_odd_modulus() {
+    assert!(MontModulus::new(&[]).is_none());
+    assert!(MontModulus::new(&[2, 1]).is_none());
+    let m = MontModulus::new(&[0xffff_ffff_0000_0001, 7]).unwrap();
+    assert_eq!(m.limbs(), &[0xffff_ffff_0000_0001, 7]);
+    assert_eq!(m.m_inv().wrapping_mul(0xffff_ffff_0000_0001), u64::MAX);
 }

@@ -137,7 +137,8 @@ impl<U: Unsigned> MillerRabin<U> {
     /// one's latency behind the other's products.
     pub(crate) fn round_ct_pair(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> Choice {
         let p = &self.params;
-        let (mut x, mut y) = p.pow_bounded_pair(a, &self.d, p, b, &self.d, self.exp_bits);
+        let d = self.d.as_ref();
+        let [mut x, mut y] = MontyParams::pow_bounded_pair([(p, a, d), (p, b, d)], self.exp_bits);
         let start = |v: &MontyForm<U>| v.ct_eq(&self.one) | v.ct_eq(&self.minus_one);
         let (mut pass_x, mut pass_y) = (start(&x), start(&y));
         for j in 1..self.squarings() {

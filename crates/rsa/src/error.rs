@@ -164,11 +164,11 @@ numcrypt_common::error_conversions! {
     Error,
     wraps { numcrypt_prime::Error => Prime },
     common {
-        UnsupportedHash => Error::UnsupportedHash,
+        UnsupportedHash,
         MalformedSignature => Error::InvalidSignature,
         SignatureOutOfRange => Error::InvalidSignature,
         UnsupportedAlgorithm => Error::UnsupportedKeyFormat,
-        Rng => Error::Rng,
+        Rng,
     },
     otherwise Error::Encoding(der::ErrorKind::Failed.into()),
     der |e| Error::Encoding(e),

@@ -352,20 +352,6 @@ impl SigningKey {
         }
     }
 
-    /// Allows SHA-1, refused otherwise ([`Error::WeakHash`]): only for
-    /// systems that cannot verify anything else.
-    pub fn allow_sha1(self) -> Self {
-        Self {
-            allow_sha1: true,
-            ..self
-        }
-    }
-
-    /// The private key.
-    pub fn key(&self) -> &RsaPrivateKey {
-        &self.key
-    }
-
     fn hash(&self) -> HashAlg {
         self.hash
     }
@@ -373,8 +359,7 @@ impl SigningKey {
     fn sign_prehashed<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
-        hash: HashAlg,
-        digest: &[u8],
+        (hash, digest): (HashAlg, &[u8]),
     ) -> Result<Vec<u8>, Error> {
         if self.allow_sha1 {
             self.key.sign_pkcs1v15_allowing_sha1(rng, hash, digest)
@@ -414,16 +399,7 @@ impl VerifyingKey {
     }
 }
 
-// The private key zeroizes itself when dropped.
-impl zeroize::ZeroizeOnDrop for SigningKey {}
-
-impl signature::Keypair for SigningKey {
-    type VerifyingKey = VerifyingKey;
-
-    fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::new(self.key.public_key().clone(), self.hash)
-    }
-}
-
-crate::signer::signing_key_traits!(SigningKey);
+crate::signer::signing_key_traits!(SigningKey, VerifyingKey, |k| {
+    VerifyingKey::new(k.key.public_key().clone(), k.hash)
+});
 crate::signer::verifying_key_traits!(VerifyingKey);

@@ -4,7 +4,7 @@
 use alloc::vec;
 
 use numcrypt_limbs::{Limb, MontyForm, MontyParams, SecretUint, Unsigned, kernels};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 /// `x − 1` (for `p − 1`, `n − 1`: the values are at least 3).
 pub(crate) fn minus_one<U: Unsigned>(x: &U) -> U {
@@ -16,9 +16,6 @@ pub(crate) fn minus_one<U: Unsigned>(x: &U) -> U {
 #[derive(Clone)]
 pub(crate) struct PrimeModulus {
     pub(crate) params: MontyParams<SecretUint>,
-    /// `-p^-1 mod 2^64`, for reducing `n`-width values by Montgomery
-    /// reduction instead of a division.
-    m_inv: Limb,
     /// The bit length of `p` (public: it follows from the key size).
     pub(crate) bits: u32,
 }
@@ -27,12 +24,7 @@ impl PrimeModulus {
     /// Parameters for the odd prime `p` (at its own width).
     pub(crate) fn new(p: &SecretUint, bits: u32) -> Option<Self> {
         let params = MontyParams::new(p.clone()).ok()?;
-        let m_inv = kernels::mont_inverse_limb(p.as_ref()[0]);
-        Some(Self {
-            params,
-            m_inv,
-            bits,
-        })
+        Some(Self { params, bits })
     }
 
     /// The prime.
@@ -54,18 +46,10 @@ impl PrimeModulus {
         wide[..x.nlimbs()].copy_from_slice(x.as_ref());
         let mut r = SecretUint::zero(np);
         // r = x·R^-1 mod p, fully reduced.
-        kernels::mont_redc(r.as_mut(), &mut wide, self.modulus().as_ref(), self.m_inv);
+        kernels::mont_redc(r.as_mut(), &mut wide, self.params.mont_modulus());
         // to_monty(r) holds x mod p as its raw value; converting that raw
         // value once more gives x·R mod p, the Montgomery form of x.
         let raw = self.params.to_monty(&r);
         self.params.to_monty(raw.as_montgomery())
-    }
-}
-
-impl Drop for PrimeModulus {
-    /// The parameters zeroize themselves; `-p^-1 mod 2^64` holds the low
-    /// bits of `p`.
-    fn drop(&mut self) {
-        self.m_inv.zeroize();
     }
 }

@@ -397,9 +397,11 @@ impl RsaPrivateKey {
             xq = q.params.mul(&xq, &pair.a[1]);
         }
         // Both halves in one call: the IFMA backend runs them interleaved.
-        let (mut mp, mut mq) =
-            p.params
-                .pow_bounded_pair(&xp, &self.dp, &q.params, &xq, &self.dq, p.bits.max(q.bits));
+        let halves = [
+            (&p.params, &xp, self.dp.as_ref()),
+            (&q.params, &xq, self.dq.as_ref()),
+        ];
+        let [mut mp, mut mq] = MontyParams::pow_bounded_pair(halves, p.bits.max(q.bits));
         #[cfg(test)]
         {
             (mp, mq) = self.inject_fault(mp, mq, mode);

@@ -382,21 +382,6 @@ impl SigningKey {
         }
     }
 
-    /// Allows SHA-1 as the message hash, refused otherwise
-    /// ([`Error::WeakHash`]): only for systems that cannot verify anything
-    /// else.
-    pub fn allow_sha1(self) -> Self {
-        Self {
-            allow_sha1: true,
-            ..self
-        }
-    }
-
-    /// The private key.
-    pub fn key(&self) -> &RsaPrivateKey {
-        &self.key
-    }
-
     /// The parameters it signs with.
     pub fn params(&self) -> &Params {
         &self.params
@@ -406,12 +391,10 @@ impl SigningKey {
         self.params.hash
     }
 
-    /// Signs `digest`, a digest under `hash`.
     fn sign_prehashed<R: CryptoRng + ?Sized>(
         &self,
         rng: &mut R,
-        hash: HashAlg,
-        digest: &[u8],
+        (hash, digest): (HashAlg, &[u8]),
     ) -> Result<Vec<u8>, Error> {
         let params = Params {
             hash,
@@ -470,16 +453,7 @@ impl VerifyingKey {
     }
 }
 
-// The private key zeroizes itself when dropped.
-impl zeroize::ZeroizeOnDrop for SigningKey {}
-
-impl signature::Keypair for SigningKey {
-    type VerifyingKey = VerifyingKey;
-
-    fn verifying_key(&self) -> VerifyingKey {
-        VerifyingKey::with_params(self.key.public_key().clone(), self.params)
-    }
-}
-
-crate::signer::signing_key_traits!(SigningKey);
+crate::signer::signing_key_traits!(SigningKey, VerifyingKey, |k| {
+    VerifyingKey::with_params(k.key.public_key().clone(), k.params)
+});
 crate::signer::verifying_key_traits!(VerifyingKey);

@@ -127,13 +127,45 @@ where
     Ok((HashAlg::of::<D>(), digest.finalize().to_vec()))
 }
 
-/// The `signature` traits of a scheme's signing key, from its inherent
-/// `sign_prehashed(rng, hash, digest)` and `hash()`: `Signer` (with
+/// What a scheme's signing key (fields `key` and `allow_sha1`) shares:
+/// [`allow_sha1`](crate::pkcs1v15::SigningKey::allow_sha1), `key()`,
+/// `ZeroizeOnDrop`, `Keypair` (its verifying key made by the expression
+/// given, of the signing key named), and the `signature` traits from its inherent
+/// `sign_prehashed(rng, (hash, digest))` and `hash()`: `Signer` (with
 /// `getrandom`), `RandomizedSigner`, `DigestSigner` and
 /// `RandomizedDigestSigner` for any digest with an object identifier,
 /// `RandomizedPrehashSigner`.
 macro_rules! signing_key_traits {
-    ($key:ty) => {
+    ($key:ty, $verifying:ty, |$k:ident| $make_verifying:expr) => {
+        impl signature::Keypair for $key {
+            type VerifyingKey = $verifying;
+
+            fn verifying_key(&self) -> $verifying {
+                let $k = self;
+                $make_verifying
+            }
+        }
+
+        impl $key {
+            /// Allows SHA-1 as the message hash, refused otherwise
+            /// ([`Error::WeakHash`](crate::Error::WeakHash)): only for
+            /// systems that cannot verify anything else.
+            pub fn allow_sha1(self) -> Self {
+                Self {
+                    allow_sha1: true,
+                    ..self
+                }
+            }
+
+            /// The private key.
+            pub fn key(&self) -> &$crate::RsaPrivateKey {
+                &self.key
+            }
+        }
+
+        // The private key zeroizes itself when dropped.
+        impl zeroize::ZeroizeOnDrop for $key {}
+
         impl signature::RandomizedSigner<$crate::Signature> for $key {
             fn try_sign_with_rng<R: rand_core::TryCryptoRng + ?Sized>(
                 &self,
@@ -142,7 +174,7 @@ macro_rules! signing_key_traits {
             ) -> Result<$crate::Signature, signature::Error> {
                 let hash = self.hash();
                 $crate::signer::sign_with_rng(rng, |rng| {
-                    self.sign_prehashed(rng, hash, &hash.digest(msg))
+                    self.sign_prehashed(rng, (hash, &hash.digest(msg)))
                 })
             }
         }
@@ -152,7 +184,7 @@ macro_rules! signing_key_traits {
             fn try_sign(&self, msg: &[u8]) -> Result<$crate::Signature, signature::Error> {
                 let hash = self.hash();
                 $crate::signer::sign_with_os_rng(|rng| {
-                    self.sign_prehashed(rng, hash, &hash.digest(msg))
+                    self.sign_prehashed(rng, (hash, &hash.digest(msg)))
                 })
             }
         }
@@ -164,7 +196,7 @@ macro_rules! signing_key_traits {
                 prehash: &[u8],
             ) -> Result<$crate::Signature, signature::Error> {
                 $crate::signer::sign_with_rng(rng, |rng| {
-                    self.sign_prehashed(rng, self.hash(), prehash)
+                    self.sign_prehashed(rng, (self.hash(), prehash))
                 })
             }
         }
@@ -182,7 +214,7 @@ macro_rules! signing_key_traits {
                 f: F,
             ) -> Result<$crate::Signature, signature::Error> {
                 let (hash, digest) = $crate::signer::digest_of::<D, F>(f)?;
-                $crate::signer::sign_with_rng(rng, |rng| self.sign_prehashed(rng, hash, &digest))
+                $crate::signer::sign_with_rng(rng, |rng| self.sign_prehashed(rng, (hash, &digest)))
             }
         }
 
@@ -196,7 +228,7 @@ macro_rules! signing_key_traits {
                 f: F,
             ) -> Result<$crate::Signature, signature::Error> {
                 let (hash, digest) = $crate::signer::digest_of::<D, F>(f)?;
-                $crate::signer::sign_with_os_rng(|rng| self.sign_prehashed(rng, hash, &digest))
+                $crate::signer::sign_with_os_rng(|rng| self.sign_prehashed(rng, (hash, &digest)))
             }
         }
     };

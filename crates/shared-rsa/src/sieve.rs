@@ -60,7 +60,6 @@ pub(crate) struct SieveModulus {
     /// `e_ℓ · R mod M`, where `e_ℓ ≡ 1 (mod ℓ)` and `≡ 0` modulo the other
     /// primes (the CRT basis, in Montgomery form's representation).
     basis: Vec<BoxedUint>,
-    m_inv: Limb,
 }
 
 impl SieveModulus {
@@ -89,12 +88,10 @@ impl SieveModulus {
                 Ok(ring.elem(&e).as_montgomery().clone())
             })
             .collect::<Result<_, Error>>()?;
-        let m_inv = kernels::mont_inverse_limb(ring.modulus().as_words()[0]);
         Ok(Self {
             ring,
             primes,
             basis,
-            m_inv,
         })
     }
 
@@ -120,12 +117,7 @@ impl SieveModulus {
             kernels::add_limb_assign(&mut acc[n..], carry);
         }
         let mut unit = Zeroizing::new(BoxedUint::zero(n));
-        kernels::mont_redc(
-            unit.as_mut(),
-            &mut acc,
-            self.ring.modulus().as_words(),
-            self.m_inv,
-        );
+        kernels::mont_redc(unit.as_mut(), &mut acc, self.ring.params().mont_modulus());
         self.ring.elem(&unit)
     }
 }

@@ -199,8 +199,11 @@ impl<const K: usize> ExpJob<'_, '_, '_, K> {
     /// The moduli's common limb count, or `None` if they differ or lack
     /// `R² mod m`.
     pub(crate) fn nlimbs(&self) -> Option<usize> {
-        let n = self.ctxs[0].m.len();
-        let uniform = self.ctxs.iter().all(|c| c.m.len() == n && c.r2.len() == n);
+        let n = self.ctxs[0].m.limbs().len();
+        let uniform = self
+            .ctxs
+            .iter()
+            .all(|c| c.m.limbs().len() == n && c.r2.len() == n);
         uniform.then_some(n)
     }
 }

@@ -14,8 +14,8 @@ use zeroize::Zeroize;
 
 use crate::Limb;
 use crate::backend::ExpJob;
-use crate::ops::kernels::Kernels;
-use crate::ops::montmul::{MontMul, MontyCtx};
+use crate::ops::kernels::{Kernels, MontModulus};
+use crate::ops::montmul::MontMul;
 
 /// Largest window of these backends: a table of 32 entries, which keeps
 /// their stack below about 40 KiB at the largest sizes.
@@ -84,25 +84,6 @@ impl Digits {
         }
     }
 
-    /// The digits of `m' = m·k0`, where `k0 = −m⁻¹ mod 2^bits`: a multiple
-    /// of `m` whose lowest digit is `2^bits − 1`, so that the Montgomery
-    /// quotient digit is the low digit itself, with no multiplication on
-    /// its chain (congruences modulo `m'` hold modulo `m`). `limbs` is
-    /// scratch of at least `n + 1` limbs, wiped after use.
-    pub(crate) fn split_multiple(
-        self,
-        limbs: &dyn LimbMontgomery,
-        ctx: &MontyCtx<'_>,
-        words: &mut [Limb],
-        d: &mut [u64],
-    ) {
-        let n = ctx.m.len();
-        let m_prime = &mut words[..n + 1];
-        m_prime[n] = limbs.mul_1(&mut m_prime[..n], ctx.m, ctx.m_inv & self.mask());
-        self.split(m_prime, d);
-        m_prime.zeroize();
-    }
-
     /// `x = Σ d_j·2^(bits·j) mod 2^(64·len)` for the digits `d_j` of `d`,
     /// returning the bits above (at most one limb's worth). A digit may
     /// exceed the radix (the AVX2 kernels leave them carried only partly):
@@ -150,15 +131,9 @@ pub(crate) trait VectorMontMul {
     const VALUES: usize;
     /// The radix and layout of the values.
     const RADIX: Digits;
-    /// Takes modulus `k` in (its digits, and what the kernels derive from
-    /// it), with `words` to work in.
-    fn load_modulus(
-        &mut self,
-        k: usize,
-        ctx: &MontyCtx<'_>,
-        limbs: &dyn LimbMontgomery,
-        words: &mut [u64],
-    );
+    /// Takes modulus `k` in: its digits, and what the kernels derive from
+    /// it.
+    fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>);
     /// Forgets every modulus (RSA's are secret).
     fn wipe(&mut self);
     /// `out = a·b·R'⁻¹` for every value, below twice its modulus, for `a`
@@ -209,7 +184,7 @@ pub(crate) fn run_on_stack<const L: usize, const V: usize, const K: usize, A: Ve
     digits: usize,
     job: ExpJob<'_, '_, '_, K>,
 ) {
-    let zero = [[[0u64; L]; V]; K];
+    let zero: Elem<L, V, K> = [[[0; L]; V]; K];
     let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
     let mut elems = Aligned([zero; 4]);
     let words = scratch
@@ -218,13 +193,18 @@ pub(crate) fn run_on_stack<const L: usize, const V: usize, const K: usize, A: Ve
         .as_flattened_mut()
         .as_flattened_mut();
     for (k, ctx) in job.ctxs.iter().enumerate() {
-        arith.load_modulus(k, ctx, limbs, words);
+        let (m, words) = (ctx.m, &mut *words);
+        arith.load_modulus(k, ModulusToLoad { m, limbs, words });
     }
     let [factor, one, x, y] = &mut elems.0;
     let elems = [factor, one, x, y].map(|e| e.as_flattened_mut().as_flattened_mut());
     exponentiate(limbs, arith, A::RADIX, digits, V * L, job, elems, words);
     arith.wipe();
 }
+
+/// One element of a vector backend: `K` values (the moduli run at once)
+/// of `V` vectors of `L` lanes.
+pub(crate) type Elem<const L: usize, const V: usize, const K: usize> = [[[u64; L]; V]; K];
 
 /// `$body` with the constant `$V` set to `$count`, if `$count` is one of
 /// the literals listed (`None` otherwise): how a run-time vector count
@@ -268,7 +248,7 @@ fn exponentiate<const K: usize>(
         ctxs,
         f,
     } = job;
-    let n = ctxs[0].m.len();
+    let n = ctxs[0].m.limbs().len();
     let [factor, one, x, y] = elems;
     for (k, ctx) in ctxs.iter().enumerate() {
         // The limb work borrows the start of the scratch.
@@ -281,7 +261,7 @@ fn exponentiate<const K: usize>(
         let e = 2 * radix.bits as usize * digits - 128 * n;
         power.fill(0);
         power[e / 64] = 1 << (e % 64);
-        limbs.mont_mul(product, power, ctx.r2, ctx.m, ctx.m_inv, wide);
+        limbs.mont_mul(product, power, ctx.r2, ctx.m, wide);
         radix.split(product, &mut factor[k * words..][..words]);
         scratch[..4 * n].zeroize();
         radix.split(ctx.one, &mut one[k * words..][..words]);
@@ -304,11 +284,36 @@ fn exponentiate<const K: usize>(
         wide.fill(0);
         let above = radix.join(&x[k * words..][..words], &mut wide[..n + 1]);
         debug_assert_eq!(above, 0);
-        limbs.mont_redc(out, wide, ctx.m, ctx.m_inv);
+        limbs.mont_redc(out, wide, ctx.m);
     }
     scratch.zeroize();
     for e in [factor, one, x, y] {
         e.zeroize();
+    }
+}
+
+/// A modulus as [`VectorMontMul::load_modulus`] takes it, with the slice
+/// kernels and the scratch (at least `n + 1` limbs, wiped after use) that
+/// deriving a multiple of it needs.
+pub(crate) struct ModulusToLoad<'a> {
+    pub(crate) m: MontModulus<'a>,
+    limbs: &'a dyn LimbMontgomery,
+    words: &'a mut [Limb],
+}
+
+impl ModulusToLoad<'_> {
+    /// The digits in `radix` of `m' = m·k0`, where `k0 = −m⁻¹ mod
+    /// 2^bits`: a multiple of `m` whose lowest digit is `2^bits − 1`, so
+    /// that the Montgomery quotient digit is the low digit itself, with no
+    /// multiplication on its chain (congruences modulo `m'` hold modulo
+    /// `m`).
+    pub(crate) fn split_multiple(self, radix: Digits, d: &mut [u64]) {
+        let n = self.m.limbs().len();
+        let m_prime = &mut self.words[..n + 1];
+        let k0 = self.m.m_inv() & radix.mask();
+        m_prime[n] = self.limbs.mul_1(&mut m_prime[..n], self.m.limbs(), k0);
+        radix.split(m_prime, d);
+        m_prime.zeroize();
     }
 }
 
@@ -320,17 +325,9 @@ pub(crate) trait LimbMontgomery {
     /// [`Kernels::mul_1`].
     fn mul_1(&self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb;
     /// [`Kernels::mont_mul`].
-    fn mont_mul(
-        &self,
-        r: &mut [Limb],
-        a: &[Limb],
-        b: &[Limb],
-        m: &[Limb],
-        m_inv: Limb,
-        scratch: &mut [Limb],
-    );
+    fn mont_mul(&self, r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus, wide: &mut [Limb]);
     /// [`Kernels::mont_redc`].
-    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb);
+    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: MontModulus);
 }
 
 impl<K: Kernels> LimbMontgomery for K {
@@ -338,19 +335,11 @@ impl<K: Kernels> LimbMontgomery for K {
         Kernels::mul_1(*self, r, a, b)
     }
 
-    fn mont_mul(
-        &self,
-        r: &mut [Limb],
-        a: &[Limb],
-        b: &[Limb],
-        m: &[Limb],
-        m_inv: Limb,
-        scratch: &mut [Limb],
-    ) {
-        Kernels::mont_mul(*self, r, a, b, m, m_inv, scratch);
+    fn mont_mul(&self, r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus, wide: &mut [Limb]) {
+        Kernels::mont_mul(*self, r, a, b, m, wide);
     }
 
-    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
-        Kernels::mont_redc(*self, r, t, m, m_inv);
+    fn mont_redc(&self, r: &mut [Limb], t: &mut [Limb], m: MontModulus) {
+        Kernels::mont_redc(*self, r, t, m);
     }
 }

@@ -4,7 +4,7 @@
 //! functions of [`fixed`](crate::fixed) run the one the CPU has.
 
 use crate::Limb;
-use crate::ops::kernels::Kernels;
+use crate::ops::kernels::{Kernels, MontModulus};
 use crate::ops::word::{adc, mac};
 
 /// The largest `c` the pseudo-Mersenne kernels accept (`c < 2^63`), which
@@ -70,10 +70,11 @@ pub trait FieldKernels: Kernels {
         m_inv: Limb,
     ) -> [Limb; N] {
         let mut r = [0; N];
+        let m = MontModulus::with_inverse(m, m_inv);
         // The unrolled kernels need no scratch: skip its zeroing for them.
-        if !self.mont_mul_unrolled(&mut r, a, b, m, m_inv) {
-            let mut scratch = [[0; N]; 2];
-            self.mont_mul(&mut r, a, b, m, m_inv, scratch.as_flattened_mut());
+        if !self.mont_mul_unrolled(&mut r, a, b, m) {
+            let mut wide = [[0; N]; 2];
+            self.mont_mul(&mut r, a, b, m, wide.as_flattened_mut());
         }
         r
     }

@@ -97,25 +97,17 @@ pub trait Kernels: Copy {
 
     /// Montgomery reduction: `r = t * R^-1 mod m`, fully reduced, where
     /// `R = 2^(64 n)`. `t` has `2 n` limbs, holds a value below `m * R`, and
-    /// is destroyed; `r` and `m` have `n` limbs, `m` odd,
-    /// `m_inv = -m^-1 mod 2^64`.
-    fn mont_redc(self, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
-        mont_redc_rows(self, r, t, m, m_inv);
+    /// is destroyed; `r` and `m` have `n` limbs.
+    fn mont_redc(self, r: &mut [Limb], t: &mut [Limb], m: MontModulus) {
+        mont_redc_rows(self, r, t, m);
     }
 
     /// The backend's fully unrolled Montgomery multiplication for this
     /// length, if it has one: `r = a * b * R^-1 mod m` under the requirements
     /// of [`mont_mul`](Kernels::mont_mul), with no scratch. Returns `false`,
     /// leaving `r` alone, when the length has none (the default).
-    fn mont_mul_unrolled(
-        self,
-        r: &mut [Limb],
-        a: &[Limb],
-        b: &[Limb],
-        m: &[Limb],
-        m_inv: Limb,
-    ) -> bool {
-        let _ = (r, a, b, m, m_inv);
+    fn mont_mul_unrolled(self, r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus) -> bool {
+        let _ = (r, a, b, m);
         false
     }
 
@@ -126,33 +118,25 @@ pub trait Kernels: Copy {
     /// the separated form can use the dedicated squaring and Karatsuba for
     /// the product.
     ///
-    /// `n = m.len() = a.len() = b.len() = r.len() > 0`, `m` odd,
-    /// `m_inv = -m^-1 mod 2^64`, `a * b < m * R` (true when either input is
-    /// below `m`), and `scratch.len() == 2 n`.
-    fn mont_mul(
-        self,
-        r: &mut [Limb],
-        a: &[Limb],
-        b: &[Limb],
-        m: &[Limb],
-        m_inv: Limb,
-        scratch: &mut [Limb],
-    ) {
-        if !self.mont_mul_unrolled(r, a, b, m, m_inv) {
-            mont_mul_separated(self, r, a, b, m, m_inv, scratch);
+    /// `n = m.len() = a.len() = b.len() = r.len() > 0`, `a * b < m * R`
+    /// (true when either input is below `m`), and `wide.len() == 2 n`
+    /// (scratch for the double-width product).
+    fn mont_mul(self, r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus, wide: &mut [Limb]) {
+        if !self.mont_mul_unrolled(r, a, b, m) {
+            mont_mul_separated(self, r, a, b, m, wide);
         }
     }
 
     /// Montgomery squaring `r = a^2 * R^-1 mod m` through the dedicated
     /// squaring; same requirements as [`mont_mul`](Kernels::mont_mul).
-    fn mont_sqr(self, r: &mut [Limb], a: &[Limb], m: &[Limb], m_inv: Limb, scratch: &mut [Limb]) {
+    fn mont_sqr(self, r: &mut [Limb], a: &[Limb], m: MontModulus, wide: &mut [Limb]) {
         if a.len() < SQR_MIN_LIMBS {
             // `sqr` would multiply here anyway; going through `mont_mul` also
             // picks up a backend's size-specific multiplication.
-            return self.mont_mul(r, a, a, m, m_inv, scratch);
+            return self.mont_mul(r, a, a, m, wide);
         }
-        self.sqr(scratch, a);
-        self.mont_redc(r, scratch, m, m_inv);
+        self.sqr(wide, a);
+        self.mont_redc(r, wide, m);
     }
 }
 
@@ -163,12 +147,11 @@ pub fn mont_mul_separated<K: Kernels>(
     r: &mut [Limb],
     a: &[Limb],
     b: &[Limb],
-    m: &[Limb],
-    m_inv: Limb,
-    scratch: &mut [Limb],
+    m: MontModulus,
+    wide: &mut [Limb],
 ) {
-    k.mul(scratch, a, b);
-    k.mont_redc(r, scratch, m, m_inv);
+    k.mul(wide, a, b);
+    k.mont_redc(r, wide, m);
 }
 
 /// Runs a fixed-size Montgomery kernel `f(r, a, b, m)` on `N`-limb
@@ -228,7 +211,8 @@ pub fn sqr_rows<K: Kernels>(k: K, r: &mut [Limb], a: &[Limb]) {
 
 /// [`Kernels::mont_redc`] as `n` calls of the backend's `addmul_1`: the
 /// default, and the fallback of backends that specialise some sizes.
-pub fn mont_redc_rows<K: Kernels>(k: K, r: &mut [Limb], t: &mut [Limb], m: &[Limb], m_inv: Limb) {
+pub fn mont_redc_rows<K: Kernels>(k: K, r: &mut [Limb], t: &mut [Limb], modulus: MontModulus) {
+    let (m, m_inv) = (modulus.limbs(), modulus.m_inv());
     let n = m.len();
     assert!(n > 0 && r.len() == n && t.len() == 2 * n);
     let mut hi = 0;
@@ -240,6 +224,41 @@ pub fn mont_redc_rows<K: Kernels>(k: K, r: &mut [Limb], t: &mut [Limb], m: &[Lim
     }
     r.copy_from_slice(&t[n..]);
     final_subtract(r, hi, m);
+}
+
+/// An odd modulus as the Montgomery kernels take it: its limbs and
+/// `m_inv = -m^-1 mod 2^64`, made together so that they cannot disagree.
+#[derive(Clone, Copy, Debug)]
+pub struct MontModulus<'a> {
+    limbs: &'a [Limb],
+    m_inv: Limb,
+}
+
+impl<'a> MontModulus<'a> {
+    /// `m` with its inverse; `None` when `m` is empty or even.
+    pub const fn new(m: &'a [Limb]) -> Option<Self> {
+        match m.first() {
+            Some(&m0) if m0 & 1 == 1 => Some(Self::with_inverse(m, mont_inverse_limb(m0))),
+            _ => None,
+        }
+    }
+
+    /// `m` with an inverse computed before (by [`new`](Self::new)'s
+    /// [`mont_inverse_limb`]), for callers that keep it.
+    pub(crate) const fn with_inverse(limbs: &'a [Limb], m_inv: Limb) -> Self {
+        debug_assert!(mont_inverse_limb(limbs[0]) == m_inv);
+        Self { limbs, m_inv }
+    }
+
+    /// The modulus' limbs, least significant first.
+    pub const fn limbs(self) -> &'a [Limb] {
+        self.limbs
+    }
+
+    /// `-m^-1 mod 2^64`.
+    pub const fn m_inv(self) -> Limb {
+        self.m_inv
+    }
 }
 
 /// `-m^-1 mod 2^64` for odd `m0`, by Newton iteration (each step doubles the

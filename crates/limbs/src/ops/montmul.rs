@@ -7,6 +7,7 @@
 
 use crate::Limb;
 use crate::ops::ct;
+use crate::ops::kernels::MontModulus;
 
 /// Largest window the exponentiations use; a constant-time table then has
 /// 64 entries.
@@ -14,8 +15,7 @@ pub(crate) const MAX_WINDOW: u32 = 6;
 
 /// Everything an exponentiation needs to know about the modulus.
 pub(crate) struct MontyCtx<'a> {
-    pub(crate) m: &'a [Limb],
-    pub(crate) m_inv: Limb,
+    pub(crate) m: MontModulus<'a>,
     /// `R mod m`, the Montgomery form of 1.
     pub(crate) one: &'a [Limb],
     /// `R^2 mod m`, which a representation other than the limbs' own needs

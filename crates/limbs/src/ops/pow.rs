@@ -3,7 +3,7 @@
 use crate::Limb;
 use crate::backend::{ExpJob, Exponentiation, dispatch, run_exponentiation};
 use crate::ops::ct;
-use crate::ops::kernels::Kernels;
+use crate::ops::kernels::{Kernels, MontModulus};
 use crate::ops::montmul::{ExpTask, MAX_WINDOW, MontMul, MontyCtx};
 
 /// Scratch the exponentiations need, in multiples of the modulus' limb
@@ -81,23 +81,22 @@ fn bit_vartime(exp: &[Limb], pos: u32) -> bool {
 /// The limb kernels of backend `K`, with the double-width scratch they need.
 struct LimbMontMul<'a, K> {
     k: K,
-    m: &'a [Limb],
-    m_inv: Limb,
+    m: MontModulus<'a>,
     wide: &'a mut [Limb],
 }
 
 impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
     fn elem_len(&self) -> usize {
-        self.m.len()
+        self.m.limbs().len()
     }
     fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
-        self.k.mont_mul(out, a, b, self.m, self.m_inv, self.wide);
+        self.k.mont_mul(out, a, b, self.m, self.wide);
     }
     fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
         self.k.lookup(out, table, index);
     }
     fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
-        self.k.mont_sqr(out, a, self.m, self.m_inv, self.wide);
+        self.k.mont_sqr(out, a, self.m, self.wide);
     }
 }
 
@@ -135,9 +134,9 @@ macro_rules! on_backend_or_limbs {
         if run_exponentiation(backend, job) {
             return;
         }
-        let (wide, $s) = scratch.split_at_mut(2 * ctx.m.len());
+        let (wide, $s) = scratch.split_at_mut(2 * ctx.m.limbs().len());
         dispatch!(k => {
-            let mut limbs = LimbMontMul { k, m: ctx.m, m_inv: ctx.m_inv, wide };
+            let mut limbs = LimbMontMul { k, m: ctx.m, wide };
             let ($arith, $o, $b, $one) = (&mut limbs, out, base, ctx.one);
             $body
         })

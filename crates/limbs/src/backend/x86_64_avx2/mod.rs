@@ -39,10 +39,9 @@ use zeroize::Zeroize;
 use crate::Limb;
 use crate::backend::ExpJob;
 use crate::backend::radix::{
-    Aligned, Column, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack,
-    with_vector_count,
+    Aligned, Column, DigitLayout, Digits, Elem, LimbMontgomery, ModulusToLoad, VectorMontMul,
+    run_on_stack, with_vector_count,
 };
-use crate::ops::montmul::MontyCtx;
 
 #[path = "gen/amm.rs"]
 mod generated;
@@ -189,36 +188,23 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
         return false;
     };
     with_vector_count!(vectors, [10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26], |V| {
-        run_sized::<V, K>(limbs, avx2, kernel, digits, job)
+        let mut arith = Amm::<V, K> {
+            avx2,
+            kernel,
+            m: Aligned([[[0; LANES]; V]; K]),
+            consts: Aligned([[[0; 4]; 4]; K]),
+            acc: Aligned([[0; LANES]; V]),
+            digits,
+        };
+        run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job)
     })
     .is_some()
 }
-
-/// `K` values of `V` vectors each: one element.
-type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
 
 /// What a kernel reads beside its operands, one block per modulus (see
 /// the generator): `m'_1 + 1`, the digit mask, lanes 0–2 set, lanes 1–3
 /// set.
 type Consts = [[u64; 4]; 4];
-
-fn run_sized<const V: usize, const K: usize>(
-    limbs: &dyn LimbMontgomery,
-    avx2: Avx2,
-    kernel: AmmKernel,
-    digits: usize,
-    job: ExpJob<'_, '_, '_, K>,
-) {
-    let mut arith = Amm {
-        avx2,
-        kernel,
-        m: Aligned([[[0; LANES]; V]; K]),
-        consts: Aligned([[[0; 4]; 4]; K]),
-        acc: Aligned([[0; LANES]; V]),
-        digits,
-    };
-    run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job);
-}
 
 /// AMM modulo `K` moduli `m' = m·k0`, `V` vectors each, one after the
 /// other.
@@ -227,7 +213,7 @@ struct Amm<const V: usize, const K: usize> {
     avx2: Avx2,
     kernel: AmmKernel,
     /// The digits of each `m'`; the lowest is `2^28 − 1`.
-    m: Aligned<Elem<V, K>>,
+    m: Aligned<Elem<LANES, V, K>>,
     consts: Aligned<[Consts; K]>,
     /// The kernels' scratch for the accumulator vectors they keep outside
     /// registers (all but twelve; sized for all of them).
@@ -244,15 +230,9 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
         layout: DigitLayout::Strided { vectors: V },
     };
 
-    fn load_modulus(
-        &mut self,
-        k: usize,
-        ctx: &MontyCtx<'_>,
-        limbs: &dyn LimbMontgomery,
-        words: &mut [u64],
-    ) {
+    fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
         let m_digits = self.m.0[k].as_flattened_mut();
-        Self::RADIX.split_multiple(limbs, ctx, words, m_digits);
+        modulus.split_multiple(Self::RADIX, m_digits);
         // Digit 1 is vector 1, lane 0.
         self.consts.0[k] = [
             [m_digits[LANES] + 1, 0, 0, 0],

@@ -104,8 +104,8 @@ pub(crate) enum Variant {
 /// moduli (whatever the CPU).
 pub(crate) fn takes(variant: Variant, n: usize, interleave: usize) -> bool {
     match variant {
-        Variant::Ymm => ymm::takes(n, interleave),
-        Variant::Zmm => zmm::takes(n, interleave),
+        Variant::Ymm => ymm::shape(n, interleave).is_some(),
+        Variant::Zmm => zmm::shape(n, interleave).is_some(),
     }
 }
 
@@ -120,12 +120,12 @@ pub(crate) fn run<const K: usize>(
     variant: Variant,
     job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
-    let Some(ifma) = Ifma::detect() else {
+    let (Some(ifma), Some(n)) = (Ifma::detect(), job.nlimbs()) else {
         return false;
     };
     match variant {
-        Variant::Ymm => ymm::run(limbs, ifma, job),
-        Variant::Zmm => zmm::run(limbs, ifma, job),
+        Variant::Ymm => ymm::shape(n, K).is_some_and(|shape| ymm::run(limbs, ifma, shape, job)),
+        Variant::Zmm => zmm::shape(n, K).is_some_and(|shape| zmm::run(limbs, ifma, shape, job)),
     }
 }
 

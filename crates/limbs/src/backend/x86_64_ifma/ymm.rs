@@ -13,18 +13,15 @@ use crate::backend::ExpJob;
 use zeroize::Zeroize;
 
 use crate::backend::radix::{
-    Aligned, Column, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack,
-    with_vector_count,
+    Aligned, Column, DigitLayout, Digits, Elem, LimbMontgomery, ModulusToLoad, VectorMontMul,
+    run_on_stack, with_vector_count,
 };
-use crate::ops::montmul::MontyCtx;
 
 #[path = "gen/ymm.rs"]
 mod generated;
 
 /// Digits per 256-bit vector.
 const LANES: usize = 4;
-/// One 256-bit vector of digits.
-type Lanes = [u64; LANES];
 
 /// A generated kernel: `(a, b, m, k0 then r, groups)`, where `groups` is
 /// the digit count divided by the vector count, rounded down.
@@ -35,7 +32,7 @@ type AmmKernel = unsafe fn(*const u64, *const u64, *const u64, *const u64, usize
 /// the smallest that holds `4m` where a kernel runs exactly that many
 /// (every multiple of four, and the sizes the generator lists), else the
 /// vectors' full `4V`: a longer `R'` is as good, only slower.
-fn shape(n: usize, interleave: usize) -> Option<(usize, usize, AmmKernel)> {
+pub(super) fn shape(n: usize, interleave: usize) -> Option<(usize, usize, AmmKernel)> {
     let least = (64 * n + 2).div_ceil(52);
     let vectors = least.div_ceil(LANES);
     let (digits, kernel) = match generated::amm_kernel(vectors, interleave, least) {
@@ -48,45 +45,24 @@ fn shape(n: usize, interleave: usize) -> Option<(usize, usize, AmmKernel)> {
     (n >= super::MIN_LIMBS).then_some((digits, vectors, kernel))
 }
 
-/// Whether these kernels take `interleave` exponentiations modulo
-/// `n`-limb moduli.
-pub(super) fn takes(n: usize, interleave: usize) -> bool {
-    shape(n, interleave).is_some()
-}
-
-/// [`super::run`] on these kernels; `false` if they do not take the size.
+/// [`super::run`] on these kernels, for a size they take.
 pub(super) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     ifma: Ifma,
+    (digits, vectors, kernel): (usize, usize, AmmKernel),
     job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
-    let Some((digits, vectors, kernel)) = job.nlimbs().and_then(|n| shape(n, K)) else {
-        return false;
-    };
     with_vector_count!(vectors, [5 6 7 8 9 10 11 12 13 14 15 16], |V| {
-        run_sized::<V, K>(limbs, ifma, kernel, digits, job)
+        let mut arith = Amm::<V, K> {
+            _ifma: ifma,
+            kernel,
+            m: Aligned([[[0; LANES]; V]; K]),
+            params: [0; 3],
+            digits,
+        };
+        run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job)
     })
     .is_some()
-}
-
-/// `K` values of `V` vectors each: one AMM-domain element.
-type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
-
-fn run_sized<const V: usize, const K: usize>(
-    limbs: &dyn LimbMontgomery,
-    ifma: Ifma,
-    kernel: AmmKernel,
-    digits: usize,
-    job: ExpJob<'_, '_, '_, K>,
-) {
-    let mut arith = Amm {
-        _ifma: ifma,
-        kernel,
-        m: Aligned([[[0; LANES]; V]; K]),
-        params: [0; 3],
-        digits,
-    };
-    run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job);
 }
 
 /// AMM modulo `K` moduli at once, `V` vectors each.
@@ -95,7 +71,7 @@ struct Amm<const V: usize, const K: usize> {
     _ifma: Ifma,
     kernel: AmmKernel,
     /// The digits of each modulus.
-    m: Aligned<Elem<V, K>>,
+    m: Aligned<Elem<LANES, V, K>>,
     /// `k0 = −m⁻¹ mod 2^52` for each modulus, then the output pointer, as
     /// the kernels read them.
     params: [u64; 3],
@@ -108,15 +84,9 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const VALUES: usize = K;
     const RADIX: Digits = radix(DigitLayout::Strided { vectors: V });
 
-    fn load_modulus(
-        &mut self,
-        k: usize,
-        ctx: &MontyCtx<'_>,
-        _: &dyn LimbMontgomery,
-        _: &mut [u64],
-    ) {
-        Self::RADIX.split(ctx.m, self.m.0[k].as_flattened_mut());
-        self.params[k] = ctx.m_inv & MASK52;
+    fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
+        Self::RADIX.split(modulus.m.limbs(), self.m.0[k].as_flattened_mut());
+        self.params[k] = modulus.m.m_inv() & MASK52;
     }
 
     fn wipe(&mut self) {

@@ -31,9 +31,9 @@ use crate::backend::ExpJob;
 use zeroize::Zeroize;
 
 use crate::backend::radix::{
-    Column, DigitLayout, Digits, LimbMontgomery, VectorMontMul, run_on_stack, with_vector_count,
+    Column, DigitLayout, Digits, Elem, LimbMontgomery, ModulusToLoad, VectorMontMul, run_on_stack,
+    with_vector_count,
 };
-use crate::ops::montmul::MontyCtx;
 
 /// Largest vector count (128 digits: moduli up to 103 limbs, 6592 bits,
 /// which covers the CRT halves of RSA up to 13184 bits). Larger moduli use
@@ -47,7 +47,7 @@ const PAIR_MAX_VECTORS: usize = 8;
 /// `(digits, vectors)` for an `n`-limb modulus, if these kernels take
 /// `interleave` exponentiations of it: room for `4m'`, where `m' = m·k0`
 /// has up to `64n + 52` bits.
-fn shape(n: usize, interleave: usize) -> Option<(usize, usize)> {
+pub(super) fn shape(n: usize, interleave: usize) -> Option<(usize, usize)> {
     let digits = (64 * n + 54).div_ceil(52);
     let vectors = digits.div_ceil(LANES);
     let max = match interleave {
@@ -58,42 +58,22 @@ fn shape(n: usize, interleave: usize) -> Option<(usize, usize)> {
     (n >= super::MIN_LIMBS && vectors <= max).then_some((digits, vectors))
 }
 
-/// Whether these kernels take `interleave` exponentiations modulo
-/// `n`-limb moduli.
-pub(super) fn takes(n: usize, interleave: usize) -> bool {
-    shape(n, interleave).is_some()
-}
-
-/// [`super::run`] on these kernels; `false` if they do not take the size.
+/// [`super::run`] on these kernels, for a size they take.
 pub(super) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     ifma: Ifma,
+    (digits, vectors): (usize, usize),
     job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
-    let Some((digits, vectors)) = job.nlimbs().and_then(|n| shape(n, K)) else {
-        return false;
-    };
     with_vector_count!(vectors, [3 4 5 6 7 8 9 10 11 12 13 14 15 16], |V| {
-        run_sized::<V, K>(limbs, ifma, digits, job)
+        let mut arith = Amm::<V, K> {
+            _ifma: ifma,
+            m: [[[0; LANES]; V]; K],
+            digits,
+        };
+        run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job)
     })
     .is_some()
-}
-
-/// `K` values of `V` vectors each: one AMM-domain element.
-type Elem<const V: usize, const K: usize> = [[Lanes; V]; K];
-
-fn run_sized<const V: usize, const K: usize>(
-    limbs: &dyn LimbMontgomery,
-    ifma: Ifma,
-    digits: usize,
-    job: ExpJob<'_, '_, '_, K>,
-) {
-    let mut arith = Amm {
-        _ifma: ifma,
-        m: [[[0; LANES]; V]; K],
-        digits,
-    };
-    run_on_stack::<LANES, V, K, _>(limbs, &mut arith, digits, job);
 }
 
 /// AMM modulo `K` moduli `m' = m·k0` at once, `V` vectors each.
@@ -101,7 +81,7 @@ struct Amm<const V: usize, const K: usize> {
     /// Proof that the CPU has what [`amm`] needs.
     _ifma: Ifma,
     /// The digits of each `m'`; the lowest is `2^52 − 1`.
-    m: Elem<V, K>,
+    m: Elem<LANES, V, K>,
     /// `N`, the digit count (at most `8V`).
     digits: usize,
 }
@@ -109,7 +89,7 @@ struct Amm<const V: usize, const K: usize> {
 impl<const V: usize, const K: usize> Amm<V, K> {
     /// `r[k] = a[k]·b[k]·R'⁻¹ mod m'[k]`, below `2m'[k]`, for `a[k]`, `b[k]`
     /// below `2m'[k]`.
-    fn amm_elems(&self, r: &mut Elem<V, K>, a: &Elem<V, K>, b: &Elem<V, K>) {
+    fn amm_elems(&self, r: &mut Elem<LANES, V, K>, a: &Elem<LANES, V, K>, b: &Elem<LANES, V, K>) {
         // SAFETY: `self._ifma` proves the CPU has AVX512F and AVX512-IFMA, the
         // features `amm` is compiled for. It reads and writes only through the
         // references it is given.
@@ -118,7 +98,7 @@ impl<const V: usize, const K: usize> Amm<V, K> {
 }
 
 /// The slice `x` (of `8VK` words) as an element; a length mismatch is a bug.
-fn elem<const V: usize, const K: usize>(x: &[u64]) -> &Elem<V, K> {
+fn elem<const V: usize, const K: usize>(x: &[u64]) -> &Elem<LANES, V, K> {
     let lanes: &[[Lanes; V]] = x.as_chunks::<LANES>().0.as_chunks::<V>().0;
     lanes.try_into().expect("element of 8VK digits")
 }
@@ -128,14 +108,8 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const VALUES: usize = K;
     const RADIX: Digits = radix(DigitLayout::Contiguous);
 
-    fn load_modulus(
-        &mut self,
-        k: usize,
-        ctx: &MontyCtx<'_>,
-        limbs: &dyn LimbMontgomery,
-        words: &mut [u64],
-    ) {
-        Self::RADIX.split_multiple(limbs, ctx, words, self.m[k].as_flattened_mut());
+    fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
+        modulus.split_multiple(Self::RADIX, self.m[k].as_flattened_mut());
     }
 
     fn wipe(&mut self) {
@@ -144,7 +118,7 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
 
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
         let lanes: &mut [[Lanes; V]] = out.as_chunks_mut::<LANES>().0.as_chunks_mut::<V>().0;
-        let out: &mut Elem<V, K> = lanes.try_into().expect("element of 8VK digits");
+        let out: &mut Elem<LANES, V, K> = lanes.try_into().expect("element of 8VK digits");
         self.amm_elems(out, elem(a), elem(b));
     }
 
@@ -176,10 +150,10 @@ fn store(x: &mut Lanes, v: __m512i) {
 /// digit itself), `digits > 2`.
 #[target_feature(enable = "avx512f,avx512ifma")]
 fn amm<const V: usize, const K: usize>(
-    r: &mut Elem<V, K>,
-    a: &Elem<V, K>,
-    b: &Elem<V, K>,
-    m: &Elem<V, K>,
+    r: &mut Elem<LANES, V, K>,
+    a: &Elem<LANES, V, K>,
+    b: &Elem<LANES, V, K>,
+    m: &Elem<LANES, V, K>,
     digits: usize,
 ) {
     let zero = _mm512_setzero_si512();
