@@ -649,6 +649,7 @@ fn run<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op) {
 
     let p = modulus::<B<nf::FpGoldilocks>>();
     numcrypt::<B<nf::FpGoldilocks>, M>(g, op, "goldilocks", "numcrypt");
+    numcrypt::<B<nf::FpGoldilocksMonty>, M>(g, op, "goldilocks", "numcrypt_monty");
     fiat_unsaturated!(
         g,
         op,

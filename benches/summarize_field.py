@@ -72,7 +72,7 @@ def peers(group, prime):
     if not os.path.isdir(d):
         return []
     found = [p[len(prime) + 1:] for p in os.listdir(d) if p.startswith(prime + "_")]
-    order = ["numcrypt", "numcrypt_unsat", "numcrypt_saturated"]
+    order = ["numcrypt", "numcrypt_unsat", "numcrypt_saturated", "numcrypt_monty"]
     return [p for p in order if p in found] + sorted(p for p in found if p not in order)
 
 

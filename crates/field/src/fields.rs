@@ -8,7 +8,7 @@
 
 use numcrypt_limbs::Limb;
 
-use crate::{Fp, Monty, MontyModulus, PseudoMersenne, Unsaturated};
+use crate::{Fp, Goldilocks, Monty, MontyModulus, PseudoMersenne, Unsaturated};
 
 /// Builds little-endian limbs from big-endian 64-bit words (the order the
 /// primes are written in).
@@ -142,8 +142,11 @@ pub type FpP224 = Fp<Monty<NistP224, 4>>;
 pub type FpP256 = Fp<Monty<NistP256, 4>>;
 /// NIST P-384's field.
 pub type FpP384 = Fp<Monty<NistP384, 6>>;
-/// Goldilocks `2^448 − 2^224 − 1`, in Montgomery form.
-pub type FpGoldilocks = Fp<Monty<GoldilocksPrime, 7>>;
+/// Goldilocks `2^448 − 2^224 − 1` on eight 56-bit limbs, multiplied by
+/// one level of Karatsuba with the golden-ratio reduction ([`Goldilocks`]).
+pub type FpGoldilocks = Fp<Goldilocks>;
+/// Goldilocks in Montgomery form, on the limbs' Montgomery kernels.
+pub type FpGoldilocksMonty = Fp<Monty<GoldilocksPrime, 7>>;
 /// The random 256-bit prime [`Random256`].
 pub type FpRandom256 = Fp<Monty<Random256, 4>>;
 /// The random 384-bit prime [`Random384`].

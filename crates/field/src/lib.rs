@@ -28,7 +28,10 @@
 //!   reduced at bit 521 with shifts instead;
 //! - [`Unsaturated<N, R, L, K, C>`](Unsaturated): the same primes on `N`
 //!   limbs of `R` bits (5×51, 9×58: fiat-crypto's representation), portable
-//!   Rust;
+//!   Rust; `2^521 − 1` multiplies by a three-way Karatsuba split;
+//! - [`Goldilocks`]: `2^448 − 2^224 − 1` on eight 56-bit limbs, by one
+//!   level of Karatsuba on `φ = 2^224` and the golden-ratio reduction
+//!   `φ² ≡ φ + 1`;
 //! - [`Monty<M, N>`](Monty): Montgomery multiplication, for any odd prime.
 //!
 //! [`fields`] lists the provided fields ([`Fp25519`], [`Fp521`],
@@ -76,8 +79,10 @@
 //! dependent operations (what a scalar multiplication does), measured on
 //! AMD EPYC Zen 4 and Zen 5 (`benches/RESULTS.md` has the tables and the
 //! commands): five 51-bit limbs for [`Fp25519`], whose carries then run
-//! two steps deep instead of through a serial chain, and saturated limbs
-//! with the `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes.
+//! two steps deep instead of through a serial chain, saturated limbs
+//! with the `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes,
+//! and [`Goldilocks`]' Karatsuba for [`FpGoldilocks`] (Montgomery
+//! multiplication, [`FpGoldilocksMonty`], was slower at both operations).
 //! The other representations ([`Fp25519Saturated`], [`Fp521Unsat`], …) are
 //! provided and tested like the defaults.
 #![no_std]
@@ -87,6 +92,7 @@ mod backend;
 mod element;
 mod error;
 pub mod fields;
+mod goldilocks;
 mod monty;
 mod pm;
 mod sqrt;
@@ -101,6 +107,7 @@ pub use backend::Backend;
 pub use element::{Fp, LooseFp};
 pub use error::Error;
 pub use fields::*;
+pub use goldilocks::Goldilocks;
 pub use monty::{Monty, MontyModulus};
 pub use numcrypt_limbs::{Limb, Uint};
 pub use pm::PseudoMersenne;

@@ -6,7 +6,7 @@ use num_bigint::BigUint;
 use numcrypt_limbs::Limb;
 
 use crate::fields::*;
-use crate::{Backend, Monty, PseudoMersenne, Unsaturated};
+use crate::{Backend, Goldilocks, Monty, PseudoMersenne, Unsaturated};
 
 /// Little-endian limbs as an integer.
 pub(crate) fn big(limbs: &[Limb]) -> BigUint {
@@ -96,6 +96,7 @@ fn extremes_every_backend() {
     check_extremes::<Monty<NistP256, 4>>();
     check_extremes::<Monty<NistP384, 6>>();
     check_extremes::<Monty<GoldilocksPrime, 7>>();
+    check_extremes::<Goldilocks>();
     check_extremes::<Monty<Random256, 4>>();
     check_extremes::<Monty<Random384, 6>>();
     check_extremes::<Monty<Random448, 7>>();
@@ -131,4 +132,5 @@ fn unsaturated_results_are_tight() {
     check_limbwise_tight::<Unsaturated<6, 56, 6, 336, 3>>();
     check_limbwise_tight::<Unsaturated<8, 52, 7, 414, 17>>();
     check_limbwise_tight::<Unsaturated<9, 58, 9, 521, 1>>();
+    check_limbwise_tight::<Goldilocks>();
 }

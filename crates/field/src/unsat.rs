@@ -117,8 +117,32 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
         r
     }
 
+    /// `2^521 − 1` on nine 58-bit limbs, which multiplies by the three-way
+    /// split ([`karatsuba3`]).
+    const IS_P521: bool = N == 9 && R == 58 && K == 521 && C == 1;
+
+    /// The columns of `a · b` (or `a²` for `b = None`) by the three-way split,
+    /// when this is [`Self::IS_P521`].
+    #[inline(always)]
+    fn karatsuba3_cols(a: &[Limb; N], b: Option<&[Limb; N]>) -> Option<[u128; N]> {
+        if !Self::IS_P521 {
+            return None;
+        }
+        let a = <&[Limb; 9]>::try_from(&a[..]).ok()?;
+        let cols = match b {
+            Some(b) => karatsuba3::mul(a, <&[Limb; 9]>::try_from(&b[..]).ok()?),
+            None => karatsuba3::square(a),
+        };
+        let mut out = [0; N];
+        out.copy_from_slice(&cols);
+        Some(out)
+    }
+
     #[inline(always)]
     fn mul_cols(a: &[Limb; N], b: &[Limb; N]) -> [u128; N] {
+        if let Some(cols) = Self::karatsuba3_cols(a, Some(b)) {
+            return cols;
+        }
         let mut bc = [0; N];
         for j in 0..N {
             bc[j] = b[j] * Self::FOLD;
@@ -138,6 +162,9 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
 
     #[inline(always)]
     fn sqr_cols(a: &[Limb; N]) -> [u128; N] {
+        if let Some(cols) = Self::karatsuba3_cols(a, None) {
+            return cols;
+        }
         // Each cross product once, doubled through the operand.
         let mut a2 = [0; N];
         let mut ac = [0; N];
@@ -302,5 +329,106 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64> B
             v += num_bigint::BigUint::from(limb) << (R as usize * i);
         }
         v % crate::tests::big(&Self::P)
+    }
+}
+
+/// `2^521 − 1` on nine 58-bit limbs by the three-way Karatsuba split:
+/// `a = a₀ + a₁X + a₂X²` with `X = 2^174` (three limbs a third) and six
+/// 3×3 products (54 limb products instead of 81; a square, 36 instead of
+/// 45), as the thread on special primes reports for this prime. With
+/// `Pᵢⱼ = (aᵢ + aⱼ)(bᵢ + bⱼ)` and `Pᵢ = aᵢbᵢ`, the product is
+/// `P₀ + (P₀₁ − P₀ − P₁)X + (P₀₂ − P₀ − P₂ + P₁)X² + (P₁₂ − P₁ − P₂)X³ + P₂X⁴`;
+/// each difference is, column by column, a sum of cross products, so
+/// nothing borrows. `X³ = 2^522 ≡ 2`: the columns from the ninth up fold
+/// onto the low ones doubled.
+///
+/// Bounds (loose limbs below `2^60`, see [`Unsaturated`]): a third's sum
+/// is below `2^61`, a column of a `Pᵢⱼ` below `3 · 2^122`, and every
+/// difference and folded column is, column by column, one of the
+/// schoolbook product's (below `2^125`), which the generic carry takes.
+mod karatsuba3 {
+    use numcrypt_limbs::Limb;
+
+    type Third = [Limb; 3];
+
+    #[inline(always)]
+    fn thirds(a: &[Limb; 9]) -> [Third; 3] {
+        [[a[0], a[1], a[2]], [a[3], a[4], a[5]], [a[6], a[7], a[8]]]
+    }
+
+    #[inline(always)]
+    fn sum(x: &Third, y: &Third) -> Third {
+        [x[0] + y[0], x[1] + y[1], x[2] + y[2]]
+    }
+
+    #[inline(always)]
+    fn wide(x: Limb, y: Limb) -> u128 {
+        x as u128 * y as u128
+    }
+
+    #[inline(always)]
+    fn product(x: &Third, y: &Third) -> [u128; 5] {
+        [
+            wide(x[0], y[0]),
+            wide(x[0], y[1]) + wide(x[1], y[0]),
+            wide(x[0], y[2]) + wide(x[1], y[1]) + wide(x[2], y[0]),
+            wide(x[1], y[2]) + wide(x[2], y[1]),
+            wide(x[2], y[2]),
+        ]
+    }
+
+    #[inline(always)]
+    fn square_third(x: &Third) -> [u128; 5] {
+        let (d0, d1) = (2 * x[0], 2 * x[1]);
+        [
+            wide(x[0], x[0]),
+            wide(d0, x[1]),
+            wide(d0, x[2]) + wide(x[1], x[1]),
+            wide(d1, x[2]),
+            wide(x[2], x[2]),
+        ]
+    }
+
+    /// The nine folded columns from the six products `[P₀, P₁, P₂, P₀₁,
+    /// P₀₂, P₁₂]`.
+    #[inline(always)]
+    fn combine(p: [[u128; 5]; 6]) -> [u128; 9] {
+        let [p0, p1, p2, p01, p02, p12] = p;
+        let mut w = [0u128; 17];
+        for i in 0..5 {
+            w[i] += p0[i];
+            w[3 + i] += p01[i] - p0[i] - p1[i];
+            w[6 + i] += p02[i] + p1[i] - p0[i] - p2[i];
+            w[9 + i] += p12[i] - p1[i] - p2[i];
+            w[12 + i] += p2[i];
+        }
+        core::array::from_fn(|j| w[j] + if j + 9 < 17 { 2 * w[j + 9] } else { 0 })
+    }
+
+    #[inline(always)]
+    pub(super) fn mul(a: &[Limb; 9], b: &[Limb; 9]) -> [u128; 9] {
+        let [a0, a1, a2] = thirds(a);
+        let [b0, b1, b2] = thirds(b);
+        combine([
+            product(&a0, &b0),
+            product(&a1, &b1),
+            product(&a2, &b2),
+            product(&sum(&a0, &a1), &sum(&b0, &b1)),
+            product(&sum(&a0, &a2), &sum(&b0, &b2)),
+            product(&sum(&a1, &a2), &sum(&b1, &b2)),
+        ])
+    }
+
+    #[inline(always)]
+    pub(super) fn square(a: &[Limb; 9]) -> [u128; 9] {
+        let [a0, a1, a2] = thirds(a);
+        combine([
+            square_third(&a0),
+            square_third(&a1),
+            square_third(&a2),
+            square_third(&sum(&a0, &a1)),
+            square_third(&sum(&a0, &a2)),
+            square_third(&sum(&a1, &a2)),
+        ])
     }
 }

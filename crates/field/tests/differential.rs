@@ -268,6 +268,7 @@ field_tests! {
     nist_p256: <FpP256 as Elem>::B, 256;
     nist_p384: <FpP384 as Elem>::B, 256;
     goldilocks: <FpGoldilocks as Elem>::B, 256;
+    goldilocks_monty: <FpGoldilocksMonty as Elem>::B, 256;
     random256: <FpRandom256 as Elem>::B, 256;
     random384: <FpRandom384 as Elem>::B, 256;
     random448: <FpRandom448 as Elem>::B, 256;
@@ -314,6 +315,10 @@ fn representations_agree() {
         assert_eq!(
             chain::<<Fp414 as Elem>::B>(seed),
             chain::<<Fp414Unsat as Elem>::B>(seed)
+        );
+        assert_eq!(
+            chain::<<FpGoldilocks as Elem>::B>(seed),
+            chain::<<FpGoldilocksMonty as Elem>::B>(seed)
         );
     }
 }

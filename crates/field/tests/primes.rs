@@ -67,6 +67,10 @@ fn every_modulus_is_prime() {
         hex(&<Fp521Unsat as Elem>::B::MODULUS),
         hex(&<Fp521 as Elem>::B::MODULUS)
     );
+    assert_eq!(
+        hex(&<FpGoldilocksMonty as Elem>::B::MODULUS),
+        hex(&<FpGoldilocks as Elem>::B::MODULUS)
+    );
 }
 
 /// The search for the 2048-bit prime: `2^2048 − c` for odd `c` from 1 up;

@@ -182,8 +182,9 @@ impl<'a, K> PrimeGen<'a, K> {
     /// Calls `progress` as the search goes (like OpenSSL's `BN_GENCB`):
     /// after each window of candidates, each Miller–Rabin test on a
     /// survivor and each eighth of the final MR64, on the calling thread,
-    /// with the counts of all workers. Returning `ControlFlow::Break(())`
-    /// cancels the search.
+    /// with the counts of all workers (on several threads, also once before
+    /// the workers start). Returning `ControlFlow::Break(())` cancels the
+    /// search.
     pub fn progress(mut self, progress: ProgressFn<'a>) -> Self {
         self.progress = Some(progress);
         self

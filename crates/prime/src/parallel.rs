@@ -247,6 +247,15 @@ pub(crate) fn first_in_order<S, E: Zeroize + Send>(
         tested: Condvar::new(),
     };
     let base = *counts;
+    // The caller hears once before any worker starts. Its reports come
+    // from this thread only, and another worker can find the prime before
+    // this one first reports: without this, a search cancelled at its first
+    // report could still end with a prime, where the serial search (which
+    // reports after sieving its first window, before any test) is
+    // cancelled.
+    if progress(&base).is_break() {
+        return Err(Cancelled);
+    }
     let run = |ctl: &mut Worker<'_, '_, E>| {
         let mut state = new_state();
         let mut local = Progress::default();
