@@ -22,7 +22,7 @@ use crate::backend::{Backend, sealed};
 ///
 /// Bounds: tight limbs are below `2^56 + 2^8`, loose limbs below `2^58`;
 /// `a + b` and `a + 2p − b` of tight limbs stay loose, and every column of
-/// a product of loose values fits 128 bits (see [`carry`](Self::carry)).
+/// a product of loose values fits 128 bits (see `COLUMN_BOUND`).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Goldilocks;
 
