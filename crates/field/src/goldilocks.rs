@@ -1,7 +1,9 @@
 //! Goldilocks, `p = 2^448 − 2^224 − 1` (X448, Ed448), as its designer
 //! multiplies it: eight 56-bit limbs, one level of Karatsuba on
 //! `φ = 2^224`, and the "golden ratio" identity `φ² ≡ φ + 1` in place of a
-//! modular reduction. Portable Rust.
+//! modular reduction. Portable Rust: `mulx` assembly of the same algorithm
+//! measured slower than what the compiler makes of it (benches/RESULTS.md,
+//! "Goldilocks and 2^521 − 1").
 
 use core::fmt;
 
@@ -15,19 +17,31 @@ use crate::backend::{Backend, sealed};
 ///
 /// A product is `L + H + (M − L) φ` for `L = a_lo b_lo`, `H = a_hi b_hi` and
 /// `M = (a_lo + a_hi)(b_lo + b_hi)`: three 4×4 products (48 limb products
-/// instead of 64), and a product's columns at and above `φ²` fold in at
-/// `φ` and `1` (`φ² ≡ φ + 1`) with additions alone. The columns are summed
-/// in 128 bits and carried in two rounds, every limb at once in each, so a
-/// chain of dependent multiplications waits two carry steps, not eight.
+/// instead of 64, a square 30 instead of 36), and what lands at and above
+/// `φ²` folds back at `φ` and `1` with additions alone. Column by column
+/// (`X_k`: column `k` of a half product), low limb `j < 4` takes
+/// `L_j + H_j + M_(j+4) − L_(j+4)` and high limb `j + 4` takes
+/// `H_(j+4) + M_j − L_j + M_(j+4)`; `M_k − L_k` is a sum of cross products,
+/// so neither goes negative. The limbs are carried as they are made, the
+/// low and the high half side by side (what leaves limb 3 enters limb 4,
+/// what leaves limb 7, at `2^448 ≡ 2^224 + 1`, enters limbs 0 and 4), which
+/// measured faster on a chain of dependent operations than carrying all
+/// columns at once after the product.
 ///
-/// Bounds: tight limbs are below `2^56 + 2^8`, loose limbs below `2^58`;
-/// `a + b` and `a + 2p − b` of tight limbs stay loose, and every column of
-/// a product of loose values fits 128 bits (see `COLUMN_BOUND`).
+/// Bounds: tight limbs are below `2^56 + 2^14`, loose limbs below `2^58`;
+/// `a + b` and `a + 2p − b` of tight limbs stay loose, and a product's
+/// columns of loose limbs stay below `2^123`.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Goldilocks;
 
+/// Bits in a limb.
 const RADIX: u32 = 56;
 const MASK: Limb = (1 << RADIX) - 1;
+/// The loose bound on a limb (exclusive).
+const LOOSE: Limb = 1 << 58;
+/// The tight bound on a limb (exclusive): a product's last carries into
+/// limbs 1 and 5 add at most `2^14` to a 56-bit limb.
+const TIGHT: Limb = (1 << RADIX) + (1 << 14);
 /// `p` in the radix: every limb `2^56 − 1` but limb 4 (`φ`), one less.
 const P_LIMBS: [Limb; 8] = [MASK, MASK, MASK, MASK, MASK - 1, MASK, MASK, MASK];
 /// `p` on seven saturated limbs.
@@ -40,10 +54,6 @@ const P: [Limb; 7] = [
     Limb::MAX,
     Limb::MAX,
 ];
-/// The tight bound on a limb (exclusive).
-const TIGHT: Limb = (1 << RADIX) + (1 << 8);
-/// The loose bound on a limb (exclusive).
-const LOOSE: Limb = 1 << 58;
 
 /// `2p` in the radix, every limb at least the tight bound, so that
 /// `a + 2p − b` never goes negative limb by limb.
@@ -55,105 +65,99 @@ const TWO_P: [Limb; 8] = {
         assert!(t[i] >= TIGHT && t[i] + TIGHT <= LOOSE);
         i += 1;
     }
+    assert!(2 * TIGHT <= LOOSE, "a sum of tight values is loose");
     t
 };
 
-/// Above every column [`Goldilocks::combine`] makes from loose operands:
-/// its low, high and sum halves' columns hold four products each, the
-/// sums' operands below twice the loose bound, and a high column adds two
-/// columns of sums to one of halves (a square's doubled cross products
-/// are the same two products).
-const COLUMN_BOUND: u128 = {
-    let half = (LOOSE - 1) as u128;
-    let sum = 2 * half;
-    let bound = 4 * half * half + 2 * (4 * sum * sum);
-    assert!(2 * TIGHT <= LOOSE, "a sum of tight values is loose");
-    assert!(bound < 1 << 125, "the carry's high pieces stay below 2^13");
-    bound
-};
-
-/// The columns of a 4×4 limb product, `Σ x_i y_j` at column `i + j`.
+/// Column `k` (0 to 6) of the product of two 4-limb vectors.
 #[inline(always)]
-fn product_cols(x: &[Limb; 4], y: &[Limb; 4]) -> [u128; 7] {
-    let mut c = [0u128; 7];
-    for i in 0..4 {
-        for j in 0..4 {
-            c[i + j] += x[i] as u128 * y[j] as u128;
+fn product_col(x: &[Limb; 4], y: &[Limb; 4], k: usize) -> u128 {
+    let mut c = 0;
+    for p in 0..4 {
+        if p <= k && k - p < 4 {
+            c += x[p] as u128 * y[k - p] as u128;
         }
     }
     c
 }
 
-/// The columns of a 4-limb square: each cross product once, doubled
-/// through the operand.
+/// Column `k` (0 to 6) of a 4-limb square, `d` the doubled limbs: each
+/// cross product once.
 #[inline(always)]
-fn square_cols(x: &[Limb; 4]) -> [u128; 7] {
-    let mul = |a: Limb, b: Limb| a as u128 * b as u128;
-    let d = [2 * x[0], 2 * x[1], 2 * x[2]];
-    [
-        mul(x[0], x[0]),
-        mul(d[0], x[1]),
-        mul(d[0], x[2]) + mul(x[1], x[1]),
-        mul(d[0], x[3]) + mul(d[1], x[2]),
-        mul(d[1], x[3]) + mul(x[2], x[2]),
-        mul(d[2], x[3]),
-        mul(x[3], x[3]),
-    ]
+fn square_col(x: &[Limb; 4], d: &[Limb; 4], k: usize) -> u128 {
+    let mut c = 0;
+    for p in 0..4 {
+        let q = k.wrapping_sub(p);
+        if p < q && q < 4 {
+            c += d[p] as u128 * x[q] as u128;
+        } else if p == q {
+            c += x[p] as u128 * x[p] as u128;
+        }
+    }
+    c
 }
 
-/// The halves `a_lo`, `a_hi` and their sum.
+/// The halves of `a` and their sum: `[a_lo, a_hi, a_lo + a_hi]`, the sum
+/// written out (built with `array::from_fn`, the square measured far
+/// slower: benches/RESULTS.md, "Goldilocks and 2^521 − 1").
 #[inline(always)]
-fn halves(a: &[Limb; 8]) -> ([Limb; 4], [Limb; 4], [Limb; 4]) {
+fn halves(a: &[Limb; 8]) -> [[Limb; 4]; 3] {
     let lo = [a[0], a[1], a[2], a[3]];
     let hi = [a[4], a[5], a[6], a[7]];
     let sum = [lo[0] + hi[0], lo[1] + hi[1], lo[2] + hi[2], lo[3] + hi[3]];
-    (lo, hi, sum)
+    [lo, hi, sum]
+}
+
+/// The result from the half products' columns (`col(h, k)`: column `k` of
+/// `L` for `h = 0`, of `H` for 1, of `M` for 2), carried as [`Goldilocks`]
+/// describes. Columns stay below `2^123` for loose inputs (four products
+/// of sums below `2^59` in a column of `M`, two such columns and one of
+/// `H` in a limb), so 128 bits hold every sum.
+#[inline(always)]
+fn combine_and_carry(col: impl Fn(usize, usize) -> u128) -> [Limb; 8] {
+    let at = |h, k| if k < 7 { col(h, k) } else { 0 };
+    let mut r = [0; 8];
+    let (mut lo, mut hi) = (0u128, 0u128);
+    for j in 0..4 {
+        let (l, h, m) = (at(0, j), at(1, j), at(2, j));
+        let (lk, hk, mk) = (at(0, j + 4), at(1, j + 4), at(2, j + 4));
+        lo += l + h + (mk - lk);
+        hi += hk + (m - l) + mk;
+        r[j] = lo as Limb & MASK;
+        r[j + 4] = hi as Limb & MASK;
+        lo >>= RADIX;
+        hi >>= RADIX;
+    }
+    // Out of limb 3 into limb 4; out of limb 7 into limbs 4 and 0. Each
+    // carry is below 2^68, so one more step leaves at most 2^14 over.
+    lo += hi + r[4] as u128;
+    hi += r[0] as u128;
+    r[4] = lo as Limb & MASK;
+    r[0] = hi as Limb & MASK;
+    r[5] += (lo >> RADIX) as Limb;
+    r[1] += (hi >> RADIX) as Limb;
+    r
 }
 
 impl Goldilocks {
-    /// The eight columns of `L + H + (M − L) φ` with everything at and
-    /// above `φ²` folded by `φ² ≡ φ + 1`: column `j` of the low half is
-    /// `L_j + H_j + (M − L)_(j+4)`, of the high half
-    /// `H_(j+4) + (M − L)_j + M_(j+4)`. `M − L` is non-negative column by
-    /// column (`M`'s columns contain `L`'s products), so nothing borrows.
-    #[inline(always)]
-    fn combine(l: [u128; 7], h: [u128; 7], m: [u128; 7]) -> [u128; 8] {
-        let col = |x: &[u128; 7], k: usize| if k < 7 { x[k] } else { 0 };
-        let mut c = [0u128; 8];
-        for j in 0..4 {
-            c[j] = l[j] + h[j] + (col(&m, j + 4) - col(&l, j + 4));
-            c[j + 4] = col(&h, j + 4) + (m[j] - l[j]) + col(&m, j + 4);
-        }
-        c
-    }
-
-    /// Carries eight columns (each below `2^125`, see [`COLUMN_BOUND`])
-    /// into tight limbs in two rounds, every limb at once in each. Round
-    /// one splits each column into pieces of 56, 56 and at most 13 bits
-    /// and adds, at each limb, its own low piece, the middle piece of the
-    /// column below and the high piece of the one below that
-    /// (`2^448 ≡ 2^224 + 1` takes the pieces above limb 7 to limbs 0 and 4,
-    /// and 1 and 5): three pieces under `2^56` and two under `2^13` at
-    /// most, a sum below `2^58`. Round two adds each sum's excess (at most
-    /// 3) to the limb above, giving limbs of at most `2^56 + 5`.
+    /// Carries columns below `2^112` (a loose value's limbs, or a tight
+    /// value's times a `u32`) into tight limbs in two rounds, every limb at
+    /// once in each: each column's low 56 bits plus the next 56 bits of the
+    /// column below (those of limb 7, at `2^448 ≡ 2^224 + 1`, go to limbs 0
+    /// and 4), then each sum's excess (at most 2) to the limb above.
     #[inline(always)]
     fn carry(c: [u128; 8]) -> [Limb; 8] {
         let lo = c.map(|x| x as Limb & MASK);
-        let mid = c.map(|x| (x >> RADIX) as Limb & MASK);
-        let hi = c.map(|x| (x >> (2 * RADIX)) as Limb);
+        let mid = c.map(|x| {
+            debug_assert!(x >> (2 * RADIX) == 0);
+            (x >> RADIX) as Limb
+        });
         let mut s = lo;
         for i in 1..8 {
             s[i] += mid[i - 1];
         }
-        for i in 2..8 {
-            s[i] += hi[i - 2];
-        }
-        // Position 8 (mid 7, hi 6) and position 9 (hi 7), folded.
-        let (p8, p9) = (mid[7] + hi[6], hi[7]);
-        s[0] += p8;
-        s[4] += p8;
-        s[1] += p9;
-        s[5] += p9;
+        s[0] += mid[7];
+        s[4] += mid[7];
         let mut r = [0; 8];
         r[0] = s[0] & MASK;
         for i in 1..8 {
@@ -200,7 +204,7 @@ impl Backend for Goldilocks {
     const BITS: u32 = 448;
     const ZERO: [Limb; 8] = [0; 8];
     const ONE: [Limb; 8] = {
-        let _ = (TWO_P, COLUMN_BOUND);
+        let _ = TWO_P;
         [1, 0, 0, 0, 0, 0, 0, 0]
     };
 
@@ -256,23 +260,20 @@ impl Backend for Goldilocks {
         Self::carry(a.map(u128::from))
     }
 
-    #[inline]
+    // Always inlined: left to the compiler it was not, and measured slower
+    // on a chain of multiplications; the square measured the other way
+    // round (benches/RESULTS.md, "Goldilocks and 2^521 − 1").
+    #[inline(always)]
     fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
-        let (a_lo, a_hi, a_sum) = halves(a);
-        let (b_lo, b_hi, b_sum) = halves(b);
-        let l = product_cols(&a_lo, &b_lo);
-        let h = product_cols(&a_hi, &b_hi);
-        let m = product_cols(&a_sum, &b_sum);
-        Self::carry(Self::combine(l, h, m))
+        let (a, b) = (halves(a), halves(b));
+        combine_and_carry(|h, k| product_col(&a[h], &b[h], k))
     }
 
     #[inline]
     fn square(a: &[Limb; 8]) -> [Limb; 8] {
-        let (lo, hi, sum) = halves(a);
-        let l = square_cols(&lo);
-        let h = square_cols(&hi);
-        let m = square_cols(&sum);
-        Self::carry(Self::combine(l, h, m))
+        let a = halves(a);
+        let d = a.map(|x| x.map(|v| 2 * v));
+        combine_and_carry(|h, k| square_col(&a[h], &d[h], k))
     }
 
     #[inline]
