@@ -24,12 +24,20 @@
 //! only its bits differ, so a constant-time `pow` must execute the same
 //! instructions for all of them. Modulus and base are fixed, so the runs
 //! differ in nothing but the exponent's value.
+//!
+//! `goldilocks` and `p521` probe field arithmetic instead: a chain of
+//! multiplications, squarings, additions and subtractions on
+//! [`FpGoldilocks`] (the Karatsuba backend) or [`Fp521Unsat`] (the
+//! three-way split), with an operand chosen by the pattern (0, 1, p − 1,
+//! the top bit alone, alternating bits, random), cross-checked against the
+//! Montgomery and saturated representations of the same field.
 
 use std::hint::black_box;
 use std::process::ExitCode;
 
 // Through the dev-dependency rather than `numcrypt::limbs`, so the probe builds
 // whatever features the facade is built with.
+use numcrypt_field::{Backend, Fp, Fp521, Fp521Unsat, FpGoldilocks, FpGoldilocksMonty};
 use numcrypt_limbs::backend::{self, Exponentiation, LimbKernels};
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 
@@ -121,6 +129,88 @@ fn probe_target_pair1024(
     };
     marker();
     r
+}
+
+/// The measured field chain: products, squares and loose sums and
+/// differences fed into products.
+#[inline(never)]
+fn probe_target_field<B: Backend>(x: Fp<B>, y: Fp<B>) -> Fp<B> {
+    marker();
+    let mut x = x;
+    for _ in 0..16 {
+        x = (x * y).square();
+        x = (x + y) * (x - y);
+    }
+    marker();
+    x
+}
+
+/// The field operand for `pattern`, below `p`: 0, 1, `p − 1`, `2^(k−1)`,
+/// alternating bits or random bits below `2^(k−1)`.
+fn field_operand<B: Backend>(pattern: &str) -> Option<Fp<B>> {
+    let (bits, len) = (Fp::<B>::BITS as usize, Fp::<B>::BYTES);
+    let below_top = |mut bytes: Vec<u8>| {
+        bytes.truncate(len);
+        let top = bits - 1;
+        bytes[top / 8] &= (1u8 << (top % 8)) - 1;
+        bytes[top / 8 + 1..].fill(0);
+        Fp::<B>::from_le_bytes(&bytes).expect("below 2^(k-1) < p")
+    };
+    Some(match pattern {
+        "zero" => Fp::ZERO,
+        "one" => Fp::ONE,
+        "ones" => (Fp::ZERO - Fp::ONE).reduce(),
+        "top" => {
+            let mut bytes = vec![0u8; len];
+            bytes[(bits - 1) / 8] = 1 << ((bits - 1) % 8);
+            Fp::from_le_bytes(&bytes).expect("2^(k-1) < p")
+        }
+        "alternating" => below_top(vec![0xaa; len]),
+        "random" => below_top(
+            limbs(0x0066_6965_6c64, len.div_ceil(8))
+                .iter()
+                .flat_map(|l| l.to_le_bytes())
+                .collect(),
+        ),
+        _ => return None,
+    })
+}
+
+/// The field chain on `B` from the pattern's operand, as little-endian
+/// bytes (cross-checked by the caller on another representation).
+fn field_chain<B: Backend>(pattern: &str, measured: bool) -> Option<Vec<u8>> {
+    let x = field_operand::<B>(pattern)?;
+    let y = Fp::<B>::from_u64(0x7973_6565_6473);
+    let r = match measured {
+        true => black_box(probe_target_field(black_box(x), black_box(y))),
+        false => {
+            let mut x = x;
+            for _ in 0..16 {
+                x = (x * y).square();
+                x = (x + y) * (x - y);
+            }
+            x
+        }
+    };
+    let mut out = vec![0u8; Fp::<B>::BYTES];
+    r.write_le_bytes(&mut out).expect("length");
+    Some(out)
+}
+
+/// The measured chain on `B`, equal to the unmeasured one on `Other`.
+fn run_field<B: Backend, Other: Backend>(pattern: &str) -> Option<u64> {
+    let out = field_chain::<B>(pattern, true)?;
+    assert_eq!(Some(&out), field_chain::<Other>(pattern, false).as_ref());
+    Some(u64::from_le_bytes(out[..8].try_into().expect("8 bytes")))
+}
+
+/// The backend of a field element type.
+type B<T> = <T as Elem>::B;
+trait Elem {
+    type B: Backend;
+}
+impl<X: Backend> Elem for Fp<X> {
+    type B = X;
 }
 
 /// A `getppid()` system call: the start and end marks for `.ci/icount.c`.
@@ -257,7 +347,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024short|1024pair|2048> <{}>",
+            "usage: ct_probe <1024|1024short|1024pair|2048|goldilocks|p521> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -269,6 +359,19 @@ fn main() -> ExitCode {
     // run starts with the same stack layout: glibc's memset and memcpy run
     // a different number of instructions for differently aligned buffers.
     let pattern = padded.trim_end_matches('_');
+    let field = match width.as_str() {
+        "goldilocks" => Some(run_field::<B<FpGoldilocks>, B<FpGoldilocksMonty>>(pattern)),
+        "p521" => Some(run_field::<B<Fp521Unsat>, B<Fp521>>(pattern)),
+        _ => None,
+    };
+    if let Some(digest) = field {
+        let Some(digest) = digest else {
+            return usage();
+        };
+        println!("{width} field chain, operand {pattern}: low limb of result {digest:#018x}");
+        println!("kernels: {}", kernel_backend(16, 1));
+        return ExitCode::SUCCESS;
+    }
     let digest = match (width.as_str(), exponent(pattern, 32)) {
         ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), false),
         ("1024short", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), true),
