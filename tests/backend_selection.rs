@@ -33,6 +33,7 @@ fn each_setting() {
         "adx,ifma",
         "avx2",
         "ifma,avx2",
+        "neon",
         " IFMA256 , bogus",
     ] {
         let out = Command::new(&exe)
@@ -86,6 +87,10 @@ fn child() {
         }
         if off("ifma512") {
             assert_ne!(chosen, Exponentiation::Ifma512);
+        }
+        if off("neon") {
+            assert_ne!(chosen, Exponentiation::Neon);
+            assert!(!Exponentiation::Neon.available(n, k));
         }
         assert!(chosen.available(n, k), "{chosen:?} chosen but unavailable");
     }

@@ -1,7 +1,7 @@
 //! Exponentiation on every implementation this CPU has, against
 //! num-bigint: both AVX-512 IFMA variants (radix 2^52, 256- and 512-bit
 //! registers) where the CPU has IFMA, AVX2 (radix 2^28) where it has AVX2,
-//! and the limb kernels always, each named explicitly in the same run
+//! NEON (radix 2^28) on aarch64, and the limb kernels always, each named explicitly in the same run
 //! (`pow_bounded_on`), at every width the vector backends take and just
 //! outside them.
 
@@ -14,18 +14,19 @@ use numcrypt_limbs::backend::Exponentiation;
 use numcrypt_limbs::{BoxedUint, MontyParams, U1024, U2048, Unsigned};
 
 /// Every implementation there is; each test skips those that cannot run.
-const ALL: [Exponentiation; 4] = [
+const ALL: [Exponentiation; 5] = [
     Exponentiation::LimbKernels,
     Exponentiation::Ifma256,
     Exponentiation::Ifma512,
     Exponentiation::Avx2,
+    Exponentiation::Neon,
 ];
 use proptest::prelude::*;
 
 /// Widths (limbs) around every size class of the vector backends: their
 /// lower bound, digit counts on both sides of a vector boundary, the RSA
-/// sizes, their upper bounds (AVX2 45, IFMA 103) and the first widths past
-/// them.
+/// sizes, their upper bounds (AVX2 45, NEON 64, IFMA 103) and the first
+/// widths past them.
 const WIDTHS: &[usize] = &[
     15, 16, 17, 19, 20, 24, 25, 31, 32, 33, 39, 40, 45, 46, 48, 56, 63, 64, 65, 80, 96, 103, 104,
 ];
@@ -217,6 +218,11 @@ fn fixed_width() {
 fn backends_present() {
     let selection = numcrypt_limbs::backend::selection();
     eprintln!("{selection}");
+    // CI names the choice it expects where it controls the CPU model
+    // (`.ci/aarch64-qemu`).
+    if let Ok(expect) = std::env::var("NUMCRYPT_EXPECT_EXPONENTIATION") {
+        assert_eq!(format!("{:?}", selection.exponentiation(16, 2)), expect);
+    }
     for backend in ALL {
         for interleave in [1, 2] {
             let sizes: Vec<_> = WIDTHS
@@ -237,6 +243,16 @@ fn backends_present() {
     if avx2.available(16, 1) {
         assert!(!avx2.available(15, 1) && !avx2.available(46, 1));
         assert!(avx2.available(45, 1) && avx2.available(45, 2));
+    }
+    let neon = Exponentiation::Neon;
+    let neon_off = std::env::var("NUMCRYPT_DISABLE").is_ok_and(|v| v.contains("neon"));
+    assert_eq!(
+        neon.available(16, 1),
+        cfg!(target_arch = "aarch64") && !neon_off
+    );
+    if neon.available(16, 1) {
+        assert!(!neon.available(15, 1) && !neon.available(65, 1));
+        assert!(neon.available(64, 1) && neon.available(64, 2));
     }
     let ifma256 = Exponentiation::Ifma256;
     if ifma256.available(16, 1) {

@@ -347,8 +347,121 @@ def gen_sqr4(minv_one=False):
 '''
 
 
+# Where the square then this reduction beats the multiplication on a chain
+# (measured at 6 to 9 limbs: benches/RESULTS.md, "Montgomery squares").
+REDC_SIZES = [9]
+
+
+def gen_redc(n):
+    """The n-limb Montgomery reduction of a 2n-limb value, fully unrolled,
+    for the Montgomery square (the square itself is gen/field.rs's
+    `sqr_wide_n`). The n limbs a row adds to sit in a window of registers:
+    position p in r8..r15, rbx (p mod n); row i adds q_i·m at positions
+    i..i+n−1 (`adcx` the low halves, `adox` the high ones), leaves position
+    i zero and its carry limb, which belongs at position i+n, in a stack
+    slot (as gen_sqr4 leaves it in t[i]); the freed register then loads
+    position i+n from the top half. After the last row the window holds
+    the top half, the carries are added to it in one pass, and the
+    subtraction of m is selected with cmov: n + 5 registers, 14 at 9 limbs
+    (rbx saved and restored by the block, which LLVM does not hand out)."""
+    window = [f"r{8 + k}" for k in range(8)] + ["rbx"]
+    w = lambda p: window[p % n]
+    hs = ["rcx", "rsi"]
+    out = []
+
+    def emit(s):
+        out.append(IND + s)
+
+    # Stack after the pushes: carries at [rsp + 8k], then m_inv, the
+    # pointer to hi, the pointer to r (and rbx, saved).
+    minv, hi_slot, r_slot = 8 * n, 8 * n + 8, 8 * n + 16
+    if n > 8:
+        emit('"push rbx",')
+    emit('"push rax",           // the pointer to r')
+    emit('"push rcx",           // the pointer to hi')
+    emit('"push rdx",           // m_inv')
+    emit(f'"sub rsp, {8 * n}",  // the rows\' carry limbs')
+    for p in range(n):
+        emit(f'"mov {w(p)}, [rsi + {8 * p}]",')
+    for i in range(n):
+        emit(f"// row {i}: positions {i}..{i + n - 1} += q m, the carry limb to the stack")
+        emit(f'"mov rdx, {w(i)}",')
+        emit(f'"imul rdx, [rsp + {minv}]",')
+        emit('"xor eax, eax",  // CF = OF = 0')
+        for j in range(n):
+            emit(f'"mulx {hs[j % 2]}, rax, [rdi + {8 * j}]",')
+            emit(f'"adcx {w(i + j)}, rax",')
+            if j > 0:
+                emit(f'"adox {w(i + j)}, {hs[(j - 1) % 2]}",')
+        last = hs[(n - 1) % 2]
+        emit('"mov eax, 0",  // a zero that leaves the flags alone')
+        emit(f'"adcx {last}, rax",')
+        emit(f'"adox {last}, rax",')
+        emit(f'"mov [rsp + {8 * i}], {last}",')
+        emit(f"// position {i} is zero: its register takes position {i + n}")
+        emit(f'"mov {w(i)}, [rsp + {hi_slot}]",')
+        emit(f'"mov {w(i)}, [{w(i)} + {8 * i}]",')
+    emit("// the top half plus the carries (below 2m), then minus m if that fits")
+    for k in range(n):
+        emit(f'"{"add" if k == 0 else "adc"} {w(n + k)}, [rsp + {8 * k}]",')
+    emit('"mov eax, 0",')
+    emit('"adc eax, 0",')
+    emit(f'"mov rsi, [rsp + {r_slot}]",')
+    for k in range(n):
+        emit(f'"mov rdx, {w(n + k)}",')
+        emit(f'"{"sub" if k == 0 else "sbb"} rdx, [rdi + {8 * k}]",')
+        emit(f'"mov [rsi + {8 * k}], rdx",')
+    emit('"sbb rax, 0",  // borrow out: the value was below m, keep it')
+    for k in range(n):
+        emit(f'"mov rdx, [rsi + {8 * k}]",')
+        emit(f'"cmovc rdx, {w(n + k)}",')
+        emit(f'"mov [rsi + {8 * k}], rdx",')
+    emit(f'"add rsp, {8 * n + 24}",')
+    if n > 8:
+        emit('"pop rbx",')
+    body = "\n".join(out)
+    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in window[:min(n, 8)])
+    params = [
+        "_cpu: Adx",
+        f"r: &mut [Limb; {n}]",
+        f"lo: &[Limb; {n}]",
+        f"hi: &[Limb; {n}]",
+        f"m: &[Limb; {n}]",
+        "m_inv: Limb",
+    ]
+    signature = f"pub(crate) fn mont_redc_{n}(\n" + "".join(f"    {p},\n" for p in params) + ")"
+    return f'''
+/// `r = t * 2^-{64 * n} mod m` for the {2 * n}-limb `t = hi:lo < m * 2^{64 * n}`,
+/// fully reduced: the rows unrolled on a window of registers, their
+/// carry limbs added in one pass at the end. `m` odd, `m_inv = -m^-1 mod
+/// 2^64`.
+#[inline]
+{signature} {{
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads lo, hi and m ({n} limbs each, by their array types) and
+    // writes r, which cannot alias them (it is borrowed mutably), only at
+    // its end; every register it changes is declared or saved and
+    // restored. Its {8 * n + 24}-byte stack frame is freed before it ends, so
+    // the stack pointer is restored.
+    unsafe {{
+        asm!(
+{body}
+{IND}inout("rsi") lo.as_ptr() => _,
+{IND}inout("rcx") hi.as_ptr() => _,
+{IND}in("rdi") m.as_ptr(),
+{IND}inout("rdx") m_inv => _,
+{IND}inout("rax") r.as_mut_ptr() => _,
+{clobbers}
+{IND}options(),
+        );
+    }}
+}}
+'''
+
+
 header = '''//! Fully unrolled Montgomery multiplications for the sizes where a row
-//! kernel's entry and exit would dominate, and the 4-limb Montgomery square.
+//! kernel's entry and exit would dominate, the 4-limb Montgomery square, and
+//! the 9-limb Montgomery reduction of the 9-limb square.
 //!
 //! GENERATED by `tools/gen_mont_mul_x86_64.py`; do not edit by hand (`.ci/run`
 //! checks that this file matches the script).
@@ -364,3 +477,5 @@ for n in SIZES:
 sys.stdout.write(gen(4, minv_one=True))
 sys.stdout.write(gen_sqr4())
 sys.stdout.write(gen_sqr4(minv_one=True))
+for n in REDC_SIZES:
+    sys.stdout.write(gen_redc(n))

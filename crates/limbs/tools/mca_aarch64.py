@@ -10,11 +10,26 @@ describes the code as it is:
   src/backend/aarch64/mod.rs with each kernel's own instructions in it, four
   limbs a turn;
 - the unrolled Montgomery multiplications at 4, 6 and 8 limbs from
-  src/backend/aarch64/gen/unrolled.rs, one whole call (no loop).
-Operand names become registers x0..x28 (not x18) in order of appearance.
+  src/backend/aarch64/gen/unrolled.rs, one whole call (no loop);
+- the NEON column kernel `column` of src/backend/aarch64/neon.rs: one
+  column of a radix-2^28 multiplication, its loop body (four digits of each
+  operand a step) written out `steps` times, then its carry tail.
+Operand names become registers x0..x28 (not x18) in order of appearance,
+vector operands (`{name:v}`, `{name:q}`) v0..v31.
 llvm-mca runs each body 400 times back to back and reports the cycles; a
 row's figure is per limb (its four-limb body / 4), a Montgomery
 multiplication's per call and per limb product (/ n², counting a·b only).
+
+The second table puts the kernels together into what an exponentiation
+spends per exponent bit at 1024, 2048 and 4096 bits (a square and a fifth
+of a multiplication, as with a 5-bit window):
+- scalar: the slice kernels' rows, `addmul_1`'s cost per limb times the
+  limbs the rows cover: a square `n(n−1)/2` (the cross products) plus `n²`
+  (the reduction), a multiplication `2n²` (row entry and exit, the
+  squaring's doubling and diagonal left out, which flatters the scalar
+  side);
+- NEON: every column of a multiplication (squares too) at its own step
+  count, from the column model's cost at 1 and 8 steps (linear in between).
 """
 import os
 import re
@@ -91,6 +106,53 @@ def unrolled_kernels():
     return kernels
 
 
+def registers_with_vectors(lines):
+    """As `registers`, with `{name:v}` and `{name:q}` operands mapped to
+    v0..v31 (and written as vN or qN)."""
+    vectors = {}
+    out = []
+    for line in lines:
+        def sub(m):
+            name, modifier = m.group(1), m.group(2)
+            if name not in vectors:
+                vectors[name] = len(vectors)
+            return f"{modifier}{vectors[name]}"
+        out.append(re.sub(r"\{([a-z_0-9]+):([vq])\}", sub, line))
+    return registers(out)
+
+
+def neon_column():
+    """`column`'s instructions, cut at its labels: the setup, a step with
+    all four operands (loop 2), the masked step (3), a step with two (loop
+    4) and the tail (5). Each piece keeps its label."""
+    text = open(os.path.join(SRC, "neon.rs")).read()
+    body = text[text.index("fn column("):]
+    body = body[body.index("asm!("):]
+    body = body[:re.search(r"^\s+\w+ = (in|out|inout)\(", body, re.M).start()]
+    lines = registers_with_vectors(literals(body))
+    cuts = [lines.index(f"{label}:") for label in "2345"]
+    setup, both, masked, rest, tail = (
+        lines[i:j] for i, j in zip([0] + cuts, cuts + [len(lines)])
+    )
+    return setup, both, masked, rest, tail
+
+
+def neon_columns(n, square):
+    """`(both, rest)` of each column of an n-limb modulus's multiplication
+    or square, as `Amm::amm_one` makes them."""
+    digits = -(-(64 * n + 30) // 28)
+    digits += -digits % 4
+    columns = []
+    for col in range(2 * digits - 1):
+        lo, hi = max(0, col - digits + 1), min(col, digits - 1)
+        first = lo - lo % 4
+        steps = (hi - first) // 4 + 1
+        count = (col + 1) // 2 - first if square else 4 * steps
+        both = max(-(-count // 4), 1) - 1
+        columns.append((both, steps - both - 1))
+    return columns
+
+
 def cycles(mca, cpu, lines):
     source = "\n".join(lines) + "\n"
     result = subprocess.run(
@@ -117,6 +179,42 @@ def main():
             c = cycles(mca, cpu, lines)
             cells.append(f"{c / per:.2f}" if unit == "limb" else f"{c:.0f} / {c / per:.2f}")
         print(f"| `{name}` ({len(lines)} instructions) | " + " | ".join(cells) + " |")
+    # A column's cost: fixed, per step of loop 2 and per step of loop 4.
+    setup, both, masked, rest, tail = neon_column()
+
+    def column_cycles(cpu, b, r):
+        return cycles(mca, cpu, setup + both * b + masked + rest * r + tail)
+
+    column = {}
+    cells = []
+    for cpu in CPUS:
+        fixed = column_cycles(cpu, 0, 0)
+        per_both = (column_cycles(cpu, 8, 0) - fixed) / 8
+        per_rest = (column_cycles(cpu, 0, 8) - fixed) / 8
+        column[cpu] = (fixed, per_both, per_rest)
+        cells.append(f"{fixed:.1f} + {per_both:.2f} / {per_rest:.2f}")
+    print(f"| NEON `column`: alone + a step of 8 / 4 products "
+          f"({len(both) - 1} / {len(rest) - 1} instructions) | " + " | ".join(cells) + " |")
+    print()
+    print("Per exponent bit (a square and a fifth of a multiplication), cycles, "
+          "scalar / NEON (ratio):")
+    print()
+    print("| modulus | " + " | ".join(CPUS) + " |")
+    print("|---" * (len(CPUS) + 1) + "|")
+    addmul = {cpu: cycles(mca, cpu, kernels["addmul_1"][0]) / 4 for cpu in CPUS}
+    for n in (16, 32, 64):
+        cells = []
+        for cpu in CPUS:
+            scalar = addmul[cpu] * ((n * (n - 1) / 2 + n * n) + 0.2 * 2 * n * n)
+            fixed, per_both, per_rest = column[cpu]
+
+            def amm(square):
+                return sum(fixed + per_both * b + per_rest * r
+                           for b, r in neon_columns(n, square))
+
+            neon = amm(True) + 0.2 * amm(False)
+            cells.append(f"{scalar:.0f} / {neon:.0f} ({neon / scalar:.2f})")
+        print(f"| {64 * n} bits | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

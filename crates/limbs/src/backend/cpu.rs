@@ -1,10 +1,13 @@
 //! The CPU's identity (vendor, family, model, brand), which the rules of
-//! the backend choice read.
+//! the backend choice read: CPUID on x86_64, `MIDR_EL1` on aarch64.
 
 use core::fmt;
 
-/// The CPU's identity as CPUID reports it (x86_64; elsewhere only the
-/// architecture is known).
+/// The CPU's identity: as CPUID reports it on x86_64; on aarch64 the
+/// implementer (as the family) and part number (as the model) of
+/// `MIDR_EL1`, where the operating system lets user code read it (Linux),
+/// with the names of the parts this crate knows; elsewhere only the
+/// architecture is known.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cpu {
     pub(super) vendor: [u8; 12],
@@ -18,13 +21,35 @@ impl Cpu {
     pub fn current() -> Self {
         #[cfg(target_arch = "x86_64")]
         return identity();
-        #[allow(unreachable_code)]
-        Self {
-            vendor: [0; 12],
-            family: 0,
-            model: 0,
-            brand: [0; 48],
+        #[cfg(target_arch = "aarch64")]
+        if let Some(midr) = super::aarch64::id::midr() {
+            return Self::from_midr(midr);
         }
+        #[allow(unreachable_code)]
+        Self::UNKNOWN
+    }
+
+    const UNKNOWN: Self = Self {
+        vendor: [0; 12],
+        family: 0,
+        model: 0,
+        brand: [0; 48],
+    };
+
+    /// An aarch64 core from its `MIDR_EL1`.
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+    pub(super) fn from_midr(midr: u64) -> Self {
+        let implementer = ((midr >> 24) & 0xff) as u32;
+        let part = ((midr >> 4) & 0xfff) as u32;
+        let (vendor, name) = arm_names(implementer, part);
+        let mut cpu = Self {
+            family: implementer,
+            model: part,
+            ..Self::UNKNOWN
+        };
+        cpu.vendor[..vendor.len()].copy_from_slice(vendor.as_bytes());
+        cpu.brand[..name.len()].copy_from_slice(name.as_bytes());
+        cpu
     }
 
     /// The vendor string (`AuthenticAMD`, `GenuineIntel`), empty if unknown.
@@ -61,10 +86,53 @@ fn trimmed(bytes: &[u8]) -> &str {
     core::str::from_utf8(&bytes[..end]).unwrap_or("").trim()
 }
 
+/// The implementer's name (at most 12 bytes) and the part's name (empty if
+/// unknown) of an aarch64 core.
+fn arm_names(implementer: u32, part: u32) -> (&'static str, &'static str) {
+    let vendor = match implementer {
+        0x41 => "Arm",
+        0x42 => "Broadcom",
+        0x46 => "Fujitsu",
+        0x48 => "HiSilicon",
+        0x4e => "NVIDIA",
+        0x51 => "Qualcomm",
+        0x61 => "Apple",
+        0x6d => "Microsoft",
+        0xc0 => "Ampere",
+        _ => "unknown",
+    };
+    let name = match (implementer, part) {
+        (0x41, 0xd03) => "Cortex-A53",
+        (0x41, 0xd05) => "Cortex-A55",
+        (0x41, 0xd07) => "Cortex-A57",
+        (0x41, 0xd08) => "Cortex-A72",
+        (0x41, 0xd0b) => "Cortex-A76",
+        (0x41, 0xd0c) => "Neoverse N1",
+        (0x41, 0xd0d) => "Cortex-A77",
+        (0x41, 0xd40) => "Neoverse V1",
+        (0x41, 0xd41) => "Cortex-A78",
+        (0x41, 0xd49) => "Neoverse N2",
+        (0x41, 0xd4f) => "Neoverse V2",
+        (0x41, 0xd84) => "Neoverse V3",
+        (0x41, 0xd8e) => "Neoverse N3",
+        _ => "",
+    };
+    (vendor, name)
+}
+
 impl fmt::Display for Cpu {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.vendor().is_empty() {
             return write!(f, "CPU: {ARCH}");
+        }
+        if ARCH == "aarch64" {
+            let (implementer, part, name) = (self.family, self.model, self.name());
+            return write!(
+                f,
+                "CPU: aarch64, {} ({implementer:#x}) part {part:#x} ({})",
+                self.vendor(),
+                if name.is_empty() { "unknown" } else { name }
+            );
         }
         write!(
             f,

@@ -13,19 +13,21 @@
 //!   ([`Exponentiation::Avx2`]), and the 256-bit table lookup.
 //! - `radix`: what the exponentiations in a radix of their own share (the
 //!   conversions in and out).
-//! - `aarch64`: the slice kernels with `mul`/`umulh`.
+//! - `aarch64`: the slice kernels with `mul`/`umulh`, and whole
+//!   exponentiations in radix 2^28 with NEON ([`Exponentiation::Neon`]).
 //!
 //! # The choice
 //! [`selection`] makes it, once per process, from three things:
 //! 1. what the CPU has (CPUID, through `cpufeatures`);
 //! 2. the environment variable `NUMCRYPT_DISABLE` (read under the `std`
 //!    feature only): a comma-separated list of `adx`, `avx2`, `ifma` (both
-//!    IFMA variants), `ifma256`, `ifma512`, each of which turns that backend
+//!    IFMA variants), `ifma256`, `ifma512`, `neon`, each of which turns that backend
 //!    off for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
 //! 3. rules where the faster implementation depends on the
 //!    microarchitecture: the IFMA variant (`ifma_rule`), and AVX2 against
-//!    the `mulx` limb kernels for exponentiation (`avx2_rule`).
+//!    the `mulx` limb kernels for exponentiation (`avx2_rule`), NEON
+//!    against the `mul`/`umulh` limb kernels (`neon_rule`).
 //!
 //! Everything else asks [`selection`]: the slice and field kernels'
 //! `dispatch!`, the exponentiations, and the benches, which print it.
@@ -49,7 +51,10 @@ pub mod slice_kernels {
     pub use super::x86_64_adx::Adx;
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+))]
 pub(crate) mod radix;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_adx;
@@ -96,6 +101,10 @@ pub enum Exponentiation {
     /// (two exponentiations of a pair run one multiplication after the
     /// other).
     Avx2,
+    /// Radix 2^28 with aarch64 NEON (`umlal`); moduli of 16 to 64 limbs
+    /// (two exponentiations of a pair run one multiplication after the
+    /// other).
+    Neon,
 }
 
 impl Exponentiation {
@@ -112,6 +121,9 @@ impl Exponentiation {
             Self::Avx2 => {
                 selection.avx2_usable() && avx2_takes(nlimbs) && (1..=2).contains(&interleave)
             }
+            Self::Neon => {
+                selection.neon_usable() && neon_takes(nlimbs) && (1..=2).contains(&interleave)
+            }
         }
     }
 
@@ -122,6 +134,7 @@ impl Exponentiation {
             Self::Ifma256 => "AVX-512 IFMA, 256-bit registers",
             Self::Ifma512 => "AVX-512 IFMA, 512-bit registers",
             Self::Avx2 => "AVX2, radix 2^28",
+            Self::Neon => "NEON, radix 2^28",
         }
     }
 }
@@ -158,7 +171,7 @@ fn ifma_variant(e: Exponentiation) -> Option<x86_64_ifma::Variant> {
     match e {
         Exponentiation::Ifma256 => Some(x86_64_ifma::Variant::Ymm),
         Exponentiation::Ifma512 => Some(x86_64_ifma::Variant::Zmm),
-        Exponentiation::LimbKernels | Exponentiation::Avx2 => None,
+        Exponentiation::LimbKernels | Exponentiation::Avx2 | Exponentiation::Neon => None,
     }
 }
 
@@ -182,11 +195,19 @@ fn avx2_takes(_: usize) -> bool {
     false
 }
 
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+fn neon_takes(nlimbs: usize) -> bool {
+    aarch64::neon::takes(nlimbs)
+}
+
+#[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
+fn neon_takes(_: usize) -> bool {
+    false
+}
+
 /// An exponentiation for a backend in a radix of its own: `K` moduli of
 /// one limb count (`ctxs`), the bases in the limbs' Montgomery form, where
-/// the results go, and the exponentiation itself (only the x86_64 vector
-/// backends run one so far).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+/// the results go, and the exponentiation itself.
 pub(crate) struct ExpJob<'a, 'c, 't, const K: usize> {
     pub(crate) outs: [&'a mut [Limb]; K],
     pub(crate) bases: [&'a [Limb]; K],
@@ -194,7 +215,10 @@ pub(crate) struct ExpJob<'a, 'c, 't, const K: usize> {
     pub(crate) f: &'a mut ExpTask<'t>,
 }
 
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_feature = "neon")),
+    allow(dead_code)
+)]
 impl<const K: usize> ExpJob<'_, '_, '_, K> {
     /// The moduli's common limb count, or `None` if they differ or lack
     /// `R² mod m`.
@@ -235,7 +259,18 @@ fn run_vector_exponentiation<const K: usize>(
     })
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+fn run_vector_exponentiation<const K: usize>(
+    backend: Exponentiation,
+    job: ExpJob<'_, '_, '_, K>,
+) -> bool {
+    backend == Exponentiation::Neon && dispatch!(k => aarch64::neon::run(&k, job))
+}
+
+#[cfg(not(any(
+    target_arch = "x86_64",
+    all(target_arch = "aarch64", target_feature = "neon")
+)))]
 fn run_vector_exponentiation<const K: usize>(_: Exponentiation, _: ExpJob<'_, '_, '_, K>) -> bool {
     false
 }
@@ -322,6 +357,7 @@ const DISABLE_ADX: u32 = 1;
 const DISABLE_IFMA256: u32 = 1 << 1;
 const DISABLE_IFMA512: u32 = 1 << 2;
 const DISABLE_AVX2: u32 = 1 << 3;
+const DISABLE_NEON: u32 = 1 << 4;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -332,6 +368,11 @@ const PREFERS_IFMA512: u32 = 1 << 10;
 const HAS_AVX2: u32 = 1 << 11;
 /// The rule prefers AVX2 to the limb kernels for exponentiation here.
 const PREFERS_AVX2: u32 = 1 << 12;
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
+const HAS_NEON: u32 = 1 << 13;
+/// The rule prefers NEON to the limb kernels for exponentiation here.
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
+const PREFERS_NEON: u32 = 1 << 14;
 /// Set once the rest is filled in.
 const READY: u32 = 1 << 31;
 
@@ -370,7 +411,8 @@ impl Selection {
     /// The implementation that runs `interleave` (1 or 2) exponentiations
     /// modulo `nlimbs`-limb moduli: the IFMA variant the rule prefers if it
     /// takes the size, else the other variant, else AVX2 where its rule
-    /// prefers it and it takes the size, else the limb kernels.
+    /// prefers it and it takes the size, else NEON where its rule prefers it
+    /// and it takes the size, else the limb kernels.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         let order = if self.0 & PREFERS_IFMA512 != 0 {
             [Exponentiation::Ifma512, Exponentiation::Ifma256]
@@ -390,6 +432,13 @@ impl Selection {
         {
             return Exponentiation::Avx2;
         }
+        if self.0 & PREFERS_NEON != 0
+            && self.neon_usable()
+            && neon_takes(nlimbs)
+            && (1..=2).contains(&interleave)
+        {
+            return Exponentiation::Neon;
+        }
         Exponentiation::LimbKernels
     }
 
@@ -397,13 +446,19 @@ impl Selection {
         let off = match e {
             Exponentiation::Ifma256 => DISABLE_IFMA256,
             Exponentiation::Ifma512 => DISABLE_IFMA512,
-            Exponentiation::LimbKernels | Exponentiation::Avx2 => return false,
+            Exponentiation::LimbKernels | Exponentiation::Avx2 | Exponentiation::Neon => {
+                return false;
+            }
         };
         self.0 & HAS_IFMA != 0 && self.0 & off == 0
     }
 
     fn avx2_usable(self) -> bool {
         self.0 & HAS_AVX2 != 0 && self.0 & DISABLE_AVX2 == 0
+    }
+
+    fn neon_usable(self) -> bool {
+        self.0 & HAS_NEON != 0 && self.0 & DISABLE_NEON == 0
     }
 }
 
@@ -434,11 +489,20 @@ impl fmt::Display for Selection {
             };
             write!(f, " (without IFMA, rule for this CPU: {rule})")?;
         }
+        if self.0 & HAS_NEON != 0 {
+            let rule = if self.0 & PREFERS_NEON != 0 {
+                "NEON"
+            } else {
+                "limb kernels"
+            };
+            write!(f, " (rule for this CPU: {rule})")?;
+        }
         let off = [
             (DISABLE_ADX, "adx"),
             (DISABLE_AVX2, "avx2"),
             (DISABLE_IFMA256, "ifma256"),
             (DISABLE_IFMA512, "ifma512"),
+            (DISABLE_NEON, "neon"),
         ];
         let mut first = true;
         for (bit, name) in off {
@@ -514,7 +578,33 @@ fn detect() -> u32 {
     bits
 }
 
-#[cfg(not(target_arch = "x86_64"))]
+/// Whether NEON exponentiation ([`Exponentiation::Neon`]) should replace
+/// the `mul`/`umulh` limb kernels on an aarch64 core.
+///
+/// There is no aarch64 machine here, so the rule rests on llvm-mca 19's
+/// scheduling models of both kernels (`tools/mca_aarch64.py`; the table
+/// is in the README, "aarch64"): NEON is chosen where the model makes it
+/// clearly faster at every size it takes, which is Neoverse N1 (Arm part
+/// 0xd0c: AWS Graviton 2, Ampere Altra), whose scalar multiplier issues a
+/// `mul` or `umulh` every third cycle. Every other core, and any core
+/// whose `MIDR_EL1` cannot be read, keeps the limb kernels.
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
+pub(crate) fn neon_rule(cpu: &Cpu) -> bool {
+    matches!((cpu.family(), cpu.model()), (0x41, 0xd0c))
+}
+
+#[cfg(target_arch = "aarch64")]
+fn detect() -> u32 {
+    if !cfg!(target_feature = "neon") {
+        return 0;
+    }
+    match neon_rule(&Cpu::current()) {
+        true => HAS_NEON | PREFERS_NEON,
+        false => HAS_NEON,
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 fn detect() -> u32 {
     0
 }
@@ -542,6 +632,7 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("ifma") => DISABLE_IFMA256 | DISABLE_IFMA512,
             w if w.eq_ignore_ascii_case("ifma256") => DISABLE_IFMA256,
             w if w.eq_ignore_ascii_case("ifma512") => DISABLE_IFMA512,
+            w if w.eq_ignore_ascii_case("neon") => DISABLE_NEON,
             _ => 0,
         }
     })
@@ -559,7 +650,10 @@ mod tests {
             parse_disable(" IFMA , adx"),
             DISABLE_ADX | DISABLE_IFMA256 | DISABLE_IFMA512
         );
-        assert_eq!(parse_disable("ifma512,neon,bogus"), DISABLE_IFMA512);
+        assert_eq!(
+            parse_disable("ifma512,neon,bogus"),
+            DISABLE_IFMA512 | DISABLE_NEON
+        );
     }
 
     #[test]
@@ -579,5 +673,22 @@ mod tests {
             Exponentiation::Ifma512
         );
         assert_eq!(ifma_rule(&cpu(b"GenuineIntel", 6)), Exponentiation::Ifma256);
+    }
+
+    #[test]
+    fn neon_rule_takes_neoverse_n1_only() {
+        // MIDR_EL1 values: implementer, variant, architecture 0xf, part,
+        // revision.
+        let midr = |implementer: u64, part: u64| (implementer << 24) | (0xf << 16) | (part << 4);
+        let n1 = Cpu::from_midr(midr(0x41, 0xd0c) | (3 << 20) | 1);
+        assert!(neon_rule(&n1));
+        assert_eq!(n1.vendor(), "Arm");
+        assert_eq!(n1.name(), "Neoverse N1");
+        for (implementer, part) in [(0x41, 0xd08), (0x41, 0xd49), (0x41, 0xd40), (0x41, 0xd4f)] {
+            assert!(!neon_rule(&Cpu::from_midr(midr(implementer, part))));
+        }
+        // Apple's part numbers overlap Arm's; the implementer tells them apart.
+        assert!(!neon_rule(&Cpu::from_midr(midr(0x61, 0xd0c))));
+        assert!(!neon_rule(&Cpu::current()) || cfg!(target_arch = "aarch64"));
     }
 }

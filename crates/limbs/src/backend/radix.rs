@@ -1,5 +1,6 @@
 //! Exponentiation in a radix of the backend's own: what the vector
-//! backends (`x86_64_ifma`, radix 2^52; `x86_64_avx2`, radix 2^28) share.
+//! backends (`x86_64_ifma`, radix 2^52; `x86_64_avx2` and `aarch64::neon`,
+//! radix 2^28) share.
 //!
 //! Such a backend holds a residue as digits of fewer than 64 bits in a
 //! layout of its own, multiplies with an "almost" Montgomery
@@ -53,6 +54,7 @@ pub(crate) enum DigitLayout {
     /// Lane `j / vectors` of vector `j % vectors`, four lanes to a vector:
     /// the 256-bit kernels' layout, in which moving every digit down one
     /// position renames vectors instead of shifting each of them.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64's kernels only
     Strided { vectors: usize },
 }
 
@@ -139,6 +141,11 @@ pub(crate) trait VectorMontMul {
     /// `out = a·b·R'⁻¹` for every value, below twice its modulus, for `a`
     /// and `b` below twice theirs; `out` does not alias `a` or `b`.
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]);
+    /// `out = a²·R'⁻¹`, as [`amm`](Self::amm) with `b = a` (the default),
+    /// for backends with a dedicated square.
+    fn amm_sqr(&mut self, out: &mut [u64], a: &[u64]) {
+        self.amm(out, a, a);
+    }
     /// Constant-time `out = table[index]`'s value in `column` (`WORDS`
     /// words), reading every entry.
     fn lookup_value(&self, out: &mut [u64], table: &[u64], column: Column, index: u64);
@@ -158,7 +165,7 @@ impl<T: VectorMontMul> MontMul for T {
     }
 
     fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
-        self.amm(out, a, a);
+        self.amm_sqr(out, a);
     }
 
     /// Value `k`'s entry is picked by bits `[32k, 32k + 32)` of `index`

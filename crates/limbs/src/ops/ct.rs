@@ -59,21 +59,34 @@ pub(crate) fn swap_if(a: &mut [Limb], b: &mut [Limb], c: Choice) {
 /// Copies entry `index` of `table` (entries of `out.len()` limbs each) into
 /// `out`, reading every entry so that the memory access pattern does not
 /// depend on `index`.
+pub(crate) fn lookup(out: &mut [Limb], table: &[Limb], index: Limb) {
+    lookup_strided(out, table, out.len(), 0, index);
+}
+
+/// As [`lookup`], for a table whose entries are `stride` limbs and hold the
+/// value `offset` limbs in (several values side by side).
 ///
 /// The masks come from arithmetic rather than `subtle`'s per-call
 /// optimisation barrier (which goes through memory and cost more than the
 /// reads at 512 bits); a register-only barrier on each mask keeps the
 /// compiler from knowing that it is 0 or all ones, so it cannot skip
 /// entries (it did, without one: memcheck's audit found it).
-pub(crate) fn lookup(out: &mut [Limb], table: &[Limb], index: Limb) {
+pub(crate) fn lookup_strided(
+    out: &mut [Limb],
+    table: &[Limb],
+    stride: usize,
+    offset: usize,
+    index: Limb,
+) {
     let n = out.len();
+    assert!(offset + n <= stride);
     out.fill(0);
-    for (i, entry) in table.chunks_exact(n).enumerate() {
+    for (i, entry) in table.chunks_exact(stride).enumerate() {
         // i ^ index is below 2^63 (both are table positions), so subtracting
         // one sets the top bit exactly when they are equal.
         let m = (0 as Limb).wrapping_sub(((i as Limb ^ index).wrapping_sub(1)) >> (Limb::BITS - 1));
         let m = value_barrier(m);
-        for (o, &e) in out.iter_mut().zip(entry) {
+        for (o, &e) in out.iter_mut().zip(&entry[offset..offset + n]) {
             *o |= e & m;
         }
     }

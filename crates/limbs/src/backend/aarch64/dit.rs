@@ -40,30 +40,6 @@ pub(crate) fn set(_: Dit, on: bool) {
     };
 }
 
-/// `ID_AA64PFR0_EL1.DIT` (bits 48–51) is non-zero, read only where the
-/// kernel emulates the read for user code (`HWCAP_CPUID`).
-#[cfg(target_os = "linux")]
-fn id_register_says_dit() -> bool {
-    // SAFETY: getauxval reads the process's auxiliary vector; it has no
-    // preconditions.
-    let hwcap = unsafe { libc::getauxval(libc::AT_HWCAP) };
-    if hwcap & libc::HWCAP_CPUID == 0 {
-        return false;
-    }
-    let pfr0: u64;
-    // SAFETY: with HWCAP_CPUID the kernel traps and emulates EL0 reads of
-    // the ID registers; reads a system register into a register only.
-    unsafe {
-        asm!("mrs {}, S3_0_C0_C4_0", out(reg) pfr0, options(nomem, nostack, preserves_flags))
-    };
-    (pfr0 >> 48) & 0xf != 0
-}
-
-#[cfg(not(target_os = "linux"))]
-fn id_register_says_dit() -> bool {
-    false
-}
-
 /// Proof that this CPU has FEAT_DIT.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Dit(());
@@ -80,7 +56,8 @@ impl Dit {
         static FOUND: AtomicU8 = AtomicU8::new(0);
         let found = match FOUND.load(Ordering::Relaxed) {
             0 => {
-                let found = feat_dit::get() || id_register_says_dit();
+                let found = feat_dit::get()
+                    || super::id::pfr0().is_some_and(|pfr0| (pfr0 >> 48) & 0xf != 0);
                 FOUND.store(1 + u8::from(found), Ordering::Relaxed);
                 found
             }
