@@ -231,22 +231,14 @@ MINV_ONE_NOTE = """
 /// quotient is the limb itself, without the `imul` on the rows' serial path."""
 
 
-def gen_sqr4(minv_one=False):
-    """The 4-limb Montgomery square, every limb in a register: the square
-    a² into t0..t7 (six cross products, doubled with the four squares in one
-    pass, as gen_field_x86_64.py's squares do), then four reduction rows,
-    row i adding q_i·m at limb i and leaving its carry limb in t[i], which
-    it has zeroed (as the row kernels do), then the top half plus those
-    carries and one cmov-selected subtraction of m. Ten mulx for the square
-    against sixteen for a product."""
-    t = [f"r{8 + k}" for k in range(8)]
+def gen_sqr4_square(t):
+    """a² into t0..t7 (a at rsi): the six cross products, then doubled with
+    the four squares in one pass. Uses rax, rcx and rdx."""
     out = []
 
     def emit(s):
         out.append(IND + s)
 
-    emit('"push rcx",           // the pointer to r, at [rsp + 8]')
-    emit('"push rdx",           // m_inv, at [rsp]')
     emit("// the cross products a[i] a[j], i < j, into t1..t6")
     emit('"mov rdx, [rsi]",')
     emit(f'"mulx {t[2]}, {t[1]}, [rsi + 8]",')
@@ -280,6 +272,26 @@ def gen_sqr4(minv_one=False):
             emit(f'"adox {t[2 * i]}, rax",')
         emit(f'"adcx {t[2 * i + 1]}, {t[2 * i + 1]}",')
         emit(f'"adox {t[2 * i + 1]}, rcx",')
+    return out
+
+
+def gen_sqr4(minv_one=False):
+    """The 4-limb Montgomery square, every limb in a register: the square
+    a² into t0..t7 (six cross products, doubled with the four squares in one
+    pass, as gen_field_x86_64.py's squares do), then four reduction rows,
+    row i adding q_i·m at limb i and leaving its carry limb in t[i], which
+    it has zeroed (as the row kernels do), then the top half plus those
+    carries and one cmov-selected subtraction of m. Ten mulx for the square
+    against sixteen for a product."""
+    t = [f"r{8 + k}" for k in range(8)]
+    out = []
+
+    def emit(s):
+        out.append(IND + s)
+
+    emit('"push rcx",           // the pointer to r, at [rsp + 8]')
+    emit('"push rdx",           // m_inv, at [rsp]')
+    out += gen_sqr4_square(t)
     for i in range(4):
         emit(f"// reduction row {i}: t[{i}..{i + 4}] += q m, its carry limb into t[{i}]")
         emit(f'"mov rdx, {t[i]}",')
@@ -337,6 +349,167 @@ def gen_sqr4(minv_one=False):
 {IND}inout("rsi") a.as_ptr() => _,
 {IND}in("rdi") m.as_ptr(),
 {IND}inout("rdx") m_inv => _,
+{IND}inout("rcx") r.as_mut_ptr() => _,
+{IND}out("rax") _,
+{clobbers}
+{IND}options(),
+        );
+    }}
+}}
+'''
+
+
+def p256_reduction_step(emit, q, hi_temp, targets, carry):
+    """One reduction step modulo P-256's prime (see gen_sqr4_p256): with
+    q = t[i] in register q, adds q·p / 2^64 to targets (the limbs i+1 to
+    i+4) and the carry out to carry. Uses rax, rcx, rdx and hi_temp."""
+    emit(f'"mov rax, {q}",')
+    emit('"shl rax, 32",  // q << 32')
+    emit(f'"mov rcx, {q}",')
+    emit('"shr rcx, 32",  // q >> 32')
+    emit(f'"mov rdx, {q}",')
+    emit('"sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)')
+    emit(f'"mov {hi_temp}, {q}",')
+    emit(f'"sbb {hi_temp}, rcx",  // its high limb')
+    if carry == q:
+        emit(f'"mov {q}, 0",  // a zero that leaves the flags alone')
+    emit(f'"add {targets[0]}, rax",')
+    emit(f'"adc {targets[1]}, rcx",')
+    emit(f'"adc {targets[2]}, rdx",')
+    emit(f'"adc {targets[3]}, {hi_temp}",')
+    emit(f'"adc {carry}, 0",')
+
+
+def gen_mul4_p256():
+    """The Montgomery multiplication modulo P-256's prime: CIOS as gen()'s,
+    each a·b[i] row with `mulx` and the two carry chains, each reduction
+    step by shifts and additions (p256_reduction_step)."""
+    t = [f"r{8 + k}" for k in range(6)]
+    out = []
+
+    def emit(s):
+        out.append(IND + s)
+
+    emit('"push rcx",           // the pointer to r')
+    for i in range(4):
+        emit(f"// row {i}: t += a b[{i}] (CF: low halves, OF: high halves)")
+        for k in range(5 if i == 0 else 0):
+            emit(f'"xor {t[k]}d, {t[k]}d",')
+        emit(f'"xor {t[5]}d, {t[5]}d",  // t5 = 0, CF = OF = 0')
+        emit(f'"mov rdx, [r14 + {8 * i}]",')
+        for j in range(4):
+            emit(f'"mulx rcx, rax, [rsi + {8 * j}]",')
+            emit(f'"adcx {t[j]}, rax",')
+            emit(f'"adox {t[j + 1]}, rcx",')
+        emit('"mov eax, 0",')
+        emit(f'"adcx {t[4]}, rax",')
+        emit(f'"adox {t[5]}, rax",')
+        emit(f'"adcx {t[5]}, rax",')
+        emit(f"// reduction step {i}: q = t0; t1..t5 += q p / 2^64")
+        p256_reduction_step(emit, t[0], "r15", t[1:5], t[5])
+        t = t[1:] + t[:1]
+    emit("// below 2p: minus p if that fits")
+    temps = ["rax", "rcx", "rdx", "r15"]
+    for k in range(4):
+        emit(f'"mov {temps[k]}, {t[k]}",')
+        emit(f'"{"sub" if k == 0 else "sbb"} {temps[k]}, [rdi + {8 * k}]",')
+    emit(f'"sbb {t[4]}, 0",  // borrow out: the value was below p')
+    for k in range(4):
+        emit(f'"cmovnc {t[k]}, {temps[k]}",')
+    emit('"pop rcx",')
+    for k in range(4):
+        emit(f'"mov [rcx + {8 * k}], {t[k]}",')
+    body = "\n".join(out)
+    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in sorted(t))
+    return f'''
+/// `r = a * b * 2^-256 mod p` for P-256's prime `p` (`m`, passed in),
+/// fully reduced: the products' rows with `mulx`, each reduction step by
+/// shifts and additions (no multiplication), every limb in a register.
+/// `a * b < p * 2^256`.
+#[inline]
+pub(crate) fn p256_mul(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4], m: &[Limb; 4]) {{
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a, b and m (4 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only at its end;
+    // every register it changes is declared. It pushes one limb and pops
+    // it before it ends, so the stack pointer is restored.
+    unsafe {{
+        asm!(
+{body}
+{IND}in("rsi") a.as_ptr(),
+{IND}in("r14") b.as_ptr(),
+{IND}in("rdi") m.as_ptr(),
+{IND}inout("rcx") r.as_mut_ptr() => _,
+{IND}out("rax") _,
+{IND}out("rdx") _,
+{IND}out("r15") _,
+{clobbers}
+{IND}options(),
+        );
+    }}
+}}
+'''
+
+
+def gen_sqr4_p256():
+    """The Montgomery square modulo P-256's prime, p = 2^256 − 2^224 +
+    2^192 + 2^96 − 1: the square as gen_sqr4's, then a reduction without
+    multiplications. m_inv = 1, so q_i = t[i], and q·p = q·2^96 − q +
+    q·(2^64 − 2^32 + 1)·2^192: adding it clears t[i], adds q << 32 and
+    q >> 32 at limbs i+1 and i+2, and q·(2^64 − 2^32 + 1) = (q − (q >> 32)
+    − borrow):(q − (q << 32)) at limbs i+3 and i+4, each step a few
+    single-cycle instructions where a row of `mulx` waits for the product.
+    Row i's carry, which belongs at limb i+5, waits in t[i] (cleared, as
+    gen_sqr4's rows leave theirs) and joins the top half at the end."""
+    t = [f"r{8 + k}" for k in range(8)]
+    out = []
+
+    def emit(s):
+        out.append(IND + s)
+
+    emit('"push rcx",           // the pointer to r, at [rsp]')
+    square = gen_sqr4_square(t)
+    out += square
+    for i in range(4):
+        emit(f"// reduction step {i}: q = t[{i}]; t[{i + 1}..{i + 4}] += q p / 2^64,")
+        emit(f"// the carry (limb {i + 5}) into t[{i}]")
+        p256_reduction_step(emit, t[i], "rsi", t[i + 1:i + 5], t[i])
+    emit("// the top half plus the carries (below 2p), then minus p if that fits")
+    emit(f'"add {t[5]}, {t[0]}",')
+    emit(f'"adc {t[6]}, {t[1]}",')
+    emit(f'"adc {t[7]}, {t[2]}",')
+    emit(f'"adc {t[3]}, 0",')
+    emit(f'"mov rax, {t[3]}",')
+    for k in range(4):
+        emit(f'"mov {t[k]}, {t[4 + k]}",')
+    for k in range(4):
+        emit(f'"{"sub" if k == 0 else "sbb"} {t[k]}, [rdi + {8 * k}]",')
+    emit('"sbb rax, 0",  // borrow out: the value was below p')
+    for k in range(4):
+        emit(f'"cmovnc {t[4 + k]}, {t[k]}",')
+    emit('"pop rcx",')
+    for k in range(4):
+        emit(f'"mov [rcx + {8 * k}], {t[4 + k]}",')
+    body = "\n".join(out)
+    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in t)
+    return f'''
+/// `r = a² * 2^-256 mod p` for P-256's prime `p` (`m`, passed in), fully
+/// reduced: the square with each cross product once, then a reduction
+/// that uses the prime's form (shifts and additions, no multiplication),
+/// every limb in a register. `a² < p * 2^256`.
+#[inline]
+pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4]) {{
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a and m (4 limbs each, by their array types) and writes r,
+    // which cannot alias them (it is borrowed mutably), only at its end;
+    // every register it changes is declared. It pushes one limb and pops
+    // it before it ends, so the stack pointer is restored.
+    unsafe {{
+        asm!(
+{body}
+{IND}inout("rsi") a.as_ptr() => _,
+{IND}in("rdi") m.as_ptr(),
+{IND}out("rdx") _,
 {IND}inout("rcx") r.as_mut_ptr() => _,
 {IND}out("rax") _,
 {clobbers}
@@ -479,3 +652,5 @@ sys.stdout.write(gen_sqr4())
 sys.stdout.write(gen_sqr4(minv_one=True))
 for n in REDC_SIZES:
     sys.stdout.write(gen_redc(n))
+sys.stdout.write(gen_mul4_p256())
+sys.stdout.write(gen_sqr4_p256())

@@ -13,7 +13,12 @@ describes the code as it is:
   src/backend/aarch64/gen/unrolled.rs, one whole call (no loop);
 - the NEON column kernel `column` of src/backend/aarch64/neon.rs: one
   column of a radix-2^28 multiplication, its loop body (four digits of each
-  operand a step) written out `steps` times, then its carry tail.
+  operand a step) written out `steps` times, then its carry tail;
+- the NEON product in GF(2^255 − 19), `mul_columns` of
+  src/backend/aarch64/neon_field.rs (one whole call), against the scalar
+  columns of the field crate's five 51-bit limbs written out as the
+  compiler makes them (four `mul` for 19·b, then per limb product `mul`,
+  `umulh`, `adds`, `adc`); the carries after, the same for both, left out.
 Operand names become registers x0..x28 (not x18) in order of appearance,
 vector operands (`{name:v}`, `{name:q}`) v0..v31.
 llvm-mca runs each body 400 times back to back and reports the cycles; a
@@ -137,6 +142,54 @@ def neon_column():
     return setup, both, masked, rest, tail
 
 
+def neon_field():
+    """`mul_columns`: its whole block."""
+    text = open(os.path.join(SRC, "neon_field.rs")).read()
+    body = text[text.index("fn mul_columns("):]
+    body = body[body.index("asm!("):]
+    body = body[:re.search(r"^\s+\w+ = (in|out|inout)\(", body, re.M).start()]
+    return registers_with_vectors(literals(body))
+
+
+def scalar_field():
+    """The portable 5×51 columns of a product, as the compiler emits them."""
+    a = [f"x{i}" for i in range(5)]
+    b = [f"x{i}" for i in range(5, 10)]
+    bc = [None] + [f"x{i}" for i in range(10, 14)]
+    lo = [f"x{i}" for i in range(14, 19) if i != 18] + ["x19"]
+    hi = [f"x{i}" for i in range(20, 25)]
+    lines = [f"mul {bc[j]}, {b[j]}, x25" for j in range(1, 5)]
+    for i in range(5):
+        for j in range(5):
+            k = (i + j) % 5
+            factor = b[j] if i + j < 5 else bc[j]
+            lines += [f"mul x26, {a[i]}, {factor}", f"umulh x27, {a[i]}, {factor}",
+                      f"adds {lo[k]}, {lo[k]}, x26", f"adc {hi[k]}, {hi[k]}, x27"]
+    return lines
+
+
+def scalar_field_square():
+    """The portable 5×51 columns of a square (each cross product once,
+    doubled through the operand)."""
+    a = [f"x{i}" for i in range(5)]
+    a2 = [f"x{i}" for i in range(5, 10)]
+    ac = [f"x{i}" for i in range(10, 15)]
+    lo = [f"x{i}" for i in range(20, 25)]
+    hi = ["x25", "x26", "x27", "x28", "x19"]
+    lines = []
+    for i in range(5):
+        lines += [f"lsl {a2[i]}, {a[i]}, #1", f"mul {ac[i]}, {a[i]}, x17"]
+    products = []
+    for i in range(5):
+        products.append((a[i], a[i] if 2 * i < 5 else ac[i], (2 * i) % 5))
+        for j in range(i + 1, 5):
+            products.append((a2[i], a[j] if i + j < 5 else ac[j], (i + j) % 5))
+    for x, y, k in products:
+        lines += [f"mul x15, {x}, {y}", f"umulh x16, {x}, {y}",
+                  f"adds {lo[k]}, {lo[k]}, x15", f"adc {hi[k]}, {hi[k]}, x16"]
+    return lines
+
+
 def neon_columns(n, square):
     """`(both, rest)` of each column of an n-limb modulus's multiplication
     or square, as `Amm::amm_one` makes them."""
@@ -195,6 +248,13 @@ def main():
         cells.append(f"{fixed:.1f} + {per_both:.2f} / {per_rest:.2f}")
     print(f"| NEON `column`: alone + a step of 8 / 4 products "
           f"({len(both) - 1} / {len(rest) - 1} instructions) | " + " | ".join(cells) + " |")
+    field = neon_field()
+    for what, scalar in (("product", scalar_field()), ("square", scalar_field_square())):
+        cells = []
+        for cpu in CPUS:
+            cells.append(f"{cycles(mca, cpu, scalar):.0f} / {cycles(mca, cpu, field):.0f}")
+        print(f"| GF(2^255 − 19) {what}, scalar / NEON `mul_columns` ({len(scalar)} / "
+              f"{len(field)} instructions) | " + " | ".join(cells) + " |")
     print()
     print("Per exponent bit (a square and a fifth of a multiplication), cycles, "
           "scalar / NEON (ratio):")

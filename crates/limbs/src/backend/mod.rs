@@ -275,6 +275,24 @@ fn run_vector_exponentiation<const K: usize>(_: Exponentiation, _: ExpJob<'_, '_
     false
 }
 
+/// The column sums `H_0..H_4` of `a·b` modulo `2^255 − 19` on five 51-bit
+/// limbs (each below `2^53`): `Σ H_j 2^(51j) ≡ a·b`, each below `2^91`, from
+/// a kernel of this CPU's where the rule picks one (NEON, on the cores
+/// [`neon_rule`] picks); `None` elsewhere, where the caller's own columns
+/// are the faster.
+#[inline]
+pub(crate) fn curve25519_columns(a: &[Limb; 5], b: &[Limb; 5]) -> Option<[u128; 5]> {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    if selection().neon_preferred() {
+        let h = aarch64::neon_field::mul_columns(a, b);
+        return Some(core::array::from_fn(|j| {
+            h[2 * j] as u128 + ((h[2 * j + 1] as u128) << 26)
+        }));
+    }
+    let _ = (a, b);
+    None
+}
+
 /// Data-independent timing, switched on for as long as this guard lives,
 /// where the CPU has a switch for it: `PSTATE.DIT` on aarch64 CPUs with
 /// FEAT_DIT (Armv8.4 and later: Neoverse N2/V1/V2, Apple M1 and later, …),
@@ -432,11 +450,7 @@ impl Selection {
         {
             return Exponentiation::Avx2;
         }
-        if self.0 & PREFERS_NEON != 0
-            && self.neon_usable()
-            && neon_takes(nlimbs)
-            && (1..=2).contains(&interleave)
-        {
+        if self.neon_preferred() && neon_takes(nlimbs) && (1..=2).contains(&interleave) {
             return Exponentiation::Neon;
         }
         Exponentiation::LimbKernels
@@ -459,6 +473,12 @@ impl Selection {
 
     fn neon_usable(self) -> bool {
         self.0 & HAS_NEON != 0 && self.0 & DISABLE_NEON == 0
+    }
+
+    /// NEON is usable and the rule prefers it here.
+    #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
+    fn neon_preferred(self) -> bool {
+        self.0 & PREFERS_NEON != 0 && self.neon_usable()
     }
 }
 

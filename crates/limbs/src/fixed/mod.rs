@@ -39,6 +39,15 @@ pub(crate) mod kernels;
 pub use array::{add, add_masked, reduce_once, select, sub};
 pub use kernels::{FieldKernels, PM_MAX_C};
 
+/// The column sums of `a·b` modulo `2^255 − 19` on five 51-bit limbs, each
+/// below `2^53`: `H_j` with `Σ H_j 2^(51j) ≡ a·b`, each below `2^91`, when
+/// this CPU has a kernel for them that beats portable columns (NEON on the
+/// aarch64 cores the NEON rule picks, see `backend`); `None` elsewhere.
+#[inline]
+pub fn curve25519_columns(a: &[Limb; 5], b: &[Limb; 5]) -> Option<[u128; 5]> {
+    crate::backend::curve25519_columns(a, b)
+}
+
 /// [`FieldKernels::mul_wide`] on the fastest backend.
 #[inline]
 pub fn mul_wide<const N: usize>(a: &[Limb; N], b: &[Limb; N]) -> ([Limb; N], [Limb; N]) {

@@ -2,7 +2,7 @@
 //! generated products, squares and pseudo-Mersenne reductions of
 //! `gen/field.rs` at the sizes fields use, chosen by the array's length.
 
-use super::{Adx, field, unrolled};
+use super::{Adx, P256, field, unrolled};
 use crate::Limb;
 use crate::fixed::kernels::{FieldKernels, PM_MAX_C, SMALL, mul_wide_small, pm_fold};
 use crate::ops::kernels::Kernels;
@@ -112,7 +112,8 @@ impl FieldKernels for Adx {
     }
 
     /// The unrolled square with its reduction in registers at 4 limbs
-    /// (P-224, P-256, 256-bit primes); at 9 limbs (521- to 576-bit primes)
+    /// (P-224, 256-bit primes; P-256's reduction by shifts and additions);
+    /// at 9 limbs (521- to 576-bit primes)
     /// the unrolled square, then the unrolled reduction; elsewhere the
     /// multiplication, which a square then a reduction did not beat on a
     /// chain at 6 to 8 limbs (benches/RESULTS.md).
@@ -132,8 +133,12 @@ impl FieldKernels for Adx {
             <&[Limb; 4]>::try_from(m.as_slice()),
         ) {
             let mut r = [0; 4];
-            // m_inv is the modulus' (public): P-256's is 1.
-            if m_inv == 1 {
+            // The modulus and m_inv are public: P-256's prime has a
+            // reduction of its own, and m_inv = 1 (any m ≡ −1 mod 2^64)
+            // needs no multiplication for the quotients.
+            if *m4 == P256 {
+                unrolled::p256_sqr(self, &mut r, a4, m4);
+            } else if m_inv == 1 {
                 unrolled::mont_sqr_4_minv1(self, &mut r, a4, m4, m_inv);
             } else {
                 unrolled::mont_sqr_4(self, &mut r, a4, m4, m_inv);

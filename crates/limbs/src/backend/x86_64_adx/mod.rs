@@ -235,6 +235,15 @@ macro_rules! mulx_row {
     }};
 }
 
+/// P-256's prime, `2^256 − 2^224 + 2^192 + 2^96 − 1`, which has
+/// Montgomery kernels of its own.
+const P256: [Limb; 4] = [
+    0xffff_ffff_ffff_ffff,
+    0x0000_0000_ffff_ffff,
+    0,
+    0xffff_ffff_0000_0001,
+];
+
 impl Kernels for Adx {
     /// Unrolled rows (`rows`) where the row length has them.
     fn mul_basecase(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
@@ -477,12 +486,17 @@ impl Kernels for Adx {
 
     /// 4, 6, 7, 8 and 9 limbs (256 to 576 bits) get a fully unrolled
     /// multiplication, where the per-row entry and exit would otherwise
-    /// dominate.
+    /// dominate; P-256's prime one whose reduction uses its form.
     #[inline]
     fn mont_mul_unrolled(self, r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus) -> bool {
         let (m, m_inv) = (m.limbs(), m.m_inv());
         match a.len() {
-            // m_inv is the modulus' (public): P-256's is 1.
+            // The modulus and m_inv are public: P-256's prime has a
+            // reduction of its own, and m_inv = 1 (any m ≡ −1 mod 2^64)
+            // needs no multiplication for the quotients.
+            4 if m == P256 => run_unrolled(r, a, b, m, |r, a, b, m| {
+                unrolled::p256_mul(self, r, a, b, m)
+            }),
             4 if m_inv == 1 => run_unrolled(r, a, b, m, |r, a, b, m| {
                 unrolled::mont_mul_4_minv1(self, r, a, b, m, m_inv)
             }),

@@ -3380,3 +3380,356 @@ pub(crate) fn mont_redc_9(
         );
     }
 }
+
+/// `r = a * b * 2^-256 mod p` for P-256's prime `p` (`m`, passed in),
+/// fully reduced: the products' rows with `mulx`, each reduction step by
+/// shifts and additions (no multiplication), every limb in a register.
+/// `a * b < p * 2^256`.
+#[inline]
+pub(crate) fn p256_mul(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4], m: &[Limb; 4]) {
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a, b and m (4 limbs each, by their array types) and writes
+    // r, which cannot alias them (it is borrowed mutably), only at its end;
+    // every register it changes is declared. It pushes one limb and pops
+    // it before it ends, so the stack pointer is restored.
+    unsafe {
+        asm!(
+            "push rcx",           // the pointer to r
+            // row 0: t += a b[0] (CF: low halves, OF: high halves)
+            "xor r8d, r8d",
+            "xor r9d, r9d",
+            "xor r10d, r10d",
+            "xor r11d, r11d",
+            "xor r12d, r12d",
+            "xor r13d, r13d",  // t5 = 0, CF = OF = 0
+            "mov rdx, [r14 + 0]",
+            "mulx rcx, rax, [rsi + 0]",
+            "adcx r8, rax",
+            "adox r9, rcx",
+            "mulx rcx, rax, [rsi + 8]",
+            "adcx r9, rax",
+            "adox r10, rcx",
+            "mulx rcx, rax, [rsi + 16]",
+            "adcx r10, rax",
+            "adox r11, rcx",
+            "mulx rcx, rax, [rsi + 24]",
+            "adcx r11, rax",
+            "adox r12, rcx",
+            "mov eax, 0",
+            "adcx r12, rax",
+            "adox r13, rax",
+            "adcx r13, rax",
+            // reduction step 0: q = t0; t1..t5 += q p / 2^64
+            "mov rax, r8",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r8",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r8",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov r15, r8",
+            "sbb r15, rcx",  // its high limb
+            "add r9, rax",
+            "adc r10, rcx",
+            "adc r11, rdx",
+            "adc r12, r15",
+            "adc r13, 0",
+            // row 1: t += a b[1] (CF: low halves, OF: high halves)
+            "xor r8d, r8d",  // t5 = 0, CF = OF = 0
+            "mov rdx, [r14 + 8]",
+            "mulx rcx, rax, [rsi + 0]",
+            "adcx r9, rax",
+            "adox r10, rcx",
+            "mulx rcx, rax, [rsi + 8]",
+            "adcx r10, rax",
+            "adox r11, rcx",
+            "mulx rcx, rax, [rsi + 16]",
+            "adcx r11, rax",
+            "adox r12, rcx",
+            "mulx rcx, rax, [rsi + 24]",
+            "adcx r12, rax",
+            "adox r13, rcx",
+            "mov eax, 0",
+            "adcx r13, rax",
+            "adox r8, rax",
+            "adcx r8, rax",
+            // reduction step 1: q = t0; t1..t5 += q p / 2^64
+            "mov rax, r9",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r9",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r9",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov r15, r9",
+            "sbb r15, rcx",  // its high limb
+            "add r10, rax",
+            "adc r11, rcx",
+            "adc r12, rdx",
+            "adc r13, r15",
+            "adc r8, 0",
+            // row 2: t += a b[2] (CF: low halves, OF: high halves)
+            "xor r9d, r9d",  // t5 = 0, CF = OF = 0
+            "mov rdx, [r14 + 16]",
+            "mulx rcx, rax, [rsi + 0]",
+            "adcx r10, rax",
+            "adox r11, rcx",
+            "mulx rcx, rax, [rsi + 8]",
+            "adcx r11, rax",
+            "adox r12, rcx",
+            "mulx rcx, rax, [rsi + 16]",
+            "adcx r12, rax",
+            "adox r13, rcx",
+            "mulx rcx, rax, [rsi + 24]",
+            "adcx r13, rax",
+            "adox r8, rcx",
+            "mov eax, 0",
+            "adcx r8, rax",
+            "adox r9, rax",
+            "adcx r9, rax",
+            // reduction step 2: q = t0; t1..t5 += q p / 2^64
+            "mov rax, r10",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r10",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r10",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov r15, r10",
+            "sbb r15, rcx",  // its high limb
+            "add r11, rax",
+            "adc r12, rcx",
+            "adc r13, rdx",
+            "adc r8, r15",
+            "adc r9, 0",
+            // row 3: t += a b[3] (CF: low halves, OF: high halves)
+            "xor r10d, r10d",  // t5 = 0, CF = OF = 0
+            "mov rdx, [r14 + 24]",
+            "mulx rcx, rax, [rsi + 0]",
+            "adcx r11, rax",
+            "adox r12, rcx",
+            "mulx rcx, rax, [rsi + 8]",
+            "adcx r12, rax",
+            "adox r13, rcx",
+            "mulx rcx, rax, [rsi + 16]",
+            "adcx r13, rax",
+            "adox r8, rcx",
+            "mulx rcx, rax, [rsi + 24]",
+            "adcx r8, rax",
+            "adox r9, rcx",
+            "mov eax, 0",
+            "adcx r9, rax",
+            "adox r10, rax",
+            "adcx r10, rax",
+            // reduction step 3: q = t0; t1..t5 += q p / 2^64
+            "mov rax, r11",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r11",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r11",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov r15, r11",
+            "sbb r15, rcx",  // its high limb
+            "add r12, rax",
+            "adc r13, rcx",
+            "adc r8, rdx",
+            "adc r9, r15",
+            "adc r10, 0",
+            // below 2p: minus p if that fits
+            "mov rax, r12",
+            "sub rax, [rdi + 0]",
+            "mov rcx, r13",
+            "sbb rcx, [rdi + 8]",
+            "mov rdx, r8",
+            "sbb rdx, [rdi + 16]",
+            "mov r15, r9",
+            "sbb r15, [rdi + 24]",
+            "sbb r10, 0",  // borrow out: the value was below p
+            "cmovnc r12, rax",
+            "cmovnc r13, rcx",
+            "cmovnc r8, rdx",
+            "cmovnc r9, r15",
+            "pop rcx",
+            "mov [rcx + 0], r12",
+            "mov [rcx + 8], r13",
+            "mov [rcx + 16], r8",
+            "mov [rcx + 24], r9",
+            in("rsi") a.as_ptr(),
+            in("r14") b.as_ptr(),
+            in("rdi") m.as_ptr(),
+            inout("rcx") r.as_mut_ptr() => _,
+            out("rax") _,
+            out("rdx") _,
+            out("r15") _,
+            out("r10") _,
+            out("r11") _,
+            out("r12") _,
+            out("r13") _,
+            out("r8") _,
+            out("r9") _,
+            options(),
+        );
+    }
+}
+
+/// `r = a² * 2^-256 mod p` for P-256's prime `p` (`m`, passed in), fully
+/// reduced: the square with each cross product once, then a reduction
+/// that uses the prime's form (shifts and additions, no multiplication),
+/// every limb in a register. `a² < p * 2^256`.
+#[inline]
+pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4]) {
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a and m (4 limbs each, by their array types) and writes r,
+    // which cannot alias them (it is borrowed mutably), only at its end;
+    // every register it changes is declared. It pushes one limb and pops
+    // it before it ends, so the stack pointer is restored.
+    unsafe {
+        asm!(
+            "push rcx",           // the pointer to r, at [rsp]
+            // the cross products a[i] a[j], i < j, into t1..t6
+            "mov rdx, [rsi]",
+            "mulx r10, r9, [rsi + 8]",
+            "mulx r11, rax, [rsi + 16]",
+            "add r10, rax",
+            "mulx r12, rax, [rsi + 24]",
+            "adc r11, rax",
+            "adc r12, 0",
+            "mov rdx, [rsi + 8]",
+            "xor r13d, r13d",  // t5 = 0, CF = OF = 0
+            "mulx rcx, rax, [rsi + 16]",
+            "adcx r11, rax",
+            "adox r12, rcx",
+            "mulx rcx, rax, [rsi + 24]",
+            "adcx r12, rax",
+            "adox r13, rcx",
+            "adc r13, 0",  // the OF chain has ended
+            "mov rdx, [rsi + 16]",
+            "mulx r14, rax, [rsi + 24]",
+            "add r13, rax",
+            "adc r14, 0",
+            // t = 2 t + the squares a[i]^2 at limb 2i (CF: doubling, OF: squares)
+            "xor r15d, r15d",  // t7 = 0, CF = OF = 0
+            "mov rdx, [rsi + 0]",
+            "mulx rcx, r8, rdx",
+            "adcx r9, r9",
+            "adox r9, rcx",
+            "mov rdx, [rsi + 8]",
+            "mulx rcx, rax, rdx",
+            "adcx r10, r10",
+            "adox r10, rax",
+            "adcx r11, r11",
+            "adox r11, rcx",
+            "mov rdx, [rsi + 16]",
+            "mulx rcx, rax, rdx",
+            "adcx r12, r12",
+            "adox r12, rax",
+            "adcx r13, r13",
+            "adox r13, rcx",
+            "mov rdx, [rsi + 24]",
+            "mulx rcx, rax, rdx",
+            "adcx r14, r14",
+            "adox r14, rax",
+            "adcx r15, r15",
+            "adox r15, rcx",
+            // reduction step 0: q = t[0]; t[1..4] += q p / 2^64,
+            // the carry (limb 5) into t[0]
+            "mov rax, r8",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r8",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r8",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov rsi, r8",
+            "sbb rsi, rcx",  // its high limb
+            "mov r8, 0",  // a zero that leaves the flags alone
+            "add r9, rax",
+            "adc r10, rcx",
+            "adc r11, rdx",
+            "adc r12, rsi",
+            "adc r8, 0",
+            // reduction step 1: q = t[1]; t[2..5] += q p / 2^64,
+            // the carry (limb 6) into t[1]
+            "mov rax, r9",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r9",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r9",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov rsi, r9",
+            "sbb rsi, rcx",  // its high limb
+            "mov r9, 0",  // a zero that leaves the flags alone
+            "add r10, rax",
+            "adc r11, rcx",
+            "adc r12, rdx",
+            "adc r13, rsi",
+            "adc r9, 0",
+            // reduction step 2: q = t[2]; t[3..6] += q p / 2^64,
+            // the carry (limb 7) into t[2]
+            "mov rax, r10",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r10",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r10",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov rsi, r10",
+            "sbb rsi, rcx",  // its high limb
+            "mov r10, 0",  // a zero that leaves the flags alone
+            "add r11, rax",
+            "adc r12, rcx",
+            "adc r13, rdx",
+            "adc r14, rsi",
+            "adc r10, 0",
+            // reduction step 3: q = t[3]; t[4..7] += q p / 2^64,
+            // the carry (limb 8) into t[3]
+            "mov rax, r11",
+            "shl rax, 32",  // q << 32
+            "mov rcx, r11",
+            "shr rcx, 32",  // q >> 32
+            "mov rdx, r11",
+            "sub rdx, rax",  // the low limb of q (2^64 − 2^32 + 1)
+            "mov rsi, r11",
+            "sbb rsi, rcx",  // its high limb
+            "mov r11, 0",  // a zero that leaves the flags alone
+            "add r12, rax",
+            "adc r13, rcx",
+            "adc r14, rdx",
+            "adc r15, rsi",
+            "adc r11, 0",
+            // the top half plus the carries (below 2p), then minus p if that fits
+            "add r13, r8",
+            "adc r14, r9",
+            "adc r15, r10",
+            "adc r11, 0",
+            "mov rax, r11",
+            "mov r8, r12",
+            "mov r9, r13",
+            "mov r10, r14",
+            "mov r11, r15",
+            "sub r8, [rdi + 0]",
+            "sbb r9, [rdi + 8]",
+            "sbb r10, [rdi + 16]",
+            "sbb r11, [rdi + 24]",
+            "sbb rax, 0",  // borrow out: the value was below p
+            "cmovnc r12, r8",
+            "cmovnc r13, r9",
+            "cmovnc r14, r10",
+            "cmovnc r15, r11",
+            "pop rcx",
+            "mov [rcx + 0], r12",
+            "mov [rcx + 8], r13",
+            "mov [rcx + 16], r14",
+            "mov [rcx + 24], r15",
+            inout("rsi") a.as_ptr() => _,
+            in("rdi") m.as_ptr(),
+            out("rdx") _,
+            inout("rcx") r.as_mut_ptr() => _,
+            out("rax") _,
+            out("r8") _,
+            out("r9") _,
+            out("r10") _,
+            out("r11") _,
+            out("r12") _,
+            out("r13") _,
+            out("r14") _,
+            out("r15") _,
+            options(),
+        );
+    }
+}
