@@ -231,6 +231,18 @@ MINV_ONE_NOTE = """
 /// quotient is the limb itself, without the `imul` on the rows' serial path."""
 
 
+def subtract_if_fits(emit, t):
+    """t[4..8] (with rax, the bit above) minus m (at rdi) if that does not
+    borrow, selected with cmov: the end of the 4-limb squares."""
+    for k in range(4):
+        emit(f'"mov {t[k]}, {t[4 + k]}",')
+    for k in range(4):
+        emit(f'"{"sub" if k == 0 else "sbb"} {t[k]}, [rdi + {8 * k}]",')
+    emit('"sbb rax, 0",  // borrow out: the value was below m')
+    for k in range(4):
+        emit(f'"cmovnc {t[4 + k]}, {t[k]}",')
+
+
 def gen_sqr4_square(t):
     """a² into t0..t7 (a at rsi): the six cross products, then doubled with
     the four squares in one pass. Uses rax, rcx and rdx."""
@@ -314,13 +326,7 @@ def gen_sqr4(minv_one=False):
         emit(f'"adc {t[4 + k]}, {t[k]}",')
     emit('"mov eax, 0",')
     emit('"adc eax, 0",')
-    for k in range(4):
-        emit(f'"mov {t[k]}, {t[4 + k]}",')
-    for k in range(4):
-        emit(f'"{"sub" if k == 0 else "sbb"} {t[k]}, [rdi + {8 * k}]",')
-    emit('"sbb rax, 0",  // borrow out: the value was below m')
-    for k in range(4):
-        emit(f'"cmovnc {t[4 + k]}, {t[k]}",')
+    subtract_if_fits(emit, t)
     emit('"mov rcx, [rsp + 8]",')
     for k in range(4):
         emit(f'"mov [rcx + {8 * k}], {t[4 + k]}",')
@@ -480,13 +486,7 @@ def gen_sqr4_p256():
     emit(f'"adc {t[7]}, {t[2]}",')
     emit(f'"adc {t[3]}, 0",')
     emit(f'"mov rax, {t[3]}",')
-    for k in range(4):
-        emit(f'"mov {t[k]}, {t[4 + k]}",')
-    for k in range(4):
-        emit(f'"{"sub" if k == 0 else "sbb"} {t[k]}, [rdi + {8 * k}]",')
-    emit('"sbb rax, 0",  // borrow out: the value was below p')
-    for k in range(4):
-        emit(f'"cmovnc {t[4 + k]}, {t[k]}",')
+    subtract_if_fits(emit, t)
     emit('"pop rcx",')
     for k in range(4):
         emit(f'"mov [rcx + {8 * k}], {t[4 + k]}",')

@@ -3706,7 +3706,7 @@ pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4
             "sbb r9, [rdi + 8]",
             "sbb r10, [rdi + 16]",
             "sbb r11, [rdi + 24]",
-            "sbb rax, 0",  // borrow out: the value was below p
+            "sbb rax, 0",  // borrow out: the value was below m
             "cmovnc r12, r8",
             "cmovnc r13, r9",
             "cmovnc r14, r10",
