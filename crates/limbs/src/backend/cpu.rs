@@ -52,22 +52,26 @@ impl Cpu {
         cpu
     }
 
-    /// The vendor string (`AuthenticAMD`, `GenuineIntel`), empty if unknown.
+    /// The vendor string (`AuthenticAMD`, `GenuineIntel`; on aarch64 the
+    /// implementer's name, `Arm`, `Apple`, …), empty if unknown.
     pub fn vendor(&self) -> &str {
         trimmed(&self.vendor)
     }
 
-    /// The display family (base plus extended family).
+    /// The display family (base plus extended family); on aarch64 the
+    /// implementer code (`0x41` for Arm).
     pub fn family(&self) -> u32 {
         self.family
     }
 
-    /// The display model (with the extended model bits).
+    /// The display model (with the extended model bits); on aarch64 the
+    /// part number (`0xd0c` for Neoverse N1).
     pub fn model(&self) -> u32 {
         self.model
     }
 
-    /// The brand string, as `/proc/cpuinfo`'s `model name`.
+    /// The brand string, as `/proc/cpuinfo`'s `model name`; on aarch64 the
+    /// part's name where this crate knows it.
     pub fn name(&self) -> &str {
         trimmed(&self.brand)
     }
