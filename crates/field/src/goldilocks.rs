@@ -3,7 +3,9 @@
 //! `φ = 2^224`, and the "golden ratio" identity `φ² ≡ φ + 1` in place of a
 //! modular reduction. Portable Rust: `mulx` assembly of the same algorithm
 //! measured slower than what the compiler makes of it (benches/RESULTS.md,
-//! "Goldilocks and 2^521 − 1").
+//! "Goldilocks and 2^521 − 1"). On the aarch64 cores whose scalar
+//! multiplier is slow the column sums come from NEON instead
+//! ([`fixed::goldilocks_columns`]), carried here.
 
 use core::fmt;
 
@@ -140,8 +142,8 @@ fn combine_and_carry(col: impl Fn(usize, usize) -> u128) -> [Limb; 8] {
 }
 
 impl Goldilocks {
-    /// Carries columns below `2^112` (a loose value's limbs, or a tight
-    /// value's times a `u32`) into tight limbs in two rounds, every limb at
+    /// Carries columns below `2^112` (a loose value's limbs, a tight
+    /// value's times a `u32`, or a CPU kernel's product) into tight limbs in two rounds, every limb at
     /// once in each: each column's low 56 bits plus the next 56 bits of the
     /// column below (those of limb 7, at `2^448 ≡ 2^224 + 1`, go to limbs 0
     /// and 4), then each sum's excess (at most 2) to the limb above.
@@ -265,12 +267,18 @@ impl Backend for Goldilocks {
     // round (benches/RESULTS.md, "Goldilocks and 2^521 − 1").
     #[inline(always)]
     fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
+        if let Some(cols) = fixed::goldilocks_columns(a, b) {
+            return Self::carry(cols);
+        }
         let (a, b) = (halves(a), halves(b));
         combine_and_carry(|h, k| product_col(&a[h], &b[h], k))
     }
 
     #[inline]
     fn square(a: &[Limb; 8]) -> [Limb; 8] {
+        if let Some(cols) = fixed::goldilocks_columns(a, a) {
+            return Self::carry(cols);
+        }
         let a = halves(a);
         let d = a.map(|x| x.map(|v| 2 * v));
         combine_and_carry(|h, k| square_col(&a[h], &d[h], k))

@@ -18,9 +18,12 @@ describes the code as it is:
   src/backend/aarch64/neon_field.rs (one whole call), against the scalar
   columns of the field crate's five 51-bit limbs written out as the
   compiler makes them (four `mul` for 19·b, then per limb product `mul`,
-  `umulh`, `adds`, `adc`); the carries after, the same for both, left out.
+  `umulh`, `adds`, `adc`); the carries after, the same for both, left out;
+- the NEON product modulo Goldilocks, `goldilocks_columns` of
+  src/backend/aarch64/gen/goldilocks.rs, against the field crate's
+  Karatsuba columns written out the same way (`scalar_goldilocks`).
 Operand names become registers x0..x28 (not x18) in order of appearance,
-vector operands (`{name:v}`, `{name:q}`) v0..v31.
+vector operands (`{name:v}`, `{name:q}`, `{name:d}`) v0..v31.
 llvm-mca runs each body 400 times back to back and reports the cycles; a
 row's figure is per limb (its four-limb body / 4), a Montgomery
 multiplication's per call and per limb product (/ n², counting a·b only).
@@ -54,7 +57,8 @@ def literals(text):
 
 
 def registers(lines):
-    """Replaces every `{name}` with a register, one per name."""
+    """Replaces every `{name}` with a register, one per name (`{name:w}`
+    with its 32-bit view)."""
     names = {}
     out = []
     for line in lines:
@@ -62,8 +66,8 @@ def registers(lines):
             name = m.group(1)
             if name not in names:
                 names[name] = REGISTERS[len(names)]
-            return names[name]
-        out.append(re.sub(r"\{([a-z_0-9]+)(?::[a-z])?\}", sub, line))
+            return names[name].replace("x", "w") if m.group(2) == "w" else names[name]
+        out.append(re.sub(r"\{([a-z_0-9]+)(?::([a-z]))?\}", sub, line))
     return out
 
 
@@ -112,7 +116,7 @@ def unrolled_kernels():
 
 
 def registers_with_vectors(lines):
-    """As `registers`, with `{name:v}` and `{name:q}` operands mapped to
+    """As `registers`, with `{name:v}`, `{name:q}` and `{name:d}` operands mapped to
     v0..v31 (and written as vN or qN)."""
     vectors = {}
     out = []
@@ -122,7 +126,7 @@ def registers_with_vectors(lines):
             if name not in vectors:
                 vectors[name] = len(vectors)
             return f"{modifier}{vectors[name]}"
-        out.append(re.sub(r"\{([a-z_0-9]+):([vq])\}", sub, line))
+        out.append(re.sub(r"\{([a-z_0-9]+):([vqd])\}", sub, line))
     return registers(out)
 
 
@@ -142,10 +146,11 @@ def neon_column():
     return setup, both, masked, rest, tail
 
 
-def neon_field():
-    """`mul_columns`: its whole block."""
-    text = open(os.path.join(SRC, "neon_field.rs")).read()
-    body = text[text.index("fn mul_columns("):]
+def neon_block(path, function):
+    """The whole asm block of `function` in `path` (under the aarch64
+    backend)."""
+    text = open(os.path.join(SRC, path)).read()
+    body = text[text.index(f"fn {function}("):]
     body = body[body.index("asm!("):]
     body = body[:re.search(r"^\s+\w+ = (in|out|inout)\(", body, re.M).start()]
     return registers_with_vectors(literals(body))
@@ -165,6 +170,50 @@ def scalar_field():
             factor = b[j] if i + j < 5 else bc[j]
             lines += [f"mul x26, {a[i]}, {factor}", f"umulh x27, {a[i]}, {factor}",
                       f"adds {lo[k]}, {lo[k]}, x26", f"adc {hi[k]}, {hi[k]}, x27"]
+    return lines
+
+
+def scalar_goldilocks(square):
+    """The portable Goldilocks columns (`Goldilocks` in the field crate:
+    three 4×4 half products, one level of Karatsuba) as the compiler emits
+    them, per limb product `mul`, `umulh`, `adds`, `adc` (the first of a
+    column straight into its sum), the columns spread over five sums; the
+    halves' sums and a square's doubled operands too. The combination and
+    the carries after are left out (NEON's columns need only the carries),
+    which flatters the scalar side."""
+    a_lo, a_hi = [f"x{i}" for i in range(4)], [f"x{i}" for i in range(4, 8)]
+    b_lo, b_hi = [f"x{i}" for i in range(8, 12)], [f"x{i}" for i in range(12, 16)]
+    sums = [("x16", "x17"), ("x19", "x20"), ("x21", "x22"), ("x23", "x24"), ("x25", "x26")]
+    lines = []
+    column = 0
+
+    def half(x, y):
+        nonlocal column
+        for k in range(7):
+            lo, hi = sums[column % len(sums)]
+            column += 1
+            pairs = [(i, k - i) for i in range(4) if 0 <= k - i < 4]
+            if square:
+                pairs = [(i, j) for i, j in pairs if i <= j]
+            for n, (i, j) in enumerate(pairs):
+                u, v = (y[i] if square and i != j else x[i]), x[j] if square else y[j]
+                if n == 0:
+                    lines.extend([f"mul {lo}, {u}, {v}", f"umulh {hi}, {u}, {v}"])
+                else:
+                    lines.extend([f"mul x27, {u}, {v}", f"umulh x28, {u}, {v}",
+                                  f"adds {lo}, {lo}, x27", f"adc {hi}, {hi}, x28"])
+
+    if square:
+        # b holds the doubled limbs.
+        lines += [f"lsl {d}, {a}, #1" for d, a in zip(b_lo + b_hi, a_lo + a_hi)]
+    half(a_lo, b_lo)
+    half(a_hi, b_hi)
+    lines += [f"add {x}, {x}, {y}" for x, y in zip(a_lo, a_hi)]
+    if square:
+        lines += [f"lsl {d}, {a}, #1" for d, a in zip(b_lo, a_lo)]
+    else:
+        lines += [f"add {x}, {x}, {y}" for x, y in zip(b_lo, b_hi)]
+    half(a_lo, b_lo)
     return lines
 
 
@@ -248,13 +297,20 @@ def main():
         cells.append(f"{fixed:.1f} + {per_both:.2f} / {per_rest:.2f}")
     print(f"| NEON `column`: alone + a step of 8 / 4 products "
           f"({len(both) - 1} / {len(rest) - 1} instructions) | " + " | ".join(cells) + " |")
-    field = neon_field()
-    for what, scalar in (("product", scalar_field()), ("square", scalar_field_square())):
-        cells = []
-        for cpu in CPUS:
-            cells.append(f"{cycles(mca, cpu, scalar):.0f} / {cycles(mca, cpu, field):.0f}")
-        print(f"| GF(2^255 − 19) {what}, scalar / NEON `mul_columns` ({len(scalar)} / "
-              f"{len(field)} instructions) | " + " | ".join(cells) + " |")
+    fields = (
+        ("GF(2^255 − 19)", "mul_columns", neon_block("neon_field.rs", "mul_columns"),
+         scalar_field(), scalar_field_square()),
+        ("Goldilocks", "goldilocks_columns",
+         neon_block("gen/goldilocks.rs", "goldilocks_columns"),
+         scalar_goldilocks(False), scalar_goldilocks(True)),
+    )
+    for field, kernel, neon, product, square in fields:
+        for what, scalar in (("product", product), ("square", square)):
+            cells = []
+            for cpu in CPUS:
+                cells.append(f"{cycles(mca, cpu, scalar):.0f} / {cycles(mca, cpu, neon):.0f}")
+            print(f"| {field} {what}, scalar / NEON `{kernel}` ({len(scalar)} / "
+                  f"{len(neon)} instructions) | " + " | ".join(cells) + " |")
     print()
     print("Per exponent bit (a square and a fifth of a multiplication), cycles, "
           "scalar / NEON (ratio):")

@@ -293,6 +293,23 @@ pub(crate) fn curve25519_columns(a: &[Limb; 5], b: &[Limb; 5]) -> Option<[u128; 
     None
 }
 
+/// The column sums of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight
+/// 56-bit limbs (each below `2^58`): `Σ H_j 2^(56j) ≡ a·b`, each below
+/// `2^92`, from a kernel of this CPU's where the rule picks one (NEON, on
+/// the cores [`neon_rule`] picks); `None` elsewhere.
+#[inline]
+pub(crate) fn goldilocks_columns(a: &[Limb; 8], b: &[Limb; 8]) -> Option<[u128; 8]> {
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    if selection().neon_preferred() {
+        let h = aarch64::neon_goldilocks::goldilocks_columns(a, b);
+        return Some(core::array::from_fn(|j| {
+            h[2 * j] as u128 + ((h[2 * j + 1] as u128) << 28)
+        }));
+    }
+    let _ = (a, b);
+    None
+}
+
 /// Data-independent timing, switched on for as long as this guard lives,
 /// where the CPU has a switch for it: `PSTATE.DIT` on aarch64 CPUs with
 /// FEAT_DIT (Armv8.4 and later: Neoverse N2/V1/V2, Apple M1 and later, …),

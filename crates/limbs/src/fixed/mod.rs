@@ -48,6 +48,16 @@ pub fn curve25519_columns(a: &[Limb; 5], b: &[Limb; 5]) -> Option<[u128; 5]> {
     crate::backend::curve25519_columns(a, b)
 }
 
+/// The column sums of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight
+/// 56-bit limbs, each below `2^58`: `H_j` with `Σ H_j 2^(56j) ≡ a·b`, each
+/// below `2^92`, when this CPU has a kernel for them that beats the
+/// portable Karatsuba (NEON on the aarch64 cores the NEON rule picks, see
+/// `backend`); `None` elsewhere.
+#[inline]
+pub fn goldilocks_columns(a: &[Limb; 8], b: &[Limb; 8]) -> Option<[u128; 8]> {
+    crate::backend::goldilocks_columns(a, b)
+}
+
 /// [`FieldKernels::mul_wide`] on the fastest backend.
 #[inline]
 pub fn mul_wide<const N: usize>(a: &[Limb; N], b: &[Limb; N]) -> ([Limb; N], [Limb; N]) {
