@@ -138,31 +138,19 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
         Some(out)
     }
 
-    /// `2^255 − 19` on five 51-bit limbs, which some CPUs multiply with a
-    /// kernel of their own ([`fixed::curve25519_columns`]).
-    const IS_25519: bool = N == 5 && R == 51 && K == 255 && C == 19;
-
     /// The columns of `a · b` (or `a²` for `b = None`) from the CPU's own
-    /// kernel, when this is [`Self::IS_25519`] and the CPU has one.
+    /// kernel for this field, where it has one ([`fixed::pm_columns`]).
     #[inline(always)]
     fn cpu_cols(a: &[Limb; N], b: Option<&[Limb; N]>) -> Option<[u128; N]> {
-        if !Self::IS_25519 {
-            return None;
-        }
-        let a5 = <&[Limb; 5]>::try_from(&a[..]).ok()?;
-        let b5 = <&[Limb; 5]>::try_from(&b.unwrap_or(a)[..]).ok()?;
-        let cols = fixed::curve25519_columns(a5, b5)?;
-        let mut out = [0; N];
-        out.copy_from_slice(&cols);
-        Some(out)
+        fixed::pm_columns(R, K, C, a, b.unwrap_or(a))
     }
 
     #[inline(always)]
     fn mul_cols(a: &[Limb; N], b: &[Limb; N]) -> [u128; N] {
-        if let Some(cols) = Self::karatsuba3_cols(a, Some(b)) {
+        if let Some(cols) = Self::cpu_cols(a, Some(b)) {
             return cols;
         }
-        if let Some(cols) = Self::cpu_cols(a, Some(b)) {
+        if let Some(cols) = Self::karatsuba3_cols(a, Some(b)) {
             return cols;
         }
         let mut bc = [0; N];
@@ -184,10 +172,10 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
 
     #[inline(always)]
     fn sqr_cols(a: &[Limb; N]) -> [u128; N] {
-        if let Some(cols) = Self::karatsuba3_cols(a, None) {
+        if let Some(cols) = Self::cpu_cols(a, None) {
             return cols;
         }
-        if let Some(cols) = Self::cpu_cols(a, None) {
+        if let Some(cols) = Self::karatsuba3_cols(a, None) {
             return cols;
         }
         // Each cross product once, doubled through the operand.

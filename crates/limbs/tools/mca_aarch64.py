@@ -19,9 +19,10 @@ describes the code as it is:
   columns of the field crate's five 51-bit limbs written out as the
   compiler makes them (four `mul` for 19·b, then per limb product `mul`,
   `umulh`, `adds`, `adc`); the carries after, the same for both, left out;
-- the NEON product modulo Goldilocks, `goldilocks_columns` of
-  src/backend/aarch64/gen/goldilocks.rs, against the field crate's
-  Karatsuba columns written out the same way (`scalar_goldilocks`).
+- the NEON products modulo Goldilocks, 2^521 − 1 and 2^336 − 3 of
+  src/backend/aarch64/gen/field.rs, against the field crate's columns
+  written out the same way (`scalar_goldilocks`, `scalar_p521`,
+  `scalar_p336`; the combinations after Karatsuba left out too).
 Operand names become registers x0..x28 (not x18) in order of appearance,
 vector operands (`{name:v}`, `{name:q}`, `{name:d}`) v0..v31.
 llvm-mca runs each body 400 times back to back and reports the cycles; a
@@ -173,48 +174,106 @@ def scalar_field():
     return lines
 
 
+def scalar_columns(columns, prelude=()):
+    """Column sums as the compiler emits them for the portable fields: per
+    limb product `mul`, `umulh`, `adds`, `adc`, the first of a column
+    straight into its sum; `columns` is a list of columns, each a list of
+    `(x, y)` register pairs (and a line of setup may precede a column:
+    `(line,)`); the sums rotate over four register pairs (x19–x26), the
+    products' halves in x27 and x28."""
+    sums = [("x19", "x20"), ("x21", "x22"), ("x23", "x24"), ("x25", "x26")]
+    lines = list(prelude)
+    for index, column in enumerate(columns):
+        lo, hi = sums[index % len(sums)]
+        first = True
+        for item in column:
+            if len(item) == 1:
+                lines.append(item[0])
+                continue
+            u, v = item
+            if first:
+                lines += [f"mul {lo}, {u}, {v}", f"umulh {hi}, {u}, {v}"]
+                first = False
+            else:
+                lines += [f"mul x27, {u}, {v}", f"umulh x28, {u}, {v}",
+                          f"adds {lo}, {lo}, x27", f"adc {hi}, {hi}, x28"]
+    return lines
+
+
+def half_product(x, y, square):
+    """The columns of an m×m product of register lists x and y (a square:
+    y holds x doubled, each cross product once)."""
+    m = len(x)
+    columns = []
+    for k in range(2 * m - 1):
+        pairs = [(i, k - i) for i in range(m) if 0 <= k - i < m]
+        if square:
+            columns.append([(y[i] if i != j else x[i], x[j]) for i, j in pairs if i <= j])
+        else:
+            columns.append([(x[i], y[j]) for i, j in pairs])
+    return columns
+
+
 def scalar_goldilocks(square):
     """The portable Goldilocks columns (`Goldilocks` in the field crate:
-    three 4×4 half products, one level of Karatsuba) as the compiler emits
-    them, per limb product `mul`, `umulh`, `adds`, `adc` (the first of a
-    column straight into its sum), the columns spread over five sums; the
-    halves' sums and a square's doubled operands too. The combination and
-    the carries after are left out (NEON's columns need only the carries),
-    which flatters the scalar side."""
+    three 4×4 half products, one level of Karatsuba), the halves' sums and
+    a square's doubled operands too. The combination and the carries after
+    are left out (NEON's columns need only the carries), which flatters the
+    scalar side."""
     a_lo, a_hi = [f"x{i}" for i in range(4)], [f"x{i}" for i in range(4, 8)]
     b_lo, b_hi = [f"x{i}" for i in range(8, 12)], [f"x{i}" for i in range(12, 16)]
-    sums = [("x16", "x17"), ("x19", "x20"), ("x21", "x22"), ("x23", "x24"), ("x25", "x26")]
-    lines = []
-    column = 0
-
-    def half(x, y):
-        nonlocal column
-        for k in range(7):
-            lo, hi = sums[column % len(sums)]
-            column += 1
-            pairs = [(i, k - i) for i in range(4) if 0 <= k - i < 4]
-            if square:
-                pairs = [(i, j) for i, j in pairs if i <= j]
-            for n, (i, j) in enumerate(pairs):
-                u, v = (y[i] if square and i != j else x[i]), x[j] if square else y[j]
-                if n == 0:
-                    lines.extend([f"mul {lo}, {u}, {v}", f"umulh {hi}, {u}, {v}"])
-                else:
-                    lines.extend([f"mul x27, {u}, {v}", f"umulh x28, {u}, {v}",
-                                  f"adds {lo}, {lo}, x27", f"adc {hi}, {hi}, x28"])
-
+    # b holds the doubled limbs for a square; the sums go in place.
+    double = [f"lsl {d}, {a}, #1" for d, a in zip(b_lo + b_hi, a_lo + a_hi)]
+    columns = half_product(a_lo, b_lo, square) + half_product(a_hi, b_hi, square)
+    sums = [(f"add {x}, {x}, {y}",) for x, y in zip(a_lo, a_hi)]
     if square:
-        # b holds the doubled limbs.
-        lines += [f"lsl {d}, {a}, #1" for d, a in zip(b_lo + b_hi, a_lo + a_hi)]
-    half(a_lo, b_lo)
-    half(a_hi, b_hi)
-    lines += [f"add {x}, {x}, {y}" for x, y in zip(a_lo, a_hi)]
-    if square:
-        lines += [f"lsl {d}, {a}, #1" for d, a in zip(b_lo, a_lo)]
+        sums += [(f"lsl {d}, {a}, #1",) for d, a in zip(b_lo, a_lo)]
     else:
-        lines += [f"add {x}, {x}, {y}" for x, y in zip(b_lo, b_hi)]
-    half(a_lo, b_lo)
-    return lines
+        sums += [(f"add {x}, {x}, {y}",) for x, y in zip(b_lo, b_hi)]
+    middle = half_product(a_lo, b_lo, square)
+    middle[0] = sums + middle[0]
+    return scalar_columns(columns + middle, double if square else ())
+
+
+def scalar_p336(square):
+    """The portable 6×56 columns of `2^336 − 3` (schoolbook, the wrapped
+    products against `3·b`; a square with each cross product once against
+    the doubled limbs), as for 2^255 − 19."""
+    a = [f"x{i}" for i in range(6)]
+    b = [f"x{i}" for i in range(6, 12)]
+    bc = [f"x{i}" for i in range(12, 18)]
+    if square:
+        prelude = [f"lsl {b[j]}, {a[j]}, #1" for j in range(6)]
+        prelude += [f"add {bc[j]}, {a[j]}, {a[j]}, lsl #1" for j in range(6)]
+        columns = [[(a[i] if i == j else b[i], a[j] if i + j < 6 else bc[j])
+                    for i in range(6) for j in range(i, 6) if (i + j) % 6 == k]
+                   for k in range(6)]
+    else:
+        prelude = [f"add {bc[j]}, {b[j]}, {b[j]}, lsl #1" for j in range(1, 6)]
+        columns = [[(a[i], b[(k - i) % 6] if i <= k else bc[(k - i) % 6]) for i in range(6)]
+                   for k in range(6)]
+    return scalar_columns(columns, prelude)
+
+
+def scalar_p521(square):
+    """The portable 9×58 columns of `2^521 − 1` (`karatsuba3` in the field
+    crate: six 3×3 products, the thirds' sums in place, a square's doubled
+    operand in b); the combination and the carries left out."""
+    a = [[f"x{3 * t + i}" for i in range(3)] for t in range(3)]
+    b = [[f"x{9 + 3 * t + i}" for i in range(3)] for t in range(3)]
+    columns = []
+    for s, t in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)):
+        product = half_product(a[s], b[s], square)
+        setup = []
+        if s != t:
+            setup = [(f"add {x}, {x}, {y}",) for x, y in zip(a[s], a[t])]
+            if not square:
+                setup += [(f"add {x}, {x}, {y}",) for x, y in zip(b[s], b[t])]
+        if square:
+            setup += [(f"lsl {y}, {x}, #1",) for x, y in zip(a[s], b[s])]
+        product[0] = setup + product[0]
+        columns += product
+    return scalar_columns(columns)
 
 
 def scalar_field_square():
@@ -301,8 +360,12 @@ def main():
         ("GF(2^255 − 19)", "mul_columns", neon_block("neon_field.rs", "mul_columns"),
          scalar_field(), scalar_field_square()),
         ("Goldilocks", "goldilocks_columns",
-         neon_block("gen/goldilocks.rs", "goldilocks_columns"),
+         neon_block("gen/field.rs", "goldilocks_columns"),
          scalar_goldilocks(False), scalar_goldilocks(True)),
+        ("2^521 − 1", "p521_columns", neon_block("gen/field.rs", "p521_columns"),
+         scalar_p521(False), scalar_p521(True)),
+        ("2^336 − 3", "p336_columns", neon_block("gen/field.rs", "p336_columns"),
+         scalar_p336(False), scalar_p336(True)),
     )
     for field, kernel, neon, product, square in fields:
         for what, scalar in (("product", product), ("square", square)):

@@ -275,39 +275,66 @@ fn run_vector_exponentiation<const K: usize>(_: Exponentiation, _: ExpJob<'_, '_
     false
 }
 
-/// The column sums `H_0..H_4` of `a·b` modulo `2^255 − 19` on five 51-bit
-/// limbs (each below `2^53`): `Σ H_j 2^(51j) ≡ a·b`, each below `2^91`, from
-/// a kernel of this CPU's where the rule picks one (NEON, on the cores
-/// [`neon_rule`] picks); `None` elsewhere, where the caller's own columns
-/// are the faster.
+/// The column sums `H_j` of `a·b` modulo `2^bits − c` on `N` limbs of
+/// `radix` bits (the field crate's unsaturated representations, limbs
+/// below `2^(radix + 2)`): `Σ H_j 2^(radix·j) ≡ a·b`, each below
+/// `2^(2 radix + 8)`, from a kernel of this CPU's where the rule picks one
+/// (NEON, on the cores [`neon_rule`] picks, for `2^255 − 19` on 5×51,
+/// `2^336 − 3` on 6×56 and `2^521 − 1` on 9×58); `None` elsewhere, where
+/// the caller's own columns are the faster.
 #[inline]
-pub(crate) fn curve25519_columns(a: &[Limb; 5], b: &[Limb; 5]) -> Option<[u128; 5]> {
+pub(crate) fn pm_columns<const N: usize>(
+    radix: u32,
+    bits: u32,
+    c: u64,
+    a: &[Limb; N],
+    b: &[Limb; N],
+) -> Option<[u128; N]> {
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     if selection().neon_preferred() {
-        let h = aarch64::neon_field::mul_columns(a, b);
-        return Some(core::array::from_fn(|j| {
-            h[2 * j] as u128 + ((h[2 * j + 1] as u128) << 26)
-        }));
+        use aarch64::{neon_field, neon_field_gen};
+        return match (N, radix, bits, c) {
+            (5, 51, 255, 19) => digit_pairs(a, b, 26, neon_field::mul_columns),
+            (6, 56, 336, 3) => digit_pairs(a, b, 28, neon_field_gen::p336_columns),
+            (9, 58, 521, 1) => digit_pairs(a, b, 29, neon_field_gen::p521_columns),
+            _ => None,
+        };
     }
-    let _ = (a, b);
+    let _ = (radix, bits, c, a, b);
     None
 }
 
-/// The column sums of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight
-/// 56-bit limbs (each below `2^58`): `Σ H_j 2^(56j) ≡ a·b`, each below
+/// The column sums `H_j` of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on
+/// eight 56-bit limbs (each below `2^58`): `Σ H_j 2^(56j) ≡ a·b`, each below
 /// `2^92`, from a kernel of this CPU's where the rule picks one (NEON, on
 /// the cores [`neon_rule`] picks); `None` elsewhere.
 #[inline]
 pub(crate) fn goldilocks_columns(a: &[Limb; 8], b: &[Limb; 8]) -> Option<[u128; 8]> {
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     if selection().neon_preferred() {
-        let h = aarch64::neon_goldilocks::goldilocks_columns(a, b);
-        return Some(core::array::from_fn(|j| {
-            h[2 * j] as u128 + ((h[2 * j + 1] as u128) << 28)
-        }));
+        return digit_pairs(a, b, 28, aarch64::neon_field_gen::goldilocks_columns);
     }
     let _ = (a, b);
     None
+}
+
+/// A NEON field kernel's digit columns (`2N` of them, limb `j`'s at digits
+/// `2j` and `2j + 1`, the second `shift` bits up) as `N` limb columns;
+/// `None` if the kernel is not for `N` limbs.
+#[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+#[inline(always)]
+fn digit_pairs<const N: usize, const M: usize, const D: usize>(
+    a: &[Limb; N],
+    b: &[Limb; N],
+    shift: u32,
+    kernel: impl Fn(&[Limb; M], &[Limb; M]) -> [u64; D],
+) -> Option<[u128; N]> {
+    let a = <&[Limb; M]>::try_from(&a[..]).ok()?;
+    let b = <&[Limb; M]>::try_from(&b[..]).ok()?;
+    let h = kernel(a, b);
+    Some(core::array::from_fn(|j| {
+        h[2 * j] as u128 + ((h[2 * j + 1] as u128) << shift)
+    }))
 }
 
 /// Data-independent timing, switched on for as long as this guard lives,

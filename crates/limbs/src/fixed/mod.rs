@@ -39,13 +39,21 @@ pub(crate) mod kernels;
 pub use array::{add, add_masked, reduce_once, select, sub};
 pub use kernels::{FieldKernels, PM_MAX_C};
 
-/// The column sums of `a·b` modulo `2^255 − 19` on five 51-bit limbs, each
-/// below `2^53`: `H_j` with `Σ H_j 2^(51j) ≡ a·b`, each below `2^91`, when
-/// this CPU has a kernel for them that beats portable columns (NEON on the
-/// aarch64 cores the NEON rule picks, see `backend`); `None` elsewhere.
+/// The column sums of `a·b` modulo `2^bits − c` on `N` limbs of `radix`
+/// bits, each below `2^(radix + 2)`: `H_j` with `Σ H_j 2^(radix·j) ≡ a·b`,
+/// each below `2^(2 radix + 8)`, when this CPU has a kernel for that
+/// field that beats portable columns (NEON on the aarch64 cores the NEON
+/// rule picks, for `2^255 − 19` on 5×51, `2^336 − 3` on 6×56 and
+/// `2^521 − 1` on 9×58, see `backend`); `None` elsewhere.
 #[inline]
-pub fn curve25519_columns(a: &[Limb; 5], b: &[Limb; 5]) -> Option<[u128; 5]> {
-    crate::backend::curve25519_columns(a, b)
+pub fn pm_columns<const N: usize>(
+    radix: u32,
+    bits: u32,
+    c: u64,
+    a: &[Limb; N],
+    b: &[Limb; N],
+) -> Option<[u128; N]> {
+    crate::backend::pm_columns(radix, bits, c, a, b)
 }
 
 /// The column sums of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight
