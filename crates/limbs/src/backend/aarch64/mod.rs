@@ -25,7 +25,12 @@
 //!   branch at all; fixed offsets from the three pointers; the final
 //!   subtraction of `m` is always computed (`subs`/`sbcs`) and the result
 //!   picked with `csel` on the borrow, which is a flag, never a branch.
-//! - Everything else (the field kernels, squaring, reduction rows) is the
+//! - `neon` (exponentiation), `neon_field` and `neon_field_gen` (the
+//!   fields' column sums): each module's own "Constant time" notes (the
+//!   generated one's in `tools/gen_field_neon.py`); loop counts and
+//!   addresses depend on sizes alone, the field kernels are straight-line
+//!   code at fixed offsets.
+//! - Everything else (the limb field kernels, squaring, reduction rows) is the
 //!   portable Rust of `ops` and `fixed`, whose masks go through
 //!   `backend::barrier` so that the compiler cannot turn them back into
 //!   branches; the x86_64 audits (`.ci/ct-memcheck`, `.ci/ct-check`) cover
