@@ -25,19 +25,24 @@
 //! instructions for all of them. Modulus and base are fixed, so the runs
 //! differ in nothing but the exponent's value.
 //!
-//! `goldilocks` and `p521` probe field arithmetic instead: a chain of
-//! multiplications, squarings, additions and subtractions on
-//! [`FpGoldilocks`] (the Karatsuba backend) or [`Fp521Unsat`] (the
-//! three-way split), with an operand chosen by the pattern (0, 1, p − 1,
-//! the top bit alone, alternating bits, random), cross-checked against the
-//! Montgomery and saturated representations of the same field.
+//! `goldilocks`, `p521`, `p256` and `r521` probe field arithmetic instead:
+//! a chain of multiplications, squarings, additions and subtractions on
+//! [`FpGoldilocks`] (the Karatsuba backend), [`Fp521Unsat`] (the three-way
+//! split), [`FpP256`] (P-256's own reduction) or [`FpRandom521`] (the
+//! 9-limb square and its unrolled reduction), with an operand chosen by
+//! the pattern (0, 1, p − 1, the top bit alone, alternating bits, random);
+//! the first two cross-checked against the Montgomery and saturated
+//! representations of the same field (the last two have one
+//! representation: their differential tests check them).
 
 use std::hint::black_box;
 use std::process::ExitCode;
 
 // Through the dev-dependency rather than `numcrypt::limbs`, so the probe builds
 // whatever features the facade is built with.
-use numcrypt_field::{Backend, Fp, Fp521, Fp521Unsat, FpGoldilocks, FpGoldilocksMonty};
+use numcrypt_field::{
+    Backend, Fp, Fp521, Fp521Unsat, FpGoldilocks, FpGoldilocksMonty, FpP256, FpRandom521,
+};
 use numcrypt_limbs::backend::{self, Exponentiation, LimbKernels};
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 
@@ -197,7 +202,8 @@ fn field_chain<B: Backend>(pattern: &str, measured: bool) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// The measured chain on `B`, equal to the unmeasured one on `Other`.
+/// The measured chain on `B`, equal to the unmeasured one on `Other` (on
+/// `B` too where the field has one representation).
 fn run_field<B: Backend, Other: Backend>(pattern: &str) -> Option<u64> {
     let out = field_chain::<B>(pattern, true)?;
     assert_eq!(Some(&out), field_chain::<Other>(pattern, false).as_ref());
@@ -347,7 +353,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024short|1024pair|2048|goldilocks|p521> <{}>",
+            "usage: ct_probe <1024|1024short|1024pair|2048|goldilocks|p521|p256|r521> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -362,6 +368,8 @@ fn main() -> ExitCode {
     let field = match width.as_str() {
         "goldilocks" => Some(run_field::<B<FpGoldilocks>, B<FpGoldilocksMonty>>(pattern)),
         "p521" => Some(run_field::<B<Fp521Unsat>, B<Fp521>>(pattern)),
+        "p256" => Some(run_field::<B<FpP256>, B<FpP256>>(pattern)),
+        "r521" => Some(run_field::<B<FpRandom521>, B<FpRandom521>>(pattern)),
         _ => None,
     };
     if let Some(digest) = field {
