@@ -56,9 +56,12 @@ def gen(n, minv_one=False):
             emit(f'"mov {{src}}, [rsp + {24 if src == "a" else 32}]",  // the pointer to {src}')
 
     # The pointer to r arrives in rdx (b[0] takes rdx next) and waits on the
-    # stack until the end, when a's register (free by then) takes it.
+    # stack until the end, when a's register (free by then) takes it. Where
+    # nothing lives on the stack (4 limbs) the result leaves in registers
+    # instead: a chain of operations then never waits for memory.
     r_slot = 40 if shared else 24 if stack else 0
-    emit(f'"push rdx",           // the pointer to r, at [rsp + {r_slot}]')
+    if stack:
+        emit(f'"push rdx",           // the pointer to r, at [rsp + {r_slot}]')
 
     def load_r():
         emit(f'"mov {ptr["a"]}, [rsp + {r_slot}]",  // the pointer to r')
@@ -158,10 +161,11 @@ def gen(n, minv_one=False):
         emit(f'"sbb {regs[n]}, 0",  // borrow out: the value was below m')
         for j in range(n):
             emit(f'"cmovnc {regs[j]}, {tmps[j]}",')
-        load_r()
-    for j in range(n):
-        emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
-    emit(f'"add rsp, {r_slot + 8}",')
+    if stack:
+        for j in range(n):
+            emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
+        emit(f'"add rsp, {r_slot + 8}",')
+    results = {regs[j]: j for j in range(n)}
 
     body = "\n".join(out)
     if shared:
@@ -183,18 +187,21 @@ def gen(n, minv_one=False):
         )
         b_op = ""
     else:
+        def result(k):
+            return f"r[{results[f'{{t{k}}}']}]" if f"{{t{k}}}" in results else "_"
+
         ops = [f"{IND}m_inv = inout(reg) m_inv => _,"]
-        ops += [f"{IND}t{k} = out(reg) _," for k in range(named - 1)]
-        ops += [f"{IND}t{named - 1} = inout(reg) 0 as Limb => _,  // t[n+1] starts at zero"]
-        options = "options()"
-        safety_stack = (
-            "It pushes one limb and pops\n    // it before it ends, so the stack pointer is restored."
-        )
+        ops += [f"{IND}t{k} = out(reg) {result(k)}," for k in range(named - 1)]
+        ops += [f"{IND}t{named - 1} = inout(reg) 0 as Limb => {result(named - 1)},"
+                "  // t[n+1] starts at zero"]
+        options = "options(nostack)"
+        safety_stack = "It does not touch the stack."
         b_op = f"{IND}b = inout(reg) b.as_ptr() => _,\n"
     ops = "\n".join(ops)
     pointers = "" if shared else f"{IND}a = inout(reg) a.as_ptr() => _,\n{b_op}{IND}m = in(reg) m.as_ptr(),\n"
     name, note = (f"mont_mul_{n}_minv1", MINV_ONE_NOTE) if minv_one else (f"mont_mul_{n}", "")
-    return f'''
+    if stack:
+        return f'''
 /// `r = a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
 /// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^{64 * n}`.{note}
 #[inline]
@@ -220,6 +227,35 @@ pub(crate) fn {name}(
 {IND}{options},
         );
     }}
+}}
+'''
+    return f'''
+/// `a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
+/// reduced, returned in registers. `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// `a * b < m * 2^{64 * n}`.{note}
+#[inline]
+pub(crate) fn {name}(
+    _cpu: Adx,
+    a: &[Limb; {n}],
+    b: &[Limb; {n}],
+    m: &[Limb; {n}],
+    m_inv: Limb,
+) -> [Limb; {n}] {{
+    let mut r = [0; {n}];
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads a, b and m ({n} limbs each, by their array types) and
+    // writes no memory; every register it changes is declared. {safety_stack}
+    unsafe {{
+        asm!(
+{body}
+{pointers}{ops}
+{IND}lo = out(reg) _,
+{IND}hi = out(reg) _,
+{IND}out("rdx") _,
+{IND}{options},
+        );
+    }}
+    r
 }}
 '''
 
@@ -294,14 +330,13 @@ def gen_sqr4(minv_one=False):
     row i adding q_i·m at limb i and leaving its carry limb in t[i], which
     it has zeroed (as the row kernels do), then the top half plus those
     carries and one cmov-selected subtraction of m. Ten mulx for the square
-    against sixteen for a product."""
+    against sixteen for a product. The result leaves in registers."""
     t = [f"r{8 + k}" for k in range(8)]
     out = []
 
     def emit(s):
         out.append(IND + s)
 
-    emit('"push rcx",           // the pointer to r, at [rsp + 8]')
     emit('"push rdx",           // m_inv, at [rsp]')
     out += gen_sqr4_square(t)
     for i in range(4):
@@ -327,40 +362,43 @@ def gen_sqr4(minv_one=False):
     emit('"mov eax, 0",')
     emit('"adc eax, 0",')
     subtract_if_fits(emit, t)
-    emit('"mov rcx, [rsp + 8]",')
-    for k in range(4):
-        emit(f'"mov [rcx + {8 * k}], {t[4 + k]}",')
-    emit('"add rsp, 16",')
+    emit('"add rsp, 8",')
     body = "\n".join(out)
-    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in t)
+    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in t[:4])
+    outputs = "\n".join(f'{IND}lateout("{reg}") r[{k}],' for k, reg in enumerate(t[4:]))
     name, note = ("mont_sqr_4_minv1", MINV_ONE_NOTE) if minv_one else ("mont_sqr_4", "")
-    params = ["_cpu: Adx", "r: &mut [Limb; 4]", "a: &[Limb; 4]", "m: &[Limb; 4]", "m_inv: Limb"]
-    signature = f"pub(crate) fn {name}({', '.join(params)})"
+    params = ["_cpu: Adx", "a: &[Limb; 4]", "m: &[Limb; 4]", "m_inv: Limb"]
+    signature = f"pub(crate) fn {name}({', '.join(params)}) -> [Limb; 4]"
     if len(signature) + 2 > 100:  # rustfmt's width: one parameter a line
-        signature = f"pub(crate) fn {name}(\n" + "".join(f"    {p},\n" for p in params) + ")"
+        signature = (f"pub(crate) fn {name}(\n" + "".join(f"    {p},\n" for p in params)
+                     + ") -> [Limb; 4]")
     return f'''
-/// `r = a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
+/// `a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
 /// with each cross product once, then the reduction, every limb in a
-/// register. `m` odd, `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.{note}
+/// register, and the result returned in them. `m` odd,
+/// `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.{note}
 #[inline]
 {signature} {{
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and m (4 limbs each, by their array types) and writes r,
-    // which cannot alias them (it is borrowed mutably), only at its end;
-    // every register it changes is declared. It pushes two limbs and pops
-    // them before it ends, so the stack pointer is restored.
+    // block reads a and m (4 limbs each, by their array types) and writes
+    // no memory but its own stack slot; every register it changes is
+    // declared. It pushes one limb and pops it before it ends, so the
+    // stack pointer is restored.
     unsafe {{
         asm!(
 {body}
 {IND}inout("rsi") a.as_ptr() => _,
 {IND}in("rdi") m.as_ptr(),
 {IND}inout("rdx") m_inv => _,
-{IND}inout("rcx") r.as_mut_ptr() => _,
+{IND}out("rcx") _,
 {IND}out("rax") _,
 {clobbers}
+{outputs}
 {IND}options(),
         );
     }}
+    r
 }}
 '''
 
@@ -396,7 +434,6 @@ def gen_mul4_p256():
     def emit(s):
         out.append(IND + s)
 
-    emit('"push rcx",           // the pointer to r')
     for i in range(4):
         emit(f"// row {i}: t += a b[{i}] (CF: low halves, OF: high halves)")
         for k in range(5 if i == 0 else 0):
@@ -422,37 +459,37 @@ def gen_mul4_p256():
     emit(f'"sbb {t[4]}, 0",  // borrow out: the value was below p')
     for k in range(4):
         emit(f'"cmovnc {t[k]}, {temps[k]}",')
-    emit('"pop rcx",')
-    for k in range(4):
-        emit(f'"mov [rcx + {8 * k}], {t[k]}",')
     body = "\n".join(out)
-    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in sorted(t))
+    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in sorted(t[4:]))
+    outputs = "\n".join(f'{IND}lateout("{reg}") r[{k}],' for k, reg in enumerate(t[:4]))
     return f'''
-/// `r = a * b * 2^-256 mod p` for P-256's prime `p` (`m`, passed in),
-/// fully reduced: the products' rows with `mulx`, each reduction step by
-/// shifts and additions (no multiplication), every limb in a register.
-/// `a * b < p * 2^256`.
+/// `a * b * 2^-256 mod p` for P-256's prime `p` (`m`, passed in), fully
+/// reduced: the products' rows with `mulx`, each reduction step by shifts
+/// and additions (no multiplication), every limb in a register, and the
+/// result returned in them. `a * b < p * 2^256`.
 #[inline]
-pub(crate) fn p256_mul(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4], m: &[Limb; 4]) {{
+pub(crate) fn p256_mul(_cpu: Adx, a: &[Limb; 4], b: &[Limb; 4], m: &[Limb; 4]) -> [Limb; 4] {{
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (4 limbs each, by their array types) and writes
-    // r, which cannot alias them (it is borrowed mutably), only at its end;
-    // every register it changes is declared. It pushes one limb and pops
-    // it before it ends, so the stack pointer is restored.
+    // block reads a, b and m (4 limbs each, by their array types) and
+    // writes no memory; every register it changes is declared. It does not
+    // touch the stack.
     unsafe {{
         asm!(
 {body}
 {IND}in("rsi") a.as_ptr(),
 {IND}in("r14") b.as_ptr(),
 {IND}in("rdi") m.as_ptr(),
-{IND}inout("rcx") r.as_mut_ptr() => _,
+{IND}out("rcx") _,
 {IND}out("rax") _,
 {IND}out("rdx") _,
 {IND}out("r15") _,
 {clobbers}
-{IND}options(),
+{outputs}
+{IND}options(nostack),
         );
     }}
+    r
 }}
 '''
 
@@ -473,7 +510,6 @@ def gen_sqr4_p256():
     def emit(s):
         out.append(IND + s)
 
-    emit('"push rcx",           // the pointer to r, at [rsp]')
     square = gen_sqr4_square(t)
     out += square
     for i in range(4):
@@ -487,18 +523,17 @@ def gen_sqr4_p256():
     emit(f'"adc {t[3]}, 0",')
     emit(f'"mov rax, {t[3]}",')
     subtract_if_fits(emit, t)
-    emit('"pop rcx",')
-    for k in range(4):
-        emit(f'"mov [rcx + {8 * k}], {t[4 + k]}",')
     body = "\n".join(out)
-    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in t)
+    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in t[:4])
+    outputs = "\n".join(f'{IND}lateout("{reg}") r[{k}],' for k, reg in enumerate(t[4:]))
     return f'''
 /// `r = a² * 2^-256 mod p` for P-256's prime `p` (`m`, passed in), fully
 /// reduced: the square with each cross product once, then a reduction
 /// that uses the prime's form (shifts and additions, no multiplication),
 /// every limb in a register. `a² < p * 2^256`.
 #[inline]
-pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4]) {{
+pub(crate) fn p256_sqr(_cpu: Adx, a: &[Limb; 4], m: &[Limb; 4]) -> [Limb; 4] {{
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads a and m (4 limbs each, by their array types) and writes r,
     // which cannot alias them (it is borrowed mutably), only at its end;
@@ -510,12 +545,14 @@ pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4
 {IND}inout("rsi") a.as_ptr() => _,
 {IND}in("rdi") m.as_ptr(),
 {IND}out("rdx") _,
-{IND}inout("rcx") r.as_mut_ptr() => _,
+{IND}out("rcx") _,
 {IND}out("rax") _,
 {clobbers}
-{IND}options(),
+{outputs}
+{IND}options(nostack),
         );
     }}
+    r
 }}
 '''
 

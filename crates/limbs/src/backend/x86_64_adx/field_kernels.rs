@@ -132,17 +132,16 @@ impl FieldKernels for Adx {
             <&[Limb; 4]>::try_from(a.as_slice()),
             <&[Limb; 4]>::try_from(m.as_slice()),
         ) {
-            let mut r = [0; 4];
             // The modulus and m_inv are public: P-256's prime has a
             // reduction of its own, and m_inv = 1 (any m ≡ −1 mod 2^64)
             // needs no multiplication for the quotients.
-            if *m4 == P256 {
-                unrolled::p256_sqr(self, &mut r, a4, m4);
+            let r = if *m4 == P256 {
+                unrolled::p256_sqr(self, a4, m4)
             } else if m_inv == 1 {
-                unrolled::mont_sqr_4_minv1(self, &mut r, a4, m4, m_inv);
+                unrolled::mont_sqr_4_minv1(self, a4, m4, m_inv)
             } else {
-                unrolled::mont_sqr_4(self, &mut r, a4, m4, m_inv);
-            }
+                unrolled::mont_sqr_4(self, a4, m4, m_inv)
+            };
             return <[Limb; N]>::try_from(r.as_slice()).expect("N == 4");
         }
         self.monty_mul(a, a, m, m_inv)

@@ -495,13 +495,13 @@ impl Kernels for Adx {
             // reduction of its own, and m_inv = 1 (any m ≡ −1 mod 2^64)
             // needs no multiplication for the quotients.
             4 if m == P256 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                unrolled::p256_mul(self, r, a, b, m)
+                *r = unrolled::p256_mul(self, a, b, m)
             }),
             4 if m_inv == 1 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                unrolled::mont_mul_4_minv1(self, r, a, b, m, m_inv)
+                *r = unrolled::mont_mul_4_minv1(self, a, b, m, m_inv)
             }),
             4 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                unrolled::mont_mul_4(self, r, a, b, m, m_inv)
+                *r = unrolled::mont_mul_4(self, a, b, m, m_inv)
             }),
             6 => run_unrolled(r, a, b, m, |r, a, b, m| {
                 unrolled::mont_mul_6(self, r, a, b, m, m_inv)

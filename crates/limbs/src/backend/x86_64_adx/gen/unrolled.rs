@@ -10,25 +10,23 @@ use core::arch::asm;
 use crate::Limb;
 use crate::backend::x86_64_adx::Adx;
 
-/// `r = a * b * 2^-256 mod m` for 4-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^256`.
+/// `a * b * 2^-256 mod m` for 4-limb operands: unrolled CIOS, fully
+/// reduced, returned in registers. `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// `a * b < m * 2^256`.
 #[inline]
 pub(crate) fn mont_mul_4(
     _cpu: Adx,
-    r: &mut [Limb; 4],
     a: &[Limb; 4],
     b: &[Limb; 4],
     m: &[Limb; 4],
     m_inv: Limb,
-) {
+) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (4 limbs each, by their array types) and writes
-    // r, which cannot alias them (it is borrowed mutably), only after its last
-    // read of a; every named register it changes is declared. It pushes one limb and pops
-    // it before it ends, so the stack pointer is restored.
+    // block reads a, b and m (4 limbs each, by their array types) and
+    // writes no memory; every register it changes is declared. It does not touch the stack.
     unsafe {
         asm!(
-            "push rdx",           // the pointer to r, at [rsp + 0]
             // step 0: t += a * b[0], then t += q * m and shift down a limb
             "mov rdx, [{b} + 0]",
             "mulx {t1}, {t0}, [{a}]",
@@ -186,28 +184,23 @@ pub(crate) fn mont_mul_4(
             "cmovnc {t5}, {hi}",
             "cmovnc {t0}, {b}",
             "cmovnc {t1}, {m_inv}",
-            "mov {a}, [rsp + 0]",  // the pointer to r
-            "mov [{a} + 0], {t4}",
-            "mov [{a} + 8], {t5}",
-            "mov [{a} + 16], {t0}",
-            "mov [{a} + 24], {t1}",
-            "add rsp, 8",
             a = inout(reg) a.as_ptr() => _,
             b = inout(reg) b.as_ptr() => _,
             m = in(reg) m.as_ptr(),
             m_inv = inout(reg) m_inv => _,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
+            t0 = out(reg) r[2],
+            t1 = out(reg) r[3],
             t2 = out(reg) _,
             t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = inout(reg) 0 as Limb => _,  // t[n+1] starts at zero
+            t4 = out(reg) r[0],
+            t5 = inout(reg) 0 as Limb => r[1],  // t[n+1] starts at zero
             lo = out(reg) _,
             hi = out(reg) _,
-            inout("rdx") r.as_mut_ptr() => _,
-            options(),
+            out("rdx") _,
+            options(nostack),
         );
     }
+    r
 }
 
 /// `r = a * b * 2^-384 mod m` for 6-limb operands: unrolled CIOS, fully
@@ -2365,27 +2358,25 @@ pub(crate) fn mont_mul_9(
     }
 }
 
-/// `r = a * b * 2^-256 mod m` for 4-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^256`.
+/// `a * b * 2^-256 mod m` for 4-limb operands: unrolled CIOS, fully
+/// reduced, returned in registers. `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// `a * b < m * 2^256`.
 /// For `m_inv = 1` (`m ≡ −1 mod 2^64`, as P-256's prime): each row's
 /// quotient is the limb itself, without the `imul` on the rows' serial path.
 #[inline]
 pub(crate) fn mont_mul_4_minv1(
     _cpu: Adx,
-    r: &mut [Limb; 4],
     a: &[Limb; 4],
     b: &[Limb; 4],
     m: &[Limb; 4],
     m_inv: Limb,
-) {
+) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (4 limbs each, by their array types) and writes
-    // r, which cannot alias them (it is borrowed mutably), only after its last
-    // read of a; every named register it changes is declared. It pushes one limb and pops
-    // it before it ends, so the stack pointer is restored.
+    // block reads a, b and m (4 limbs each, by their array types) and
+    // writes no memory; every register it changes is declared. It does not touch the stack.
     unsafe {
         asm!(
-            "push rdx",           // the pointer to r, at [rsp + 0]
             // step 0: t += a * b[0], then t += q * m and shift down a limb
             "mov rdx, [{b} + 0]",
             "mulx {t1}, {t0}, [{a}]",
@@ -2539,43 +2530,39 @@ pub(crate) fn mont_mul_4_minv1(
             "cmovnc {t5}, {hi}",
             "cmovnc {t0}, {b}",
             "cmovnc {t1}, {m_inv}",
-            "mov {a}, [rsp + 0]",  // the pointer to r
-            "mov [{a} + 0], {t4}",
-            "mov [{a} + 8], {t5}",
-            "mov [{a} + 16], {t0}",
-            "mov [{a} + 24], {t1}",
-            "add rsp, 8",
             a = inout(reg) a.as_ptr() => _,
             b = inout(reg) b.as_ptr() => _,
             m = in(reg) m.as_ptr(),
             m_inv = inout(reg) m_inv => _,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
+            t0 = out(reg) r[2],
+            t1 = out(reg) r[3],
             t2 = out(reg) _,
             t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = inout(reg) 0 as Limb => _,  // t[n+1] starts at zero
+            t4 = out(reg) r[0],
+            t5 = inout(reg) 0 as Limb => r[1],  // t[n+1] starts at zero
             lo = out(reg) _,
             hi = out(reg) _,
-            inout("rdx") r.as_mut_ptr() => _,
-            options(),
+            out("rdx") _,
+            options(nostack),
         );
     }
+    r
 }
 
-/// `r = a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
+/// `a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
 /// with each cross product once, then the reduction, every limb in a
-/// register. `m` odd, `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.
+/// register, and the result returned in them. `m` odd,
+/// `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.
 #[inline]
-pub(crate) fn mont_sqr_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) {
+pub(crate) fn mont_sqr_4(_cpu: Adx, a: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and m (4 limbs each, by their array types) and writes r,
-    // which cannot alias them (it is borrowed mutably), only at its end;
-    // every register it changes is declared. It pushes two limbs and pops
-    // them before it ends, so the stack pointer is restored.
+    // block reads a and m (4 limbs each, by their array types) and writes
+    // no memory but its own stack slot; every register it changes is
+    // declared. It pushes one limb and pops it before it ends, so the
+    // stack pointer is restored.
     unsafe {
         asm!(
-            "push rcx",           // the pointer to r, at [rsp + 8]
             "push rdx",           // m_inv, at [rsp]
             // the cross products a[i] a[j], i < j, into t1..t6
             "mov rdx, [rsi]",
@@ -2718,51 +2705,42 @@ pub(crate) fn mont_sqr_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb;
             "cmovnc r13, r9",
             "cmovnc r14, r10",
             "cmovnc r15, r11",
-            "mov rcx, [rsp + 8]",
-            "mov [rcx + 0], r12",
-            "mov [rcx + 8], r13",
-            "mov [rcx + 16], r14",
-            "mov [rcx + 24], r15",
-            "add rsp, 16",
+            "add rsp, 8",
             inout("rsi") a.as_ptr() => _,
             in("rdi") m.as_ptr(),
             inout("rdx") m_inv => _,
-            inout("rcx") r.as_mut_ptr() => _,
+            out("rcx") _,
             out("rax") _,
             out("r8") _,
             out("r9") _,
             out("r10") _,
             out("r11") _,
-            out("r12") _,
-            out("r13") _,
-            out("r14") _,
-            out("r15") _,
+            lateout("r12") r[0],
+            lateout("r13") r[1],
+            lateout("r14") r[2],
+            lateout("r15") r[3],
             options(),
         );
     }
+    r
 }
 
-/// `r = a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
+/// `a² * 2^-256 mod m` for 4-limb operands, fully reduced: the square
 /// with each cross product once, then the reduction, every limb in a
-/// register. `m` odd, `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.
+/// register, and the result returned in them. `m` odd,
+/// `m_inv = -m^-1 mod 2^64`, `a² < m * 2^256`.
 /// For `m_inv = 1` (`m ≡ −1 mod 2^64`, as P-256's prime): each row's
 /// quotient is the limb itself, without the `imul` on the rows' serial path.
 #[inline]
-pub(crate) fn mont_sqr_4_minv1(
-    _cpu: Adx,
-    r: &mut [Limb; 4],
-    a: &[Limb; 4],
-    m: &[Limb; 4],
-    m_inv: Limb,
-) {
+pub(crate) fn mont_sqr_4_minv1(_cpu: Adx, a: &[Limb; 4], m: &[Limb; 4], m_inv: Limb) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and m (4 limbs each, by their array types) and writes r,
-    // which cannot alias them (it is borrowed mutably), only at its end;
-    // every register it changes is declared. It pushes two limbs and pops
-    // them before it ends, so the stack pointer is restored.
+    // block reads a and m (4 limbs each, by their array types) and writes
+    // no memory but its own stack slot; every register it changes is
+    // declared. It pushes one limb and pops it before it ends, so the
+    // stack pointer is restored.
     unsafe {
         asm!(
-            "push rcx",           // the pointer to r, at [rsp + 8]
             "push rdx",           // m_inv, at [rsp]
             // the cross products a[i] a[j], i < j, into t1..t6
             "mov rdx, [rsi]",
@@ -2901,28 +2879,24 @@ pub(crate) fn mont_sqr_4_minv1(
             "cmovnc r13, r9",
             "cmovnc r14, r10",
             "cmovnc r15, r11",
-            "mov rcx, [rsp + 8]",
-            "mov [rcx + 0], r12",
-            "mov [rcx + 8], r13",
-            "mov [rcx + 16], r14",
-            "mov [rcx + 24], r15",
-            "add rsp, 16",
+            "add rsp, 8",
             inout("rsi") a.as_ptr() => _,
             in("rdi") m.as_ptr(),
             inout("rdx") m_inv => _,
-            inout("rcx") r.as_mut_ptr() => _,
+            out("rcx") _,
             out("rax") _,
             out("r8") _,
             out("r9") _,
             out("r10") _,
             out("r11") _,
-            out("r12") _,
-            out("r13") _,
-            out("r14") _,
-            out("r15") _,
+            lateout("r12") r[0],
+            lateout("r13") r[1],
+            lateout("r14") r[2],
+            lateout("r15") r[3],
             options(),
         );
     }
+    r
 }
 
 /// `r = t * 2^-576 mod m` for the 18-limb `t = hi:lo < m * 2^576`,
@@ -3381,20 +3355,19 @@ pub(crate) fn mont_redc_9(
     }
 }
 
-/// `r = a * b * 2^-256 mod p` for P-256's prime `p` (`m`, passed in),
-/// fully reduced: the products' rows with `mulx`, each reduction step by
-/// shifts and additions (no multiplication), every limb in a register.
-/// `a * b < p * 2^256`.
+/// `a * b * 2^-256 mod p` for P-256's prime `p` (`m`, passed in), fully
+/// reduced: the products' rows with `mulx`, each reduction step by shifts
+/// and additions (no multiplication), every limb in a register, and the
+/// result returned in them. `a * b < p * 2^256`.
 #[inline]
-pub(crate) fn p256_mul(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4], m: &[Limb; 4]) {
+pub(crate) fn p256_mul(_cpu: Adx, a: &[Limb; 4], b: &[Limb; 4], m: &[Limb; 4]) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (4 limbs each, by their array types) and writes
-    // r, which cannot alias them (it is borrowed mutably), only at its end;
-    // every register it changes is declared. It pushes one limb and pops
-    // it before it ends, so the stack pointer is restored.
+    // block reads a, b and m (4 limbs each, by their array types) and
+    // writes no memory; every register it changes is declared. It does not
+    // touch the stack.
     unsafe {
         asm!(
-            "push rcx",           // the pointer to r
             // row 0: t += a b[0] (CF: low halves, OF: high halves)
             "xor r8d, r8d",
             "xor r9d, r9d",
@@ -3546,27 +3519,23 @@ pub(crate) fn p256_mul(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4
             "cmovnc r13, rcx",
             "cmovnc r8, rdx",
             "cmovnc r9, r15",
-            "pop rcx",
-            "mov [rcx + 0], r12",
-            "mov [rcx + 8], r13",
-            "mov [rcx + 16], r8",
-            "mov [rcx + 24], r9",
             in("rsi") a.as_ptr(),
             in("r14") b.as_ptr(),
             in("rdi") m.as_ptr(),
-            inout("rcx") r.as_mut_ptr() => _,
+            out("rcx") _,
             out("rax") _,
             out("rdx") _,
             out("r15") _,
             out("r10") _,
             out("r11") _,
-            out("r12") _,
-            out("r13") _,
-            out("r8") _,
-            out("r9") _,
-            options(),
+            lateout("r12") r[0],
+            lateout("r13") r[1],
+            lateout("r8") r[2],
+            lateout("r9") r[3],
+            options(nostack),
         );
     }
+    r
 }
 
 /// `r = a² * 2^-256 mod p` for P-256's prime `p` (`m`, passed in), fully
@@ -3574,7 +3543,8 @@ pub(crate) fn p256_mul(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4
 /// that uses the prime's form (shifts and additions, no multiplication),
 /// every limb in a register. `a² < p * 2^256`.
 #[inline]
-pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4]) {
+pub(crate) fn p256_sqr(_cpu: Adx, a: &[Limb; 4], m: &[Limb; 4]) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads a and m (4 limbs each, by their array types) and writes r,
     // which cannot alias them (it is borrowed mutably), only at its end;
@@ -3582,7 +3552,6 @@ pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4
     // it before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
-            "push rcx",           // the pointer to r, at [rsp]
             // the cross products a[i] a[j], i < j, into t1..t6
             "mov rdx, [rsi]",
             "mulx r10, r9, [rsi + 8]",
@@ -3711,25 +3680,21 @@ pub(crate) fn p256_sqr(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], m: &[Limb; 4
             "cmovnc r13, r9",
             "cmovnc r14, r10",
             "cmovnc r15, r11",
-            "pop rcx",
-            "mov [rcx + 0], r12",
-            "mov [rcx + 8], r13",
-            "mov [rcx + 16], r14",
-            "mov [rcx + 24], r15",
             inout("rsi") a.as_ptr() => _,
             in("rdi") m.as_ptr(),
             out("rdx") _,
-            inout("rcx") r.as_mut_ptr() => _,
+            out("rcx") _,
             out("rax") _,
             out("r8") _,
             out("r9") _,
             out("r10") _,
             out("r11") _,
-            out("r12") _,
-            out("r13") _,
-            out("r14") _,
-            out("r15") _,
-            options(),
+            lateout("r12") r[0],
+            lateout("r13") r[1],
+            lateout("r14") r[2],
+            lateout("r15") r[3],
+            options(nostack),
         );
     }
+    r
 }
