@@ -37,6 +37,7 @@ at most 14 the pointers to b and r and the constant c stay in registers,
 otherwise they live in three stack slots (14 registers at n = 9, which LLVM
 can hand out even with rbp kept as the frame pointer).
 """
+import re
 import sys
 
 SIZES = [4, 6, 7, 8, 9]
@@ -225,8 +226,7 @@ def gen(n, kind, square=False, c32=False):
             src = "rdx" if j == 8 else f"[{{a}} + {8 * j}]"
             emit(f'"adcx {bs[j]}, {src}",')
             emit(f'"adox {bs[j]}, {["{lo}", t[8]][j] if j < 2 else "{hi}"}",')
-        for j in range(9):
-            emit(f'"mov [{{a}} + {8 * j}], {bs[j]}",')
+        results = {bs[j]: j for j in range(9)}
         emit('"add rsp, 24",')
     else:
         emit("// fold: r = t[0..n] + c * t[n..2n], with its overflow limb")
@@ -274,8 +274,7 @@ def gen(n, kind, square=False, c32=False):
             emit('"and {lo}, rdx",')
             emit(f'"add {regs[0]}, {{lo}}",')
             emit(f'"adc {regs[1]}, 0",')
-        for j in range(n):
-            emit(f'"mov [{ptr} + {8 * j}], {regs[j]}",')
+        results = {regs[j]: j for j in range(n)}
         if stack:
             emit('"add rsp, 24",')
 
@@ -299,32 +298,39 @@ def gen(n, kind, square=False, c32=False):
     elif kind == "p521":
         name = "p521_sqr" if square else "p521_mul"
         what = "a^2" if square else "a * b"
-        doc = (f"/// `r = {what} mod (2^521 - 1)`, as a value below `2^523` (not necessarily\n"
+        doc = (f"/// `{what} mod (2^521 - 1)`, as a value below `2^523` (not necessarily\n"
                "/// the least residue), for any nine-limb operands.")
-        args = ["r: &mut [Limb; 9]", "a: &[Limb; 9]"] + ([] if square else ["b: &[Limb; 9]"])
-        reads = "a" + ("" if square else " and b") + " and writes r"
+        args = ["scratch: &mut [Limb; 9]", "a: &[Limb; 9]"] + ([] if square else ["b: &[Limb; 9]"])
+        reads = "a" + ("" if square else " and b") + " and writes scratch"
         ops = ["t0 = out(reg) _,", "t1 = out(reg) _," if square else "t1 = inout(reg) b.as_ptr() => _,",
-               "t2 = inout(reg) r.as_mut_ptr() => _,"]
+               "t2 = inout(reg) scratch.as_mut_ptr() => _,"]
     else:
         name = (f"pm_sqr_{n}" if square else f"pm_mul_{n}") + ("_c32" if c32 else "")
         what = "a^2" if square else "a * b"
-        doc = (f"/// `r = {what} mod (2^{64 * n} - c)`, as a value below `2^{64 * n}` (not\n"
+        doc = (f"/// `{what} mod (2^{64 * n} - c)`, as a value below `2^{64 * n}` (not\n"
                f"/// necessarily the least residue), for {n}-limb operands and "
                f"`c < 2^{32 if c32 else 63}`.")
-        args = [f"r: &mut [Limb; {n}]", f"a: &[Limb; {n}]"] + ([] if square else [f"b: &[Limb; {n}]"]) + ["c: Limb"]
-        reads = "a" + ("" if square else " and b") + " and writes r"
+        args = [f"scratch: &mut [Limb; {n}]", f"a: &[Limb; {n}]"] + ([] if square else [f"b: &[Limb; {n}]"]) + ["c: Limb"]
+        reads = "a" + ("" if square else " and b") + " and writes scratch"
         if stack:
             ops = ["t0 = inout(reg) c => _,", "t1 = out(reg) _," if square else "t1 = inout(reg) b.as_ptr() => _,",
-                   "t2 = inout(reg) r.as_mut_ptr() => _,"]
+                   "t2 = inout(reg) scratch.as_mut_ptr() => _,"]
         else:
-            ops = ([] if square else ["b = in(reg) b.as_ptr(),"]) + ["r = in(reg) r.as_mut_ptr(),", "c = in(reg) c,"]
-    signature = f"pub(crate) fn {name}(_cpu: Adx, {', '.join(args)}) {{"
+            ops = ([] if square else ["b = in(reg) b.as_ptr(),"]) + ["r = in(reg) scratch.as_mut_ptr(),", "c = in(reg) c,"]
+    if kind == "wide":
+        return wide_sqr_fn(n, name, args, reads, body, ops_text(n, ops, stack),
+                           stack_notes(stack, square), options_for(stack, square), doc)
+    signature = f"pub(crate) fn {name}(_cpu: Adx, {', '.join(args)}) -> [Limb; {n}] {{"
     if len(signature) > 100:
-        signature = f"pub(crate) fn {name}(\n    _cpu: Adx,\n" + "".join(f"    {x},\n" for x in args) + ") {"
+        signature = (f"pub(crate) fn {name}(\n    _cpu: Adx,\n" + "".join(f"    {x},\n" for x in args)
+                     + f") -> [Limb; {n}] {{")
     return f'''
 {doc}
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
 {signature}
+    let mut r = [0; {n}];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads {reads} ({n} limbs each, by their array types); every
     // named register it changes is declared. {stack_notes(stack, square)}
@@ -332,13 +338,14 @@ def gen(n, kind, square=False, c32=False):
         asm!(
 {body}
 {IND}a = inout(reg) a.as_ptr() => _,
-{ops_text(n, ops, stack)}
+{returning(ops_text(n, ops, stack), results)}
 {IND}lo = out(reg) _,
 {IND}hi = out(reg) _,
 {IND}out("rdx") _,
 {IND}{options_for(stack, square)},
         );
     }}
+    r
 }}
 '''
 
@@ -348,6 +355,22 @@ def ops_text(n, ops, stack):
     first_free = 3 if stack else 0
     ops = ops + [f"t{k} = out(reg) _," for k in range(first_free, n + 1)]
     return "\n".join(IND + o for o in ops)
+
+
+def returning(ops, results):
+    """The operand lines with the result's registers (`results`: operand
+    name `{tK}` to limb) taking the limbs of `r` at the end."""
+    lines = []
+    for line in ops.split("\n"):
+        m = re.match(r"(\s*)(t\d+) = (.*?)(?: => )?_,(.*)$", line)
+        name = m and "{" + m.group(2) + "}"
+        if name in results:
+            kind = m.group(3).strip()
+            target = f"r[{results[name]}]"
+            rest = f"{kind} => {target}" if kind.startswith("inout") else f"{kind} {target}"
+            line = f"{m.group(1)}{m.group(2)} = {rest},{m.group(4)}"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def stack_notes(stack, square):
@@ -361,6 +384,32 @@ def stack_notes(stack, square):
 
 def options_for(stack, square):
     return "options()" if stack or square else "options(nostack)"
+
+
+def wide_sqr_fn(n, name, args, reads, body, ops, stack_note, options, doc):
+    signature = f"pub(crate) fn {name}(_cpu: Adx, {', '.join(args)}) {{"
+    if len(signature) > 100:
+        signature = f"pub(crate) fn {name}(\n    _cpu: Adx,\n" + "".join(f"    {x},\n" for x in args) + ") {"
+    return f'''
+{doc}
+#[inline]
+{signature}
+    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
+    // block reads {reads} ({n} limbs each, by their array types); every
+    // named register it changes is declared. {stack_note}
+    unsafe {{
+        asm!(
+{body}
+{IND}a = inout(reg) a.as_ptr() => _,
+{ops}
+{IND}lo = out(reg) _,
+{IND}hi = out(reg) _,
+{IND}out("rdx") _,
+{IND}{options},
+        );
+    }}
+}}
+'''
 
 
 def wide_fn(n, body, ops, stack, stack_note, options):

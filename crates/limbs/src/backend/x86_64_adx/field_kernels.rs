@@ -7,19 +7,19 @@ use crate::Limb;
 use crate::fixed::kernels::{FieldKernels, PM_MAX_C, SMALL, mul_wide_small, pm_fold};
 use crate::ops::kernels::Kernels;
 
-/// Returns `$f($cpu, r, $a, …, c)` as an `N`-limb array, with `$a`, …
+/// Returns `$f($cpu, scratch, $a, …, c)` as an `N`-limb array, with `$a`, …
 /// rebound as arrays of the literal size `$n`, when `N == $n` (a check
 /// the compiler folds away); `$f_c32` instead when `c < 2^32` (`c` is the
 /// modulus' constant, public, and a constant where the field calls in).
 macro_rules! pm_at_size {
     ($n:literal, $cpu:ident, [$($x:ident),*], $c:ident, $f:path, $f_c32:path) => {
         if let ($(Ok($x),)*) = ($(<&[Limb; $n]>::try_from($x.as_slice()),)*) {
-            let mut r = [0; $n];
-            if $c < 1 << 32 {
-                $f_c32($cpu, &mut r, $($x,)* $c);
+            let mut scratch = [0; $n];
+            let r = if $c < 1 << 32 {
+                $f_c32($cpu, &mut scratch, $($x,)* $c)
             } else {
-                $f($cpu, &mut r, $($x,)* $c);
-            }
+                $f($cpu, &mut scratch, $($x,)* $c)
+            };
             #[allow(clippy::useless_conversion)]
             return <[Limb; N]>::try_from(r.as_slice()).expect("N == size");
         }
@@ -99,16 +99,12 @@ impl FieldKernels for Adx {
     /// one carry chain (below `2^523`).
     #[inline]
     fn p521_mul(self, a: &[Limb; 9], b: &[Limb; 9]) -> [Limb; 9] {
-        let mut r = [0; 9];
-        field::p521_mul(self, &mut r, a, b);
-        r
+        field::p521_mul(self, &mut [0; 9], a, b)
     }
 
     #[inline]
     fn p521_sqr(self, a: &[Limb; 9]) -> [Limb; 9] {
-        let mut r = [0; 9];
-        field::p521_sqr(self, &mut r, a);
-        r
+        field::p521_sqr(self, &mut [0; 9], a)
     }
 
     /// The unrolled square with its reduction in registers at 4 limbs

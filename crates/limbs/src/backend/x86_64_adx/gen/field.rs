@@ -112,12 +112,21 @@ pub(crate) fn mul_wide_4(
     }
 }
 
-/// `r = a * b mod (2^256 - c)`, as a value below `2^256` (not
+/// `a * b mod (2^256 - c)`, as a value below `2^256` (not
 /// necessarily the least residue), for 4-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4], c: Limb) {
+pub(crate) fn pm_mul_4(
+    _cpu: Adx,
+    scratch: &mut [Limb; 4],
+    a: &[Limb; 4],
+    b: &[Limb; 4],
+    c: Limb,
+) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (4 limbs each, by their array types); every
+    // block reads a and b and writes scratch (4 limbs each, by their array types); every
     // named register it changes is declared. It uses no stack.
     unsafe {
         asm!(
@@ -216,33 +225,39 @@ pub(crate) fn pm_mul_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4
             "and {lo}, rdx",
             "add {t4}, {lo}",
             "adc {t0}, 0",
-            "mov [{r} + 0], {t4}",
-            "mov [{r} + 8], {t0}",
-            "mov [{r} + 16], {t1}",
-            "mov [{r} + 24], {t2}",
             a = inout(reg) a.as_ptr() => _,
             b = in(reg) b.as_ptr(),
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
+            t0 = out(reg) r[1],
+            t1 = out(reg) r[2],
+            t2 = out(reg) r[3],
             t3 = out(reg) _,
-            t4 = out(reg) _,
+            t4 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(nostack),
         );
     }
+    r
 }
 
-/// `r = a * b mod (2^256 - c)`, as a value below `2^256` (not
+/// `a * b mod (2^256 - c)`, as a value below `2^256` (not
 /// necessarily the least residue), for 4-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_4_c32(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Limb; 4], c: Limb) {
+pub(crate) fn pm_mul_4_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 4],
+    a: &[Limb; 4],
+    b: &[Limb; 4],
+    c: Limb,
+) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (4 limbs each, by their array types); every
+    // block reads a and b and writes scratch (4 limbs each, by their array types); every
     // named register it changes is declared. It uses no stack.
     unsafe {
         asm!(
@@ -339,25 +354,22 @@ pub(crate) fn pm_mul_4_c32(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], b: &[Lim
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t4}, {lo}",
-            "mov [{r} + 0], {t4}",
-            "mov [{r} + 8], {t0}",
-            "mov [{r} + 16], {t1}",
-            "mov [{r} + 24], {t2}",
             a = inout(reg) a.as_ptr() => _,
             b = in(reg) b.as_ptr(),
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
+            t0 = out(reg) r[1],
+            t1 = out(reg) r[2],
+            t2 = out(reg) r[3],
             t3 = out(reg) _,
-            t4 = out(reg) _,
+            t4 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(nostack),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * b` for 6-limb operands: the full product, its low half
@@ -534,12 +546,21 @@ pub(crate) fn mul_wide_6(
     }
 }
 
-/// `r = a * b mod (2^384 - c)`, as a value below `2^384` (not
+/// `a * b mod (2^384 - c)`, as a value below `2^384` (not
 /// necessarily the least residue), for 6-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6], c: Limb) {
+pub(crate) fn pm_mul_6(
+    _cpu: Adx,
+    scratch: &mut [Limb; 6],
+    a: &[Limb; 6],
+    b: &[Limb; 6],
+    c: Limb,
+) -> [Limb; 6] {
+    let mut r = [0; 6];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (6 limbs each, by their array types); every
+    // block reads a and b and writes scratch (6 limbs each, by their array types); every
     // named register it changes is declared. It uses no stack.
     unsafe {
         asm!(
@@ -716,37 +737,41 @@ pub(crate) fn pm_mul_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6
             "and {lo}, rdx",
             "add {t6}, {lo}",
             "adc {t0}, 0",
-            "mov [{r} + 0], {t6}",
-            "mov [{r} + 8], {t0}",
-            "mov [{r} + 16], {t1}",
-            "mov [{r} + 24], {t2}",
-            "mov [{r} + 32], {t3}",
-            "mov [{r} + 40], {t4}",
             a = inout(reg) a.as_ptr() => _,
             b = in(reg) b.as_ptr(),
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
+            t0 = out(reg) r[1],
+            t1 = out(reg) r[2],
+            t2 = out(reg) r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
             t5 = out(reg) _,
-            t6 = out(reg) _,
+            t6 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(nostack),
         );
     }
+    r
 }
 
-/// `r = a * b mod (2^384 - c)`, as a value below `2^384` (not
+/// `a * b mod (2^384 - c)`, as a value below `2^384` (not
 /// necessarily the least residue), for 6-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_6_c32(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Limb; 6], c: Limb) {
+pub(crate) fn pm_mul_6_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 6],
+    a: &[Limb; 6],
+    b: &[Limb; 6],
+    c: Limb,
+) -> [Limb; 6] {
+    let mut r = [0; 6];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (6 limbs each, by their array types); every
+    // block reads a and b and writes scratch (6 limbs each, by their array types); every
     // named register it changes is declared. It uses no stack.
     unsafe {
         asm!(
@@ -921,29 +946,24 @@ pub(crate) fn pm_mul_6_c32(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], b: &[Lim
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t6}, {lo}",
-            "mov [{r} + 0], {t6}",
-            "mov [{r} + 8], {t0}",
-            "mov [{r} + 16], {t1}",
-            "mov [{r} + 24], {t2}",
-            "mov [{r} + 32], {t3}",
-            "mov [{r} + 40], {t4}",
             a = inout(reg) a.as_ptr() => _,
             b = in(reg) b.as_ptr(),
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
+            t0 = out(reg) r[1],
+            t1 = out(reg) r[2],
+            t2 = out(reg) r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
             t5 = out(reg) _,
-            t6 = out(reg) _,
+            t6 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(nostack),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * b` for 7-limb operands: the full product, its low half
@@ -1183,12 +1203,21 @@ pub(crate) fn mul_wide_7(
     }
 }
 
-/// `r = a * b mod (2^448 - c)`, as a value below `2^448` (not
+/// `a * b mod (2^448 - c)`, as a value below `2^448` (not
 /// necessarily the least residue), for 7-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7], c: Limb) {
+pub(crate) fn pm_mul_7(
+    _cpu: Adx,
+    scratch: &mut [Limb; 7],
+    a: &[Limb; 7],
+    b: &[Limb; 7],
+    c: Limb,
+) -> [Limb; 7] {
+    let mut r = [0; 7];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (7 limbs each, by their array types); every
+    // block reads a and b and writes scratch (7 limbs each, by their array types); every
     // named register it changes is declared. It takes three limbs of stack and
     // frees them before it ends, so the stack pointer is restored.
     unsafe {
@@ -1432,37 +1461,40 @@ pub(crate) fn pm_mul_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7
             "and {lo}, rdx",
             "add {t7}, {lo}",
             "adc {t0}, 0",
-            "mov [{a} + 0], {t7}",
-            "mov [{a} + 8], {t0}",
-            "mov [{a} + 16], {t1}",
-            "mov [{a} + 24], {t2}",
-            "mov [{a} + 32], {t3}",
-            "mov [{a} + 40], {t4}",
-            "mov [{a} + 48], {t5}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
+            t0 = inout(reg) c => r[1],
+            t1 = inout(reg) b.as_ptr() => r[2],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
+            t5 = out(reg) r[6],
             t6 = out(reg) _,
-            t7 = out(reg) _,
+            t7 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a * b mod (2^448 - c)`, as a value below `2^448` (not
+/// `a * b mod (2^448 - c)`, as a value below `2^448` (not
 /// necessarily the least residue), for 7-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_7_c32(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Limb; 7], c: Limb) {
+pub(crate) fn pm_mul_7_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 7],
+    a: &[Limb; 7],
+    b: &[Limb; 7],
+    c: Limb,
+) -> [Limb; 7] {
+    let mut r = [0; 7];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (7 limbs each, by their array types); every
+    // block reads a and b and writes scratch (7 limbs each, by their array types); every
     // named register it changes is declared. It takes three limbs of stack and
     // frees them before it ends, so the stack pointer is restored.
     unsafe {
@@ -1704,29 +1736,23 @@ pub(crate) fn pm_mul_7_c32(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], b: &[Lim
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t7}, {lo}",
-            "mov [{a} + 0], {t7}",
-            "mov [{a} + 8], {t0}",
-            "mov [{a} + 16], {t1}",
-            "mov [{a} + 24], {t2}",
-            "mov [{a} + 32], {t3}",
-            "mov [{a} + 40], {t4}",
-            "mov [{a} + 48], {t5}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
+            t0 = inout(reg) c => r[1],
+            t1 = inout(reg) b.as_ptr() => r[2],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
+            t5 = out(reg) r[6],
             t6 = out(reg) _,
-            t7 = out(reg) _,
+            t7 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * b` for 8-limb operands: the full product, its low half
@@ -2019,12 +2045,21 @@ pub(crate) fn mul_wide_8(
     }
 }
 
-/// `r = a * b mod (2^512 - c)`, as a value below `2^512` (not
+/// `a * b mod (2^512 - c)`, as a value below `2^512` (not
 /// necessarily the least residue), for 8-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8], c: Limb) {
+pub(crate) fn pm_mul_8(
+    _cpu: Adx,
+    scratch: &mut [Limb; 8],
+    a: &[Limb; 8],
+    b: &[Limb; 8],
+    c: Limb,
+) -> [Limb; 8] {
+    let mut r = [0; 8];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (8 limbs each, by their array types); every
+    // block reads a and b and writes scratch (8 limbs each, by their array types); every
     // named register it changes is declared. It takes three limbs of stack and
     // frees them before it ends, so the stack pointer is restored.
     unsafe {
@@ -2324,39 +2359,41 @@ pub(crate) fn pm_mul_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8
             "and {lo}, rdx",
             "add {t8}, {lo}",
             "adc {t0}, 0",
-            "mov [{a} + 0], {t8}",
-            "mov [{a} + 8], {t0}",
-            "mov [{a} + 16], {t1}",
-            "mov [{a} + 24], {t2}",
-            "mov [{a} + 32], {t3}",
-            "mov [{a} + 40], {t4}",
-            "mov [{a} + 48], {t5}",
-            "mov [{a} + 56], {t6}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
+            t0 = inout(reg) c => r[1],
+            t1 = inout(reg) b.as_ptr() => r[2],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
+            t5 = out(reg) r[6],
+            t6 = out(reg) r[7],
             t7 = out(reg) _,
-            t8 = out(reg) _,
+            t8 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a * b mod (2^512 - c)`, as a value below `2^512` (not
+/// `a * b mod (2^512 - c)`, as a value below `2^512` (not
 /// necessarily the least residue), for 8-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_8_c32(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Limb; 8], c: Limb) {
+pub(crate) fn pm_mul_8_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 8],
+    a: &[Limb; 8],
+    b: &[Limb; 8],
+    c: Limb,
+) -> [Limb; 8] {
+    let mut r = [0; 8];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (8 limbs each, by their array types); every
+    // block reads a and b and writes scratch (8 limbs each, by their array types); every
     // named register it changes is declared. It takes three limbs of stack and
     // frees them before it ends, so the stack pointer is restored.
     unsafe {
@@ -2654,31 +2691,24 @@ pub(crate) fn pm_mul_8_c32(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], b: &[Lim
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t8}, {lo}",
-            "mov [{a} + 0], {t8}",
-            "mov [{a} + 8], {t0}",
-            "mov [{a} + 16], {t1}",
-            "mov [{a} + 24], {t2}",
-            "mov [{a} + 32], {t3}",
-            "mov [{a} + 40], {t4}",
-            "mov [{a} + 48], {t5}",
-            "mov [{a} + 56], {t6}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
+            t0 = inout(reg) c => r[1],
+            t1 = inout(reg) b.as_ptr() => r[2],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
+            t5 = out(reg) r[6],
+            t6 = out(reg) r[7],
             t7 = out(reg) _,
-            t8 = out(reg) _,
+            t8 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * b` for 9-limb operands: the full product, its low half
@@ -3030,12 +3060,21 @@ pub(crate) fn mul_wide_9(
     }
 }
 
-/// `r = a * b mod (2^576 - c)`, as a value below `2^576` (not
+/// `a * b mod (2^576 - c)`, as a value below `2^576` (not
 /// necessarily the least residue), for 9-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9], c: Limb) {
+pub(crate) fn pm_mul_9(
+    _cpu: Adx,
+    scratch: &mut [Limb; 9],
+    a: &[Limb; 9],
+    b: &[Limb; 9],
+    c: Limb,
+) -> [Limb; 9] {
+    let mut r = [0; 9];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (9 limbs each, by their array types); every
+    // block reads a and b and writes scratch (9 limbs each, by their array types); every
     // named register it changes is declared. It takes three limbs of stack and
     // frees them before it ends, so the stack pointer is restored.
     unsafe {
@@ -3397,41 +3436,42 @@ pub(crate) fn pm_mul_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "and {lo}, rdx",
             "add {t9}, {lo}",
             "adc {t0}, 0",
-            "mov [{a} + 0], {t9}",
-            "mov [{a} + 8], {t0}",
-            "mov [{a} + 16], {t1}",
-            "mov [{a} + 24], {t2}",
-            "mov [{a} + 32], {t3}",
-            "mov [{a} + 40], {t4}",
-            "mov [{a} + 48], {t5}",
-            "mov [{a} + 56], {t6}",
-            "mov [{a} + 64], {t7}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
+            t0 = inout(reg) c => r[1],
+            t1 = inout(reg) b.as_ptr() => r[2],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
+            t5 = out(reg) r[6],
+            t6 = out(reg) r[7],
+            t7 = out(reg) r[8],
             t8 = out(reg) _,
-            t9 = out(reg) _,
+            t9 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a * b mod (2^576 - c)`, as a value below `2^576` (not
+/// `a * b mod (2^576 - c)`, as a value below `2^576` (not
 /// necessarily the least residue), for 9-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_mul_9_c32(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9], c: Limb) {
+pub(crate) fn pm_mul_9_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 9],
+    a: &[Limb; 9],
+    b: &[Limb; 9],
+    c: Limb,
+) -> [Limb; 9] {
+    let mut r = [0; 9];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (9 limbs each, by their array types); every
+    // block reads a and b and writes scratch (9 limbs each, by their array types); every
     // named register it changes is declared. It takes three limbs of stack and
     // frees them before it ends, so the stack pointer is restored.
     unsafe {
@@ -3791,41 +3831,41 @@ pub(crate) fn pm_mul_9_c32(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Lim
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t9}, {lo}",
-            "mov [{a} + 0], {t9}",
-            "mov [{a} + 8], {t0}",
-            "mov [{a} + 16], {t1}",
-            "mov [{a} + 24], {t2}",
-            "mov [{a} + 32], {t3}",
-            "mov [{a} + 40], {t4}",
-            "mov [{a} + 48], {t5}",
-            "mov [{a} + 56], {t6}",
-            "mov [{a} + 64], {t7}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
+            t0 = inout(reg) c => r[1],
+            t1 = inout(reg) b.as_ptr() => r[2],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[3],
+            t3 = out(reg) r[4],
+            t4 = out(reg) r[5],
+            t5 = out(reg) r[6],
+            t6 = out(reg) r[7],
+            t7 = out(reg) r[8],
             t8 = out(reg) _,
-            t9 = out(reg) _,
+            t9 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a * b mod (2^521 - 1)`, as a value below `2^523` (not necessarily
+/// `a * b mod (2^521 - 1)`, as a value below `2^523` (not necessarily
 /// the least residue), for any nine-limb operands.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9]) {
+pub(crate) fn p521_mul(
+    _cpu: Adx,
+    scratch: &mut [Limb; 9],
+    a: &[Limb; 9],
+    b: &[Limb; 9],
+) -> [Limb; 9] {
+    let mut r = [0; 9];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and b and writes r (9 limbs each, by their array types); every
+    // block reads a and b and writes scratch (9 limbs each, by their array types); every
     // named register it changes is declared. It takes three limbs of stack and
     // frees them before it ends, so the stack pointer is restored.
     unsafe {
@@ -4165,33 +4205,25 @@ pub(crate) fn p521_mul(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], b: &[Limb; 9
             "adox {t5}, {hi}",
             "adcx {t6}, rdx",
             "adox {t6}, {hi}",
-            "mov [{a} + 0], {t8}",
-            "mov [{a} + 8], {t9}",
-            "mov [{a} + 16], {t0}",
-            "mov [{a} + 24], {t1}",
-            "mov [{a} + 32], {t2}",
-            "mov [{a} + 40], {t3}",
-            "mov [{a} + 48], {t4}",
-            "mov [{a} + 56], {t5}",
-            "mov [{a} + 64], {t6}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = out(reg) _,
-            t1 = inout(reg) b.as_ptr() => _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
+            t0 = out(reg) r[2],
+            t1 = inout(reg) b.as_ptr() => r[3],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[4],
+            t3 = out(reg) r[5],
+            t4 = out(reg) r[6],
+            t5 = out(reg) r[7],
+            t6 = out(reg) r[8],
             t7 = out(reg) _,
-            t8 = out(reg) _,
-            t9 = out(reg) _,
+            t8 = out(reg) r[0],
+            t9 = out(reg) r[1],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * a` for 4-limb operands: the full square, its low half
@@ -4293,12 +4325,15 @@ pub(crate) fn sqr_wide_4(_cpu: Adx, lo: &mut [Limb; 4], hi: &mut [Limb; 4], a: &
     }
 }
 
-/// `r = a^2 mod (2^256 - c)`, as a value below `2^256` (not
+/// `a^2 mod (2^256 - c)`, as a value below `2^256` (not
 /// necessarily the least residue), for 4-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], c: Limb) {
+pub(crate) fn pm_sqr_4(_cpu: Adx, scratch: &mut [Limb; 4], a: &[Limb; 4], c: Limb) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (4 limbs each, by their array types); every
+    // block reads a and writes scratch (4 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -4405,32 +4440,37 @@ pub(crate) fn pm_sqr_4(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], c: Limb) {
             "and {lo}, rdx",
             "add {t4}, {lo}",
             "adc {t0}, 0",
-            "mov [{r} + 0], {t4}",
-            "mov [{r} + 8], {t0}",
-            "mov [{r} + 16], {t1}",
-            "mov [{r} + 24], {t2}",
             a = inout(reg) a.as_ptr() => _,
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
+            t0 = out(reg) r[1],
+            t1 = out(reg) r[2],
+            t2 = out(reg) r[3],
             t3 = out(reg) _,
-            t4 = out(reg) _,
+            t4 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a^2 mod (2^256 - c)`, as a value below `2^256` (not
+/// `a^2 mod (2^256 - c)`, as a value below `2^256` (not
 /// necessarily the least residue), for 4-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_4_c32(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], c: Limb) {
+pub(crate) fn pm_sqr_4_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 4],
+    a: &[Limb; 4],
+    c: Limb,
+) -> [Limb; 4] {
+    let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (4 limbs each, by their array types); every
+    // block reads a and writes scratch (4 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -4535,24 +4575,21 @@ pub(crate) fn pm_sqr_4_c32(_cpu: Adx, r: &mut [Limb; 4], a: &[Limb; 4], c: Limb)
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t4}, {lo}",
-            "mov [{r} + 0], {t4}",
-            "mov [{r} + 8], {t0}",
-            "mov [{r} + 16], {t1}",
-            "mov [{r} + 24], {t2}",
             a = inout(reg) a.as_ptr() => _,
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
+            t0 = out(reg) r[1],
+            t1 = out(reg) r[2],
+            t2 = out(reg) r[3],
             t3 = out(reg) _,
-            t4 = out(reg) _,
+            t4 = out(reg) r[0],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * a` for 6-limb operands: the full square, its low half
@@ -4713,12 +4750,15 @@ pub(crate) fn sqr_wide_6(_cpu: Adx, lo: &mut [Limb; 6], hi: &mut [Limb; 6], a: &
     }
 }
 
-/// `r = a^2 mod (2^384 - c)`, as a value below `2^384` (not
+/// `a^2 mod (2^384 - c)`, as a value below `2^384` (not
 /// necessarily the least residue), for 6-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], c: Limb) {
+pub(crate) fn pm_sqr_6(_cpu: Adx, scratch: &mut [Limb; 6], a: &[Limb; 6], c: Limb) -> [Limb; 6] {
+    let mut r = [0; 6];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (6 limbs each, by their array types); every
+    // block reads a and writes scratch (6 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -4890,36 +4930,39 @@ pub(crate) fn pm_sqr_6(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], c: Limb) {
             "and {lo}, rdx",
             "add {t1}, {lo}",
             "adc {t2}, 0",
-            "mov [{r} + 0], {t1}",
-            "mov [{r} + 8], {t2}",
-            "mov [{r} + 16], {t3}",
-            "mov [{r} + 24], {t4}",
-            "mov [{r} + 32], {t5}",
-            "mov [{r} + 40], {t6}",
             a = inout(reg) a.as_ptr() => _,
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
             t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
+            t1 = out(reg) r[0],
+            t2 = out(reg) r[1],
+            t3 = out(reg) r[2],
+            t4 = out(reg) r[3],
+            t5 = out(reg) r[4],
+            t6 = out(reg) r[5],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a^2 mod (2^384 - c)`, as a value below `2^384` (not
+/// `a^2 mod (2^384 - c)`, as a value below `2^384` (not
 /// necessarily the least residue), for 6-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_6_c32(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], c: Limb) {
+pub(crate) fn pm_sqr_6_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 6],
+    a: &[Limb; 6],
+    c: Limb,
+) -> [Limb; 6] {
+    let mut r = [0; 6];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (6 limbs each, by their array types); every
+    // block reads a and writes scratch (6 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -5089,28 +5132,23 @@ pub(crate) fn pm_sqr_6_c32(_cpu: Adx, r: &mut [Limb; 6], a: &[Limb; 6], c: Limb)
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t1}, {lo}",
-            "mov [{r} + 0], {t1}",
-            "mov [{r} + 8], {t2}",
-            "mov [{r} + 16], {t3}",
-            "mov [{r} + 24], {t4}",
-            "mov [{r} + 32], {t5}",
-            "mov [{r} + 40], {t6}",
             a = inout(reg) a.as_ptr() => _,
-            r = in(reg) r.as_mut_ptr(),
+            r = in(reg) scratch.as_mut_ptr(),
             c = in(reg) c,
             t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = out(reg) _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
+            t1 = out(reg) r[0],
+            t2 = out(reg) r[1],
+            t3 = out(reg) r[2],
+            t4 = out(reg) r[3],
+            t5 = out(reg) r[4],
+            t6 = out(reg) r[5],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * a` for 7-limb operands: the full square, its low half
@@ -5315,12 +5353,15 @@ pub(crate) fn sqr_wide_7(_cpu: Adx, lo: &mut [Limb; 7], hi: &mut [Limb; 7], a: &
     }
 }
 
-/// `r = a^2 mod (2^448 - c)`, as a value below `2^448` (not
+/// `a^2 mod (2^448 - c)`, as a value below `2^448` (not
 /// necessarily the least residue), for 7-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], c: Limb) {
+pub(crate) fn pm_sqr_7(_cpu: Adx, scratch: &mut [Limb; 7], a: &[Limb; 7], c: Limb) -> [Limb; 7] {
+    let mut r = [0; 7];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (7 limbs each, by their array types); every
+    // block reads a and writes scratch (7 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -5540,37 +5581,39 @@ pub(crate) fn pm_sqr_7(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], c: Limb) {
             "and {lo}, rdx",
             "add {t3}, {lo}",
             "adc {t5}, 0",
-            "mov [{a} + 0], {t3}",
-            "mov [{a} + 8], {t5}",
-            "mov [{a} + 16], {t6}",
-            "mov [{a} + 24], {t7}",
-            "mov [{a} + 32], {t0}",
-            "mov [{a} + 40], {t1}",
-            "mov [{a} + 48], {t2}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = out(reg) _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
+            t0 = inout(reg) c => r[4],
+            t1 = out(reg) r[5],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[6],
+            t3 = out(reg) r[0],
             t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
+            t5 = out(reg) r[1],
+            t6 = out(reg) r[2],
+            t7 = out(reg) r[3],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a^2 mod (2^448 - c)`, as a value below `2^448` (not
+/// `a^2 mod (2^448 - c)`, as a value below `2^448` (not
 /// necessarily the least residue), for 7-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_7_c32(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], c: Limb) {
+pub(crate) fn pm_sqr_7_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 7],
+    a: &[Limb; 7],
+    c: Limb,
+) -> [Limb; 7] {
+    let mut r = [0; 7];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (7 limbs each, by their array types); every
+    // block reads a and writes scratch (7 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -5788,29 +5831,23 @@ pub(crate) fn pm_sqr_7_c32(_cpu: Adx, r: &mut [Limb; 7], a: &[Limb; 7], c: Limb)
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t3}, {lo}",
-            "mov [{a} + 0], {t3}",
-            "mov [{a} + 8], {t5}",
-            "mov [{a} + 16], {t6}",
-            "mov [{a} + 24], {t7}",
-            "mov [{a} + 32], {t0}",
-            "mov [{a} + 40], {t1}",
-            "mov [{a} + 48], {t2}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = out(reg) _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
+            t0 = inout(reg) c => r[4],
+            t1 = out(reg) r[5],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[6],
+            t3 = out(reg) r[0],
             t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
+            t5 = out(reg) r[1],
+            t6 = out(reg) r[2],
+            t7 = out(reg) r[3],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * a` for 8-limb operands: the full square, its low half
@@ -6053,12 +6090,15 @@ pub(crate) fn sqr_wide_8(_cpu: Adx, lo: &mut [Limb; 8], hi: &mut [Limb; 8], a: &
     }
 }
 
-/// `r = a^2 mod (2^512 - c)`, as a value below `2^512` (not
+/// `a^2 mod (2^512 - c)`, as a value below `2^512` (not
 /// necessarily the least residue), for 8-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], c: Limb) {
+pub(crate) fn pm_sqr_8(_cpu: Adx, scratch: &mut [Limb; 8], a: &[Limb; 8], c: Limb) -> [Limb; 8] {
+    let mut r = [0; 8];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (8 limbs each, by their array types); every
+    // block reads a and writes scratch (8 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -6319,39 +6359,40 @@ pub(crate) fn pm_sqr_8(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], c: Limb) {
             "and {lo}, rdx",
             "add {t4}, {lo}",
             "adc {t6}, 0",
-            "mov [{a} + 0], {t4}",
-            "mov [{a} + 8], {t6}",
-            "mov [{a} + 16], {t7}",
-            "mov [{a} + 24], {t8}",
-            "mov [{a} + 32], {t0}",
-            "mov [{a} + 40], {t1}",
-            "mov [{a} + 48], {t2}",
-            "mov [{a} + 56], {t3}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = out(reg) _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
+            t0 = inout(reg) c => r[4],
+            t1 = out(reg) r[5],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[6],
+            t3 = out(reg) r[7],
+            t4 = out(reg) r[0],
             t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
-            t8 = out(reg) _,
+            t6 = out(reg) r[1],
+            t7 = out(reg) r[2],
+            t8 = out(reg) r[3],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a^2 mod (2^512 - c)`, as a value below `2^512` (not
+/// `a^2 mod (2^512 - c)`, as a value below `2^512` (not
 /// necessarily the least residue), for 8-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_8_c32(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], c: Limb) {
+pub(crate) fn pm_sqr_8_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 8],
+    a: &[Limb; 8],
+    c: Limb,
+) -> [Limb; 8] {
+    let mut r = [0; 8];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (8 limbs each, by their array types); every
+    // block reads a and writes scratch (8 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -6610,31 +6651,24 @@ pub(crate) fn pm_sqr_8_c32(_cpu: Adx, r: &mut [Limb; 8], a: &[Limb; 8], c: Limb)
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t4}, {lo}",
-            "mov [{a} + 0], {t4}",
-            "mov [{a} + 8], {t6}",
-            "mov [{a} + 16], {t7}",
-            "mov [{a} + 24], {t8}",
-            "mov [{a} + 32], {t0}",
-            "mov [{a} + 40], {t1}",
-            "mov [{a} + 48], {t2}",
-            "mov [{a} + 56], {t3}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = out(reg) _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
+            t0 = inout(reg) c => r[4],
+            t1 = out(reg) r[5],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[6],
+            t3 = out(reg) r[7],
+            t4 = out(reg) r[0],
             t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
-            t8 = out(reg) _,
+            t6 = out(reg) r[1],
+            t7 = out(reg) r[2],
+            t8 = out(reg) r[3],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
 /// `(lo, hi) = a * a` for 9-limb operands: the full square, its low half
@@ -6918,12 +6952,15 @@ pub(crate) fn sqr_wide_9(_cpu: Adx, lo: &mut [Limb; 9], hi: &mut [Limb; 9], a: &
     }
 }
 
-/// `r = a^2 mod (2^576 - c)`, as a value below `2^576` (not
+/// `a^2 mod (2^576 - c)`, as a value below `2^576` (not
 /// necessarily the least residue), for 9-limb operands and `c < 2^63`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], c: Limb) {
+pub(crate) fn pm_sqr_9(_cpu: Adx, scratch: &mut [Limb; 9], a: &[Limb; 9], c: Limb) -> [Limb; 9] {
+    let mut r = [0; 9];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (9 limbs each, by their array types); every
+    // block reads a and writes scratch (9 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -7228,41 +7265,41 @@ pub(crate) fn pm_sqr_9(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], c: Limb) {
             "and {lo}, rdx",
             "add {t5}, {lo}",
             "adc {t7}, 0",
-            "mov [{a} + 0], {t5}",
-            "mov [{a} + 8], {t7}",
-            "mov [{a} + 16], {t8}",
-            "mov [{a} + 24], {t9}",
-            "mov [{a} + 32], {t0}",
-            "mov [{a} + 40], {t1}",
-            "mov [{a} + 48], {t2}",
-            "mov [{a} + 56], {t3}",
-            "mov [{a} + 64], {t4}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = out(reg) _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
+            t0 = inout(reg) c => r[4],
+            t1 = out(reg) r[5],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[6],
+            t3 = out(reg) r[7],
+            t4 = out(reg) r[8],
+            t5 = out(reg) r[0],
             t6 = out(reg) _,
-            t7 = out(reg) _,
-            t8 = out(reg) _,
-            t9 = out(reg) _,
+            t7 = out(reg) r[1],
+            t8 = out(reg) r[2],
+            t9 = out(reg) r[3],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a^2 mod (2^576 - c)`, as a value below `2^576` (not
+/// `a^2 mod (2^576 - c)`, as a value below `2^576` (not
 /// necessarily the least residue), for 9-limb operands and `c < 2^32`.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn pm_sqr_9_c32(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], c: Limb) {
+pub(crate) fn pm_sqr_9_c32(
+    _cpu: Adx,
+    scratch: &mut [Limb; 9],
+    a: &[Limb; 9],
+    c: Limb,
+) -> [Limb; 9] {
+    let mut r = [0; 9];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (9 limbs each, by their array types); every
+    // block reads a and writes scratch (9 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -7565,41 +7602,36 @@ pub(crate) fn pm_sqr_9_c32(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9], c: Limb)
             "sbb {lo}, {lo}",
             "and {lo}, rdx",
             "add {t5}, {lo}",
-            "mov [{a} + 0], {t5}",
-            "mov [{a} + 8], {t7}",
-            "mov [{a} + 16], {t8}",
-            "mov [{a} + 24], {t9}",
-            "mov [{a} + 32], {t0}",
-            "mov [{a} + 40], {t1}",
-            "mov [{a} + 48], {t2}",
-            "mov [{a} + 56], {t3}",
-            "mov [{a} + 64], {t4}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = inout(reg) c => _,
-            t1 = out(reg) _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
-            t4 = out(reg) _,
-            t5 = out(reg) _,
+            t0 = inout(reg) c => r[4],
+            t1 = out(reg) r[5],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[6],
+            t3 = out(reg) r[7],
+            t4 = out(reg) r[8],
+            t5 = out(reg) r[0],
             t6 = out(reg) _,
-            t7 = out(reg) _,
-            t8 = out(reg) _,
-            t9 = out(reg) _,
+            t7 = out(reg) r[1],
+            t8 = out(reg) r[2],
+            t9 = out(reg) r[3],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
 
-/// `r = a^2 mod (2^521 - 1)`, as a value below `2^523` (not necessarily
+/// `a^2 mod (2^521 - 1)`, as a value below `2^523` (not necessarily
 /// the least residue), for any nine-limb operands.
+/// The product's low half passes through `scratch`; the result leaves in
+/// registers, so a chain of operations never waits on its stores.
 #[inline]
-pub(crate) fn p521_sqr(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9]) {
+pub(crate) fn p521_sqr(_cpu: Adx, scratch: &mut [Limb; 9], a: &[Limb; 9]) -> [Limb; 9] {
+    let mut r = [0; 9];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a and writes r (9 limbs each, by their array types); every
+    // block reads a and writes scratch (9 limbs each, by their array types); every
     // named register it changes is declared. It takes stack for t[n..2n] (and,
     // with few registers, three limbs more) and frees it before it ends, so the
     // stack pointer is restored.
@@ -7883,31 +7915,23 @@ pub(crate) fn p521_sqr(_cpu: Adx, r: &mut [Limb; 9], a: &[Limb; 9]) {
             "adox {t2}, {hi}",
             "adcx {t3}, rdx",
             "adox {t3}, {hi}",
-            "mov [{a} + 0], {t6}",
-            "mov [{a} + 8], {t5}",
-            "mov [{a} + 16], {t7}",
-            "mov [{a} + 24], {t8}",
-            "mov [{a} + 32], {t9}",
-            "mov [{a} + 40], {t0}",
-            "mov [{a} + 48], {t1}",
-            "mov [{a} + 56], {t2}",
-            "mov [{a} + 64], {t3}",
             "add rsp, 24",
             a = inout(reg) a.as_ptr() => _,
-            t0 = out(reg) _,
-            t1 = out(reg) _,
-            t2 = inout(reg) r.as_mut_ptr() => _,
-            t3 = out(reg) _,
+            t0 = out(reg) r[5],
+            t1 = out(reg) r[6],
+            t2 = inout(reg) scratch.as_mut_ptr() => r[7],
+            t3 = out(reg) r[8],
             t4 = out(reg) _,
-            t5 = out(reg) _,
-            t6 = out(reg) _,
-            t7 = out(reg) _,
-            t8 = out(reg) _,
-            t9 = out(reg) _,
+            t5 = out(reg) r[1],
+            t6 = out(reg) r[0],
+            t7 = out(reg) r[2],
+            t8 = out(reg) r[3],
+            t9 = out(reg) r[4],
             lo = out(reg) _,
             hi = out(reg) _,
             out("rdx") _,
             options(),
         );
     }
+    r
 }
