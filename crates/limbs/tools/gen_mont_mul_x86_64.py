@@ -162,16 +162,21 @@ def gen(n, minv_one=False):
         for j in range(n):
             emit(f'"cmovnc {regs[j]}, {tmps[j]}",')
     if stack:
-        for j in range(n):
-            emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
         emit(f'"add rsp, {r_slot + 8}",')
     results = {regs[j]: j for j in range(n)}
 
+    def result(k, kind):
+        """Operand t{k}'s declaration: `kind` (`out(reg)`, or `inout(reg) x`),
+        taking limb j of the result if the block leaves it there."""
+        target = f"r[{results[f'{{t{k}}}']}]" if f"{{t{k}}}" in results else "_"
+        return f"{IND}t{k} = {kind} => {target}," if kind.startswith("inout") else \
+            f"{IND}t{k} = {kind} {target},"
+
     body = "\n".join(out)
     if shared:
-        ops = [f"{IND}t0 = inout(reg) m_inv => _,", f"{IND}t1 = inout(reg) b.as_ptr() => _,"]
-        ops += [f"{IND}t2 = inout(reg) a.as_ptr() => _,", f"{IND}t3 = inout(reg) m.as_ptr() => _,"]
-        ops += [f"{IND}t{k} = out(reg) _," for k in range(4, named)]
+        ops = [result(0, "inout(reg) m_inv"), result(1, "inout(reg) b.as_ptr()")]
+        ops += [result(2, "inout(reg) a.as_ptr()"), result(3, "inout(reg) m.as_ptr()")]
+        ops += [result(k, "out(reg)") for k in range(4, named)]
         ops += [f"{IND}src = out(reg) _,"]
         options = "options()"
         safety_stack = (
@@ -179,21 +184,17 @@ def gen(n, minv_one=False):
         )
         b_op = ""
     elif stack:
-        ops = [f"{IND}t0 = inout(reg) m_inv => _,", f"{IND}t1 = inout(reg) b.as_ptr() => _,"]
-        ops += [f"{IND}t{k} = out(reg) _," for k in range(2, named)]
+        ops = [result(0, "inout(reg) m_inv"), result(1, "inout(reg) b.as_ptr()")]
+        ops += [result(k, "out(reg)") for k in range(2, named)]
         options = "options()"
         safety_stack = (
             "It pushes four limbs and pops\n    // them before it ends, so the stack pointer is restored."
         )
         b_op = ""
     else:
-        def result(k):
-            return f"r[{results[f'{{t{k}}}']}]" if f"{{t{k}}}" in results else "_"
-
         ops = [f"{IND}m_inv = inout(reg) m_inv => _,"]
-        ops += [f"{IND}t{k} = out(reg) {result(k)}," for k in range(named - 1)]
-        ops += [f"{IND}t{named - 1} = inout(reg) 0 as Limb => {result(named - 1)},"
-                "  // t[n+1] starts at zero"]
+        ops += [result(k, "out(reg)") for k in range(named - 1)]
+        ops += [result(named - 1, "inout(reg) 0 as Limb") + "  // t[n+1] starts at zero"]
         options = "options(nostack)"
         safety_stack = "It does not touch the stack."
         b_op = f"{IND}b = inout(reg) b.as_ptr() => _,\n"
@@ -202,31 +203,36 @@ def gen(n, minv_one=False):
     name, note = (f"mont_mul_{n}_minv1", MINV_ONE_NOTE) if minv_one else (f"mont_mul_{n}", "")
     if stack:
         return f'''
-/// `r = a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
-/// reduced. `m` odd, `m_inv = -m^-1 mod 2^64`, `a * b < m * 2^{64 * n}`.{note}
+/// `a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
+/// reduced, returned in registers (`scratch` holds the sum while the
+/// registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// `a * b < m * 2^{64 * n}`.{note}
 #[inline]
 pub(crate) fn {name}(
     _cpu: Adx,
-    r: &mut [Limb; {n}],
+    scratch: &mut [Limb; {n}],
     a: &[Limb; {n}],
     b: &[Limb; {n}],
     m: &[Limb; {n}],
     m_inv: Limb,
-) {{
+) -> [Limb; {n}] {{
+    let mut r = [0; {n}];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads a, b and m ({n} limbs each, by their array types) and writes
-    // r, which cannot alias them (it is borrowed mutably), only after its last
-    // read of a; every named register it changes is declared. {safety_stack}
+    // scratch, which cannot alias them (it is borrowed mutably), only after
+    // its last read of a; every named register it changes is declared.
+    // {safety_stack}
     unsafe {{
         asm!(
 {body}
 {pointers}{ops}
 {IND}lo = out(reg) _,
 {IND}hi = out(reg) _,
-{IND}inout("rdx") r.as_mut_ptr() => _,
+{IND}inout("rdx") scratch.as_mut_ptr() => _,
 {IND}{options},
         );
     }}
+    r
 }}
 '''
     return f'''
@@ -557,121 +563,8 @@ pub(crate) fn p256_sqr(_cpu: Adx, a: &[Limb; 4], m: &[Limb; 4]) -> [Limb; 4] {{
 '''
 
 
-# Where the square then this reduction beats the multiplication on a chain
-# (measured at 6 to 9 limbs: benches/RESULTS.md, "Montgomery squares").
-REDC_SIZES = [9]
-
-
-def gen_redc(n):
-    """The n-limb Montgomery reduction of a 2n-limb value, fully unrolled,
-    for the Montgomery square (the square itself is gen/field.rs's
-    `sqr_wide_n`). The n limbs a row adds to sit in a window of registers:
-    position p in r8..r15, rbx (p mod n); row i adds q_i·m at positions
-    i..i+n−1 (`adcx` the low halves, `adox` the high ones), leaves position
-    i zero and its carry limb, which belongs at position i+n, in a stack
-    slot (as gen_sqr4 leaves it in t[i]); the freed register then loads
-    position i+n from the top half. After the last row the window holds
-    the top half, the carries are added to it in one pass, and the
-    subtraction of m is selected with cmov: n + 5 registers, 14 at 9 limbs
-    (rbx saved and restored by the block, which LLVM does not hand out)."""
-    window = [f"r{8 + k}" for k in range(8)] + ["rbx"]
-    w = lambda p: window[p % n]
-    hs = ["rcx", "rsi"]
-    out = []
-
-    def emit(s):
-        out.append(IND + s)
-
-    # Stack after the pushes: carries at [rsp + 8k], then m_inv, the
-    # pointer to hi, the pointer to r (and rbx, saved).
-    minv, hi_slot, r_slot = 8 * n, 8 * n + 8, 8 * n + 16
-    if n > 8:
-        emit('"push rbx",')
-    emit('"push rax",           // the pointer to r')
-    emit('"push rcx",           // the pointer to hi')
-    emit('"push rdx",           // m_inv')
-    emit(f'"sub rsp, {8 * n}",  // the rows\' carry limbs')
-    for p in range(n):
-        emit(f'"mov {w(p)}, [rsi + {8 * p}]",')
-    for i in range(n):
-        emit(f"// row {i}: positions {i}..{i + n - 1} += q m, the carry limb to the stack")
-        emit(f'"mov rdx, {w(i)}",')
-        emit(f'"imul rdx, [rsp + {minv}]",')
-        emit('"xor eax, eax",  // CF = OF = 0')
-        for j in range(n):
-            emit(f'"mulx {hs[j % 2]}, rax, [rdi + {8 * j}]",')
-            emit(f'"adcx {w(i + j)}, rax",')
-            if j > 0:
-                emit(f'"adox {w(i + j)}, {hs[(j - 1) % 2]}",')
-        last = hs[(n - 1) % 2]
-        emit('"mov eax, 0",  // a zero that leaves the flags alone')
-        emit(f'"adcx {last}, rax",')
-        emit(f'"adox {last}, rax",')
-        emit(f'"mov [rsp + {8 * i}], {last}",')
-        emit(f"// position {i} is zero: its register takes position {i + n}")
-        emit(f'"mov {w(i)}, [rsp + {hi_slot}]",')
-        emit(f'"mov {w(i)}, [{w(i)} + {8 * i}]",')
-    emit("// the top half plus the carries (below 2m), then minus m if that fits")
-    for k in range(n):
-        emit(f'"{"add" if k == 0 else "adc"} {w(n + k)}, [rsp + {8 * k}]",')
-    emit('"mov eax, 0",')
-    emit('"adc eax, 0",')
-    emit(f'"mov rsi, [rsp + {r_slot}]",')
-    for k in range(n):
-        emit(f'"mov rdx, {w(n + k)}",')
-        emit(f'"{"sub" if k == 0 else "sbb"} rdx, [rdi + {8 * k}]",')
-        emit(f'"mov [rsi + {8 * k}], rdx",')
-    emit('"sbb rax, 0",  // borrow out: the value was below m, keep it')
-    for k in range(n):
-        emit(f'"mov rdx, [rsi + {8 * k}]",')
-        emit(f'"cmovc rdx, {w(n + k)}",')
-        emit(f'"mov [rsi + {8 * k}], rdx",')
-    emit(f'"add rsp, {8 * n + 24}",')
-    if n > 8:
-        emit('"pop rbx",')
-    body = "\n".join(out)
-    clobbers = "\n".join(f'{IND}out("{reg}") _,' for reg in window[:min(n, 8)])
-    params = [
-        "_cpu: Adx",
-        f"r: &mut [Limb; {n}]",
-        f"lo: &[Limb; {n}]",
-        f"hi: &[Limb; {n}]",
-        f"m: &[Limb; {n}]",
-        "m_inv: Limb",
-    ]
-    signature = f"pub(crate) fn mont_redc_{n}(\n" + "".join(f"    {p},\n" for p in params) + ")"
-    return f'''
-/// `r = t * 2^-{64 * n} mod m` for the {2 * n}-limb `t = hi:lo < m * 2^{64 * n}`,
-/// fully reduced: the rows unrolled on a window of registers, their
-/// carry limbs added in one pass at the end. `m` odd, `m_inv = -m^-1 mod
-/// 2^64`.
-#[inline]
-{signature} {{
-    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads lo, hi and m ({n} limbs each, by their array types) and
-    // writes r, which cannot alias them (it is borrowed mutably), only at
-    // its end; every register it changes is declared or saved and
-    // restored. Its {8 * n + 24}-byte stack frame is freed before it ends, so
-    // the stack pointer is restored.
-    unsafe {{
-        asm!(
-{body}
-{IND}inout("rsi") lo.as_ptr() => _,
-{IND}inout("rcx") hi.as_ptr() => _,
-{IND}in("rdi") m.as_ptr(),
-{IND}inout("rdx") m_inv => _,
-{IND}inout("rax") r.as_mut_ptr() => _,
-{clobbers}
-{IND}options(),
-        );
-    }}
-}}
-'''
-
-
 header = '''//! Fully unrolled Montgomery multiplications for the sizes where a row
-//! kernel's entry and exit would dominate, the 4-limb Montgomery square, and
-//! the 9-limb Montgomery reduction of the 9-limb square.
+//! kernel's entry and exit would dominate, and the 4-limb Montgomery square.
 //!
 //! GENERATED by `tools/gen_mont_mul_x86_64.py`; do not edit by hand (`.ci/run`
 //! checks that this file matches the script).
@@ -687,7 +580,5 @@ for n in SIZES:
 sys.stdout.write(gen(4, minv_one=True))
 sys.stdout.write(gen_sqr4())
 sys.stdout.write(gen_sqr4(minv_one=True))
-for n in REDC_SIZES:
-    sys.stdout.write(gen_redc(n))
 sys.stdout.write(gen_mul4_p256())
 sys.stdout.write(gen_sqr4_p256())

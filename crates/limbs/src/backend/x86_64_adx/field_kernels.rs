@@ -109,21 +109,11 @@ impl FieldKernels for Adx {
 
     /// The unrolled square with its reduction in registers at 4 limbs
     /// (P-224, 256-bit primes; P-256's reduction by shifts and additions);
-    /// at 9 limbs (521- to 576-bit primes)
-    /// the unrolled square, then the unrolled reduction; elsewhere the
-    /// multiplication, which a square then a reduction did not beat on a
-    /// chain at 6 to 8 limbs (benches/RESULTS.md).
+    /// elsewhere the multiplication, whose result leaves in registers: a
+    /// square then a separate reduction, through memory, did not beat it
+    /// on a chain at 6 to 9 limbs (benches/RESULTS.md).
     #[inline]
     fn monty_sqr<const N: usize>(self, a: &[Limb; N], m: &[Limb; N], m_inv: Limb) -> [Limb; N] {
-        if let (Ok(a9), Ok(m9)) = (
-            <&[Limb; 9]>::try_from(a.as_slice()),
-            <&[Limb; 9]>::try_from(m.as_slice()),
-        ) {
-            let (mut lo, mut hi, mut r) = ([0; 9], [0; 9], [0; 9]);
-            field::sqr_wide_9(self, &mut lo, &mut hi, a9);
-            unrolled::mont_redc_9(self, &mut r, &lo, &hi, m9, m_inv);
-            return <[Limb; N]>::try_from(r.as_slice()).expect("N == 9");
-        }
         if let (Ok(a4), Ok(m4)) = (
             <&[Limb; 4]>::try_from(a.as_slice()),
             <&[Limb; 4]>::try_from(m.as_slice()),

@@ -504,16 +504,16 @@ impl Kernels for Adx {
                 *r = unrolled::mont_mul_4(self, a, b, m, m_inv)
             }),
             6 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                unrolled::mont_mul_6(self, r, a, b, m, m_inv)
+                *r = unrolled::mont_mul_6(self, &mut [0; 6], a, b, m, m_inv)
             }),
             7 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                unrolled::mont_mul_7(self, r, a, b, m, m_inv)
+                *r = unrolled::mont_mul_7(self, &mut [0; 7], a, b, m, m_inv)
             }),
             8 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                unrolled::mont_mul_8(self, r, a, b, m, m_inv)
+                *r = unrolled::mont_mul_8(self, &mut [0; 8], a, b, m, m_inv)
             }),
             9 => run_unrolled(r, a, b, m, |r, a, b, m| {
-                unrolled::mont_mul_9(self, r, a, b, m, m_inv)
+                *r = unrolled::mont_mul_9(self, &mut [0; 9], a, b, m, m_inv)
             }),
             _ => false,
         }
