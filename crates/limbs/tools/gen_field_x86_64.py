@@ -317,20 +317,22 @@ def gen(n, kind, square=False, c32=False):
                    "t2 = inout(reg) scratch.as_mut_ptr() => _,"]
         else:
             ops = ([] if square else ["b = in(reg) b.as_ptr(),"]) + ["r = in(reg) scratch.as_mut_ptr(),", "c = in(reg) c,"]
-    if kind == "wide":
-        return wide_sqr_fn(n, name, args, reads, body, ops_text(n, ops, stack),
-                           stack_notes(stack, square), options_for(stack, square), doc)
-    signature = f"pub(crate) fn {name}(_cpu: Adx, {', '.join(args)}) -> [Limb; {n}] {{"
+    # A wide square writes its halves through pointers; the reduced
+    # products return their limbs in registers.
+    returns = kind != "wide"
+    ret = f" -> [Limb; {n}]" if returns else ""
+    signature = f"pub(crate) fn {name}(_cpu: Adx, {', '.join(args)}){ret} {{"
     if len(signature) > 100:
         signature = (f"pub(crate) fn {name}(\n    _cpu: Adx,\n" + "".join(f"    {x},\n" for x in args)
-                     + f") -> [Limb; {n}] {{")
+                     + f"){ret} {{")
+    if returns:
+        doc += ("\n/// The product's low half passes through `scratch`; the result leaves in"
+                "\n/// registers, so a chain of operations never waits on its stores.")
+    operands = ops_text(n, ops, stack)
     return f'''
 {doc}
-/// The product's low half passes through `scratch`; the result leaves in
-/// registers, so a chain of operations never waits on its stores.
 #[inline]
-{signature}
-    let mut r = [0; {n}];
+{signature}{f"{chr(10)}    let mut r = [0; {n}];" if returns else ""}
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads {reads} ({n} limbs each, by their array types); every
     // named register it changes is declared. {stack_notes(stack, square)}
@@ -338,14 +340,13 @@ def gen(n, kind, square=False, c32=False):
         asm!(
 {body}
 {IND}a = inout(reg) a.as_ptr() => _,
-{returning(ops_text(n, ops, stack), results)}
+{returning(operands, results) if returns else operands}
 {IND}lo = out(reg) _,
 {IND}hi = out(reg) _,
 {IND}out("rdx") _,
 {IND}{options_for(stack, square)},
         );
-    }}
-    r
+    }}{f"{chr(10)}    r" if returns else ""}
 }}
 '''
 
@@ -384,32 +385,6 @@ def stack_notes(stack, square):
 
 def options_for(stack, square):
     return "options()" if stack or square else "options(nostack)"
-
-
-def wide_sqr_fn(n, name, args, reads, body, ops, stack_note, options, doc):
-    signature = f"pub(crate) fn {name}(_cpu: Adx, {', '.join(args)}) {{"
-    if len(signature) > 100:
-        signature = f"pub(crate) fn {name}(\n    _cpu: Adx,\n" + "".join(f"    {x},\n" for x in args) + ") {"
-    return f'''
-{doc}
-#[inline]
-{signature}
-    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads {reads} ({n} limbs each, by their array types); every
-    // named register it changes is declared. {stack_note}
-    unsafe {{
-        asm!(
-{body}
-{IND}a = inout(reg) a.as_ptr() => _,
-{ops}
-{IND}lo = out(reg) _,
-{IND}hi = out(reg) _,
-{IND}out("rdx") _,
-{IND}{options},
-        );
-    }}
-}}
-'''
 
 
 def wide_fn(n, body, ops, stack, stack_note, options):

@@ -201,47 +201,20 @@ def gen(n, minv_one=False):
     ops = "\n".join(ops)
     pointers = "" if shared else f"{IND}a = inout(reg) a.as_ptr() => _,\n{b_op}{IND}m = in(reg) m.as_ptr(),\n"
     name, note = (f"mont_mul_{n}_minv1", MINV_ONE_NOTE) if minv_one else (f"mont_mul_{n}", "")
-    if stack:
-        return f'''
-/// `a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
-/// reduced, returned in registers (`scratch` holds the sum while the
-/// registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
-/// `a * b < m * 2^{64 * n}`.{note}
-#[inline]
-pub(crate) fn {name}(
-    _cpu: Adx,
-    scratch: &mut [Limb; {n}],
-    a: &[Limb; {n}],
-    b: &[Limb; {n}],
-    m: &[Limb; {n}],
-    m_inv: Limb,
-) -> [Limb; {n}] {{
-    let mut r = [0; {n}];
-    // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m ({n} limbs each, by their array types) and writes
-    // scratch, which cannot alias them (it is borrowed mutably), only after
-    // its last read of a; every named register it changes is declared.
-    // {safety_stack}
-    unsafe {{
-        asm!(
-{body}
-{pointers}{ops}
-{IND}lo = out(reg) _,
-{IND}hi = out(reg) _,
-{IND}inout("rdx") scratch.as_mut_ptr() => _,
-{IND}{options},
-        );
-    }}
-    r
-}}
-'''
+    # With stack (6 limbs and more) the sum waits in `scratch` while the
+    # registers try subtracting m; at 4 limbs no memory is written.
+    scratch = f"\n    scratch: &mut [Limb; {n}]," if stack else ""
+    held = " (`scratch` holds the sum\n/// while the registers try subtracting `m`)" if stack else ""
+    writes = ("writes scratch, which cannot alias them (it is borrowed\n"
+              "    // mutably), only after its last read of a") if stack else "writes no memory"
+    rdx = 'inout("rdx") scratch.as_mut_ptr() => _' if stack else 'out("rdx") _'
     return f'''
 /// `a * b * 2^-{64 * n} mod m` for {n}-limb operands: unrolled CIOS, fully
-/// reduced, returned in registers. `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// reduced, returned in registers{held}. `m` odd, `m_inv = -m^-1 mod 2^64`,
 /// `a * b < m * 2^{64 * n}`.{note}
 #[inline]
 pub(crate) fn {name}(
-    _cpu: Adx,
+    _cpu: Adx,{scratch}
     a: &[Limb; {n}],
     b: &[Limb; {n}],
     m: &[Limb; {n}],
@@ -250,14 +223,15 @@ pub(crate) fn {name}(
     let mut r = [0; {n}];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads a, b and m ({n} limbs each, by their array types) and
-    // writes no memory; every register it changes is declared. {safety_stack}
+    // {writes}; every named register it changes is declared.
+    // {safety_stack}
     unsafe {{
         asm!(
 {body}
 {pointers}{ops}
 {IND}lo = out(reg) _,
 {IND}hi = out(reg) _,
-{IND}out("rdx") _,
+{IND}{rdx},
 {IND}{options},
         );
     }}

@@ -23,7 +23,8 @@ pub(crate) fn mont_mul_4(
     let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads a, b and m (4 limbs each, by their array types) and
-    // writes no memory; every register it changes is declared. It does not touch the stack.
+    // writes no memory; every named register it changes is declared.
+    // It does not touch the stack.
     unsafe {
         asm!(
             // step 0: t += a * b[0], then t += q * m and shift down a limb
@@ -203,8 +204,8 @@ pub(crate) fn mont_mul_4(
 }
 
 /// `a * b * 2^-384 mod m` for 6-limb operands: unrolled CIOS, fully
-/// reduced, returned in registers (`scratch` holds the sum while the
-/// registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// reduced, returned in registers (`scratch` holds the sum
+/// while the registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
 /// `a * b < m * 2^384`.
 #[inline]
 pub(crate) fn mont_mul_6(
@@ -217,9 +218,9 @@ pub(crate) fn mont_mul_6(
 ) -> [Limb; 6] {
     let mut r = [0; 6];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (6 limbs each, by their array types) and writes
-    // scratch, which cannot alias them (it is borrowed mutably), only after
-    // its last read of a; every named register it changes is declared.
+    // block reads a, b and m (6 limbs each, by their array types) and
+    // writes scratch, which cannot alias them (it is borrowed
+    // mutably), only after its last read of a; every named register it changes is declared.
     // It pushes four limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
@@ -575,8 +576,8 @@ pub(crate) fn mont_mul_6(
 }
 
 /// `a * b * 2^-448 mod m` for 7-limb operands: unrolled CIOS, fully
-/// reduced, returned in registers (`scratch` holds the sum while the
-/// registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// reduced, returned in registers (`scratch` holds the sum
+/// while the registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
 /// `a * b < m * 2^448`.
 #[inline]
 pub(crate) fn mont_mul_7(
@@ -589,9 +590,9 @@ pub(crate) fn mont_mul_7(
 ) -> [Limb; 7] {
     let mut r = [0; 7];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (7 limbs each, by their array types) and writes
-    // scratch, which cannot alias them (it is borrowed mutably), only after
-    // its last read of a; every named register it changes is declared.
+    // block reads a, b and m (7 limbs each, by their array types) and
+    // writes scratch, which cannot alias them (it is borrowed
+    // mutably), only after its last read of a; every named register it changes is declared.
     // It pushes four limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
@@ -1045,8 +1046,8 @@ pub(crate) fn mont_mul_7(
 }
 
 /// `a * b * 2^-512 mod m` for 8-limb operands: unrolled CIOS, fully
-/// reduced, returned in registers (`scratch` holds the sum while the
-/// registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// reduced, returned in registers (`scratch` holds the sum
+/// while the registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
 /// `a * b < m * 2^512`.
 #[inline]
 pub(crate) fn mont_mul_8(
@@ -1059,9 +1060,9 @@ pub(crate) fn mont_mul_8(
 ) -> [Limb; 8] {
     let mut r = [0; 8];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (8 limbs each, by their array types) and writes
-    // scratch, which cannot alias them (it is borrowed mutably), only after
-    // its last read of a; every named register it changes is declared.
+    // block reads a, b and m (8 limbs each, by their array types) and
+    // writes scratch, which cannot alias them (it is borrowed
+    // mutably), only after its last read of a; every named register it changes is declared.
     // It pushes four limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
@@ -1625,8 +1626,8 @@ pub(crate) fn mont_mul_8(
 }
 
 /// `a * b * 2^-576 mod m` for 9-limb operands: unrolled CIOS, fully
-/// reduced, returned in registers (`scratch` holds the sum while the
-/// registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
+/// reduced, returned in registers (`scratch` holds the sum
+/// while the registers try subtracting `m`). `m` odd, `m_inv = -m^-1 mod 2^64`,
 /// `a * b < m * 2^576`.
 #[inline]
 pub(crate) fn mont_mul_9(
@@ -1639,9 +1640,9 @@ pub(crate) fn mont_mul_9(
 ) -> [Limb; 9] {
     let mut r = [0; 9];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
-    // block reads a, b and m (9 limbs each, by their array types) and writes
-    // scratch, which cannot alias them (it is borrowed mutably), only after
-    // its last read of a; every named register it changes is declared.
+    // block reads a, b and m (9 limbs each, by their array types) and
+    // writes scratch, which cannot alias them (it is borrowed
+    // mutably), only after its last read of a; every named register it changes is declared.
     // It pushes six limbs and pops
     // them before it ends, so the stack pointer is restored.
     unsafe {
@@ -2363,7 +2364,8 @@ pub(crate) fn mont_mul_4_minv1(
     let mut r = [0; 4];
     // SAFETY: `_cpu` proves BMI2 and ADX (an `Adx` exists only then). The
     // block reads a, b and m (4 limbs each, by their array types) and
-    // writes no memory; every register it changes is declared. It does not touch the stack.
+    // writes no memory; every named register it changes is declared.
+    // It does not touch the stack.
     unsafe {
         asm!(
             // step 0: t += a * b[0], then t += q * m and shift down a limb
