@@ -143,10 +143,11 @@ fn combine_and_carry(col: impl Fn(usize, usize) -> u128) -> [Limb; 8] {
 
 impl Goldilocks {
     /// Carries columns below `2^112` (a loose value's limbs, a tight
-    /// value's times a `u32`, or a CPU kernel's product) into tight limbs in two rounds, every limb at
-    /// once in each: each column's low 56 bits plus the next 56 bits of the
-    /// column below (those of limb 7, at `2^448 ≡ 2^224 + 1`, go to limbs 0
-    /// and 4), then each sum's excess (at most 2) to the limb above.
+    /// value's times a `u32`, or a CPU kernel's product) into tight limbs
+    /// in two rounds, every limb at once in each: each column's low 56
+    /// bits plus the next 56 bits of the column below (those of limb 7, at
+    /// `2^448 ≡ 2^224 + 1`, go to limbs 0 and 4), then each sum's excess
+    /// (at most 2) to the limb above.
     #[inline(always)]
     fn carry(c: [u128; 8]) -> [Limb; 8] {
         let lo = c.map(|x| x as Limb & MASK);
