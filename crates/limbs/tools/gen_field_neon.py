@@ -48,8 +48,8 @@ import textwrap
 
 
 class Field:
-    def __init__(self, name, title, limbs, radix, loose_bits, normalize_f, wrap=None):
-        self.name, self.title = name, title
+    def __init__(self, name, title, p, limbs, radix, loose_bits, normalize_f, wrap=None):
+        self.name, self.title, self.p = name, title, p
         self.n, self.radix, self.loose_bits = limbs, radix, loose_bits
         self.r = radix // 2
         self.d = 2 * limbs
@@ -129,18 +129,17 @@ class Field:
 
 
 FIELDS = [
-    Field("goldilocks_columns", "Goldilocks `p = 2^448 − 2^224 − 1`", 8, 56, 58, False),
-    Field("p521_columns", "`p = 2^521 − 1`", 9, 58, 60, True, wrap=2),
-    Field("p336_columns", "`p = 2^336 − 3`", 6, 56, 58, False, wrap=3),
+    Field("goldilocks_columns", "Goldilocks `p = 2^448 − 2^224 − 1`", 2**448 - 2**224 - 1,
+          8, 56, 58, False),
+    Field("p521_columns", "`p = 2^521 − 1`", 2**521 - 1, 9, 58, 60, True, wrap=2),
+    Field("p336_columns", "`p = 2^336 − 3`", 2**336 - 3, 6, 56, 58, False, wrap=3),
 ]
-MODULI = {"goldilocks_columns": 2**448 - 2**224 - 1, "p521_columns": 2**521 - 1,
-          "p336_columns": 2**336 - 3}
 
 
 def check():
     rng = random.Random(1)
     for field in FIELDS:
-        p = MODULI[field.name]
+        p = field.p
         value = lambda limbs: sum(x << (field.radix * i) for i, x in enumerate(limbs))  # noqa: E731
         loose = (1 << field.loose_bits) - 1
         cases = [[loose] * field.n, [0] * field.n, [1] + [0] * (field.n - 1),

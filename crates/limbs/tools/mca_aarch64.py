@@ -18,7 +18,8 @@ describes the code as it is:
   src/backend/aarch64/neon_field.rs (one whole call), against the scalar
   columns of the field crate's five 51-bit limbs written out as the
   compiler makes them (four `mul` for 19·b, then per limb product `mul`,
-  `umulh`, `adds`, `adc`); the carries after, the same for both, left out;
+  `umulh`, `adds`, `adc`, the first of a column straight into its sum:
+  `scalar_columns`); the carries after, the same for both, left out;
 - the NEON products modulo Goldilocks, 2^521 − 1 and 2^336 − 3 of
   src/backend/aarch64/gen/field.rs, against the field crate's columns
   written out the same way (`scalar_goldilocks`, `scalar_p521`,
@@ -157,23 +158,6 @@ def neon_block(path, function):
     return registers_with_vectors(literals(body))
 
 
-def scalar_field():
-    """The portable 5×51 columns of a product, as the compiler emits them."""
-    a = [f"x{i}" for i in range(5)]
-    b = [f"x{i}" for i in range(5, 10)]
-    bc = [None] + [f"x{i}" for i in range(10, 14)]
-    lo = [f"x{i}" for i in range(14, 19) if i != 18] + ["x19"]
-    hi = [f"x{i}" for i in range(20, 25)]
-    lines = [f"mul {bc[j]}, {b[j]}, x25" for j in range(1, 5)]
-    for i in range(5):
-        for j in range(5):
-            k = (i + j) % 5
-            factor = b[j] if i + j < 5 else bc[j]
-            lines += [f"mul x26, {a[i]}, {factor}", f"umulh x27, {a[i]}, {factor}",
-                      f"adds {lo[k]}, {lo[k]}, x26", f"adc {hi[k]}, {hi[k]}, x27"]
-    return lines
-
-
 def scalar_columns(columns, prelude=()):
     """Column sums as the compiler emits them for the portable fields: per
     limb product `mul`, `umulh`, `adds`, `adc`, the first of a column
@@ -276,26 +260,33 @@ def scalar_p521(square):
     return scalar_columns(columns)
 
 
+def scalar_field():
+    """The portable 5×51 columns of a product (19·b for the wrapped
+    products first)."""
+    a = [f"x{i}" for i in range(5)]
+    b = [f"x{i}" for i in range(5, 10)]
+    bc = [None] + [f"x{i}" for i in range(10, 14)]
+    prelude = [f"mul {bc[j]}, {b[j]}, x14" for j in range(1, 5)]
+    columns = [[(a[i], b[(k - i) % 5] if i <= k else bc[(k - i) % 5]) for i in range(5)]
+               for k in range(5)]
+    return scalar_columns(columns, prelude)
+
+
 def scalar_field_square():
     """The portable 5×51 columns of a square (each cross product once,
     doubled through the operand)."""
     a = [f"x{i}" for i in range(5)]
     a2 = [f"x{i}" for i in range(5, 10)]
     ac = [f"x{i}" for i in range(10, 15)]
-    lo = [f"x{i}" for i in range(20, 25)]
-    hi = ["x25", "x26", "x27", "x28", "x19"]
-    lines = []
+    prelude = []
     for i in range(5):
-        lines += [f"lsl {a2[i]}, {a[i]}, #1", f"mul {ac[i]}, {a[i]}, x17"]
-    products = []
+        prelude += [f"lsl {a2[i]}, {a[i]}, #1", f"mul {ac[i]}, {a[i]}, x15"]
+    columns = [[] for _ in range(5)]
     for i in range(5):
-        products.append((a[i], a[i] if 2 * i < 5 else ac[i], (2 * i) % 5))
+        columns[(2 * i) % 5].append((a[i], a[i] if 2 * i < 5 else ac[i]))
         for j in range(i + 1, 5):
-            products.append((a2[i], a[j] if i + j < 5 else ac[j], (i + j) % 5))
-    for x, y, k in products:
-        lines += [f"mul x15, {x}, {y}", f"umulh x16, {x}, {y}",
-                  f"adds {lo[k]}, {lo[k]}, x15", f"adc {hi[k]}, {hi[k]}, x16"]
-    return lines
+            columns[(i + j) % 5].append((a2[i], a[j] if i + j < 5 else ac[j]))
+    return scalar_columns(columns, prelude)
 
 
 def neon_columns(n, square):
