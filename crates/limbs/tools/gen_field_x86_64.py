@@ -36,6 +36,11 @@ accumulator registers, rdx, two temporaries and the pointer to a; with n+8
 at most 14 the pointers to b and r and the constant c stay in registers,
 otherwise they live in three stack slots (14 registers at n = 9, which LLVM
 can hand out even with rbp kept as the frame pointer).
+
+The reduced kernels (pm_*, p521_*) return their limbs in registers
+(declared outputs; a result written through a pointer was copied on by the
+compiler with loads the store buffer cannot forward): for them the pointer
+called r below is a scratch array, which takes the product's low half.
 """
 import re
 import sys
@@ -206,7 +211,7 @@ def gen(n, kind, square=False, c32=False):
         t = regs[:9]
         b0 = regs[9]
         emit("// t = A + 2^521 B + 2^1042 H: H first, from t[16..18]")
-        emit('"mov {a}, [rsp + 16]",  // the pointer to r, which holds t[0..9]')
+        emit('"mov {a}, [rsp + 16]",  // the pointer to scratch, which holds t[0..9]')
         emit(f'"mov {{lo}}, {t[7]}",')
         emit(f'"shrd {{lo}}, {t[8]}, 18",  // H[0]')
         emit(f'"shr {t[8]}, 18",          // H[1]')

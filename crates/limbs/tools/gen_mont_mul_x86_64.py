@@ -12,11 +12,14 @@ Per outer step i:
   t += q * m      (same two chains; t[0] becomes 0)
   rotate the register names so that t[j] <- t[j+1] (the zeroed t[0] becomes
   the new top limb).
-Then one constant-time conditional subtraction of m, and the result is
-written to r, which is not a (the caller need not copy a into r first; the
-copy's store and reload sat on the path of every multiplication, about a
-cycle of the 4-limb kernel's 36). The pointer to r arrives in rdx and waits
-in a stack slot until the last row has read a, when a's register takes it.
+Then one constant-time conditional subtraction of m, and the result leaves
+in registers (declared outputs): written through a pointer, the compiler
+copied it on with vector loads that the store buffer cannot forward, and a
+chain of operations waited for memory (benches/RESULTS.md, "Field kernels
+that return their limbs in registers"). From 6 limbs the sum waits in a
+scratch array while the registers try subtracting m; its pointer arrives in
+rdx and waits in a stack slot until the last row has read a, when a's
+register takes it.
 
 Registers: up to 5 limbs, the accumulator t[0..=n+1] fits in registers
 beside the three pointers, m_inv, two temporaries and rdx (13 registers).
@@ -55,16 +58,15 @@ def gen(n, minv_one=False):
         if shared:
             emit(f'"mov {{src}}, [rsp + {24 if src == "a" else 32}]",  // the pointer to {src}')
 
-    # The pointer to r arrives in rdx (b[0] takes rdx next) and waits on the
-    # stack until the end, when a's register (free by then) takes it. Where
-    # nothing lives on the stack (4 limbs) the result leaves in registers
-    # instead: a chain of operations then never waits for memory.
-    r_slot = 40 if shared else 24 if stack else 0
+    # The pointer to the scratch array arrives in rdx (b[0] takes rdx next)
+    # and waits on the stack until the end, when a's register (free by
+    # then) takes it; at 4 limbs there is none.
+    scratch_slot = 40 if shared else 24 if stack else 0
     if stack:
-        emit(f'"push rdx",           // the pointer to r, at [rsp + {r_slot}]')
+        emit(f'"push rdx",           // the pointer to scratch, at [rsp + {scratch_slot}]')
 
-    def load_r():
-        emit(f'"mov {ptr["a"]}, [rsp + {r_slot}]",  // the pointer to r')
+    def load_scratch():
+        emit(f'"mov {ptr["a"]}, [rsp + {scratch_slot}]",  // the pointer to scratch')
 
     if stack:
         if shared:
@@ -134,10 +136,10 @@ def gen(n, minv_one=False):
 
     emit("// t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.")
     if stack:
-        # No spare registers: keep t in r while the registers take t - m
+        # No spare registers: keep t in scratch while the registers take t - m
         # (`mov` leaves the flags alone, so the shared pointer can switch
         # between the borrow chain and the moves that use it).
-        load_r()
+        load_scratch()
         for j in range(n):
             emit(f'"mov [{ptr["a"]} + {8 * j}], {regs[j]}",')
         load("m")
@@ -146,7 +148,7 @@ def gen(n, minv_one=False):
             emit(f'"{op} {regs[j]}, [{ptr["m"]} + {8 * j}]",')
         emit(f'"sbb {regs[n]}, 0",  // borrow out: the value was below m')
         if shared:
-            load_r()
+            load_scratch()
         for j in range(n):
             emit(f'"cmovc {regs[j]}, [{ptr["a"]} + {8 * j}]",')
     else:
@@ -162,7 +164,7 @@ def gen(n, minv_one=False):
         for j in range(n):
             emit(f'"cmovnc {regs[j]}, {tmps[j]}",')
     if stack:
-        emit(f'"add rsp, {r_slot + 8}",')
+        emit(f'"add rsp, {scratch_slot + 8}",')
     results = {regs[j]: j for j in range(n)}
 
     def result(k, kind):

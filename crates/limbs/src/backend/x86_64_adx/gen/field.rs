@@ -4169,7 +4169,7 @@ pub(crate) fn p521_mul(
             "mov rdx, [rsp + 16]",
             "mov [rdx + 64], {t8}",
             // t = A + 2^521 B + 2^1042 H: H first, from t[16..18]
-            "mov {a}, [rsp + 16]",  // the pointer to r, which holds t[0..9]
+            "mov {a}, [rsp + 16]",  // the pointer to scratch, which holds t[0..9]
             "mov {lo}, {t6}",
             "shrd {lo}, {t7}, 18",  // H[0]
             "shr {t7}, 18",          // H[1]
@@ -7878,7 +7878,7 @@ pub(crate) fn p521_sqr(_cpu: Adx, scratch: &mut [Limb; 9], a: &[Limb; 9]) -> [Li
             "adox {t4}, {hi}",
             "add rsp, 72",
             // t = A + 2^521 B + 2^1042 H: H first, from t[16..18]
-            "mov {a}, [rsp + 16]",  // the pointer to r, which holds t[0..9]
+            "mov {a}, [rsp + 16]",  // the pointer to scratch, which holds t[0..9]
             "mov {lo}, {t3}",
             "shrd {lo}, {t4}, 18",  // H[0]
             "shr {t4}, 18",          // H[1]

@@ -225,7 +225,7 @@ pub(crate) fn mont_mul_6(
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
-            "push rdx",           // the pointer to r, at [rsp + 24]
+            "push rdx",           // the pointer to scratch, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
             "push {t0}",          // m_inv, at [rsp + 8]
             "push {t0}",          // the overflow slot, at [rsp]
@@ -536,7 +536,7 @@ pub(crate) fn mont_mul_6(
             "adcx {t5}, [rsp]",
             "adox {t5}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
-            "mov {a}, [rsp + 24]",  // the pointer to r
+            "mov {a}, [rsp + 24]",  // the pointer to scratch
             "mov [{a} + 0], {t6}",
             "mov [{a} + 8], {t0}",
             "mov [{a} + 16], {t1}",
@@ -597,7 +597,7 @@ pub(crate) fn mont_mul_7(
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
-            "push rdx",           // the pointer to r, at [rsp + 24]
+            "push rdx",           // the pointer to scratch, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
             "push {t0}",          // m_inv, at [rsp + 8]
             "push {t0}",          // the overflow slot, at [rsp]
@@ -1002,7 +1002,7 @@ pub(crate) fn mont_mul_7(
             "adcx {t6}, [rsp]",
             "adox {t6}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
-            "mov {a}, [rsp + 24]",  // the pointer to r
+            "mov {a}, [rsp + 24]",  // the pointer to scratch
             "mov [{a} + 0], {t7}",
             "mov [{a} + 8], {t0}",
             "mov [{a} + 16], {t1}",
@@ -1067,7 +1067,7 @@ pub(crate) fn mont_mul_8(
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
-            "push rdx",           // the pointer to r, at [rsp + 24]
+            "push rdx",           // the pointer to scratch, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
             "push {t0}",          // m_inv, at [rsp + 8]
             "push {t0}",          // the overflow slot, at [rsp]
@@ -1578,7 +1578,7 @@ pub(crate) fn mont_mul_8(
             "adcx {t7}, [rsp]",
             "adox {t7}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
-            "mov {a}, [rsp + 24]",  // the pointer to r
+            "mov {a}, [rsp + 24]",  // the pointer to scratch
             "mov [{a} + 0], {t8}",
             "mov [{a} + 8], {t0}",
             "mov [{a} + 16], {t1}",
@@ -1647,7 +1647,7 @@ pub(crate) fn mont_mul_9(
     // them before it ends, so the stack pointer is restored.
     unsafe {
         asm!(
-            "push rdx",           // the pointer to r, at [rsp + 40]
+            "push rdx",           // the pointer to scratch, at [rsp + 40]
             "push {t3}",          // the pointer to m, at [rsp + 32]
             "push {t2}",          // the pointer to a, at [rsp + 24]
             "push {t1}",          // the pointer to b, at [rsp + 16]
@@ -2296,7 +2296,7 @@ pub(crate) fn mont_mul_9(
             "adcx {t8}, [rsp]",
             "adox {t8}, {lo}",
             // t[0..n] + 2^(64n) t[n] is below 2m: subtract m once if it fits.
-            "mov {src}, [rsp + 40]",  // the pointer to r
+            "mov {src}, [rsp + 40]",  // the pointer to scratch
             "mov [{src} + 0], {t9}",
             "mov [{src} + 8], {t0}",
             "mov [{src} + 16], {t1}",
@@ -2317,7 +2317,7 @@ pub(crate) fn mont_mul_9(
             "sbb {t6}, [{src} + 56]",
             "sbb {t7}, [{src} + 64]",
             "sbb {t8}, 0",  // borrow out: the value was below m
-            "mov {src}, [rsp + 40]",  // the pointer to r
+            "mov {src}, [rsp + 40]",  // the pointer to scratch
             "cmovc {t9}, [{src} + 0]",
             "cmovc {t0}, [{src} + 8]",
             "cmovc {t1}, [{src} + 16]",
