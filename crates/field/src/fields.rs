@@ -8,7 +8,7 @@
 
 use numcrypt_limbs::Limb;
 
-use crate::{Fp, Goldilocks, Monty, MontyModulus, PseudoMersenne, Unsaturated};
+use crate::{Fp, Goldilocks, Monty, MontyModulus, P521, PseudoMersenne, Unsaturated};
 
 /// Builds little-endian limbs from big-endian 64-bit words (the order the
 /// primes are written in).
@@ -122,8 +122,12 @@ pub type Fp414 = Fp<PseudoMersenne<7, 414, 17>>;
 pub type Fp448 = Fp<PseudoMersenne<7, 448, 203>>;
 /// `2^512 − 569`, the largest prime below `2^512`, on eight saturated limbs.
 pub type Fp512 = Fp<PseudoMersenne<8, 512, 569>>;
-/// `2^521 − 1` (P-521's prime) on nine saturated limbs.
-pub type Fp521 = Fp<PseudoMersenne<9, 521, 1>>;
+/// `2^521 − 1` (P-521's prime) in the representation that is faster on this
+/// architecture ([`P521`]): nine 58-bit limbs on x86_64, nine saturated
+/// limbs elsewhere.
+pub type Fp521 = Fp<P521>;
+/// `2^521 − 1` on nine saturated limbs.
+pub type Fp521Saturated = Fp<PseudoMersenne<9, 521, 1>>;
 /// `2^2048 − 1557`, the largest prime below `2^2048` (found with
 /// `numcrypt_prime::is_prime`, confirmed by `openssl prime`; the tests
 /// check both that it is prime and that no odd `c < 1557` gives one).

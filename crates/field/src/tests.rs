@@ -87,6 +87,7 @@ fn extremes_every_backend() {
     check_extremes::<PseudoMersenne<7, 448, 203>>();
     check_extremes::<PseudoMersenne<8, 512, 569>>();
     check_extremes::<PseudoMersenne<9, 521, 1>>();
+    check_extremes::<crate::P521>();
     check_extremes::<PseudoMersenne<32, 2048, 1557>>();
     check_extremes::<Unsaturated<5, 51, 4, 255, 19>>();
     check_extremes::<Unsaturated<6, 56, 6, 336, 3>>();

@@ -138,6 +138,35 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
         Some(out)
     }
 
+    /// `a · b` (or `a²` for `b = None`) carried, from the CPU's own kernel
+    /// for this field, where it has one ([`fixed::p521_unsat_mul`]).
+    #[inline(always)]
+    fn cpu_carried(a: &[Limb; N], b: Option<&[Limb; N]>) -> Option<[Limb; N]> {
+        if !Self::IS_P521 {
+            return None;
+        }
+        let a = <&[Limb; 9]>::try_from(&a[..]).ok()?;
+        let r = match b {
+            Some(b) => fixed::p521_unsat_mul(a, <&[Limb; 9]>::try_from(&b[..]).ok()?),
+            None => fixed::p521_unsat_sqr(a),
+        }?;
+        <[Limb; N]>::try_from(&r[..]).ok()
+    }
+
+    /// `a · b` (or `a²` for `b = None`) from the columns, where the CPU has
+    /// no carried kernel ([`Self::cpu_carried`]). Out of line, and its
+    /// operands by value: inline, the columns made `mul` too large for the
+    /// compiler to inline into a chain's loop, and through references they
+    /// kept the kernel's operands in memory, copied there with loads the
+    /// store buffer cannot forward.
+    #[inline(never)]
+    fn columns_carried(a: [Limb; N], b: Option<[Limb; N]>) -> [Limb; N] {
+        Self::carry(match b {
+            Some(b) => Self::mul_cols(&a, &b),
+            None => Self::sqr_cols(&a),
+        })
+    }
+
     /// The columns of `a · b` (or `a²` for `b = None`) from the CPU's own
     /// kernel for this field, where it has one ([`fixed::pm_columns`]).
     #[inline(always)]
@@ -306,13 +335,27 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64> B
         Self::carry(cols)
     }
 
-    #[inline]
+    // Inlined whatever the caller's size: a chain whose step was a call
+    // passed its limbs through memory (see `columns_carried`).
+    #[inline(always)]
     fn mul(a: &[Limb; N], b: &[Limb; N]) -> [Limb; N] {
+        if Self::IS_P521 {
+            if let Some(r) = Self::cpu_carried(a, Some(b)) {
+                return r;
+            }
+            return Self::columns_carried(*a, Some(*b));
+        }
         Self::carry(Self::mul_cols(a, b))
     }
 
-    #[inline]
+    #[inline(always)]
     fn square(a: &[Limb; N]) -> [Limb; N] {
+        if Self::IS_P521 {
+            if let Some(r) = Self::cpu_carried(a, None) {
+                return r;
+            }
+            return Self::columns_carried(*a, None);
+        }
         Self::carry(Self::sqr_cols(a))
     }
 

@@ -262,6 +262,7 @@ field_tests! {
     p512: <Fp512 as Elem>::B, 256;
     p414_unsat: <Fp414Unsat as Elem>::B, 256;
     p521: <Fp521 as Elem>::B, 256;
+    p521_saturated: <Fp521Saturated as Elem>::B, 256;
     p521_unsat: <Fp521Unsat as Elem>::B, 256;
     p2048: <Fp2048 as Elem>::B, 24;
     nist_p224: <FpP224 as Elem>::B, 64;
@@ -305,7 +306,7 @@ fn representations_agree() {
             chain::<<Fp25519Saturated as Elem>::B>(seed)
         );
         assert_eq!(
-            chain::<<Fp521 as Elem>::B>(seed),
+            chain::<<Fp521Saturated as Elem>::B>(seed),
             chain::<<Fp521Unsat as Elem>::B>(seed)
         );
         assert_eq!(

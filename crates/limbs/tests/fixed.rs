@@ -190,6 +190,84 @@ fn p521_kernel_edges() {
     }
 }
 
+/// Nine 58-bit limbs as an integer.
+fn radix58(limbs: &[u64; 9]) -> BigUint {
+    limbs
+        .iter()
+        .rev()
+        .fold(BigUint::default(), |acc, &l| (acc << 58u32) + l)
+}
+
+/// `p521_unsat_mul` and `p521_unsat_sqr` (nine 58-bit limbs, each below
+/// `2^60`) against num-bigint modulo `2^521 − 1`, and their results tight:
+/// limbs below `2^58`, limb 1 below `2^58 + 2^12`. Where this CPU has no
+/// kernel they are `None`, which is all there is to check.
+fn check_p521_unsat(a: &[u64; 9], b: &[u64; 9]) {
+    let p = (BigUint::one() << 521u32) - 1u32;
+    let (mul, sqr) = (fixed::p521_unsat_mul(a, b), fixed::p521_unsat_sqr(a));
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(
+        mul.is_some(),
+        numcrypt_limbs::kernels::Adx::detect().is_some(),
+        "p521_unsat on x86_64 with BMI2 and ADX"
+    );
+    let results = [
+        (mul, radix58(a) * radix58(b) % &p, "mul"),
+        (sqr, radix58(a) * radix58(a) % &p, "sqr"),
+    ];
+    for (r, want, what) in results {
+        let Some(r) = r else { continue };
+        assert_eq!(radix58(&r) % &p, want, "p521_unsat {what} {a:x?} {b:x?}");
+        for (j, &limb) in r.iter().enumerate() {
+            let bound = if j == 1 {
+                (1 << 58) + (1 << 12)
+            } else {
+                1 << 58
+            };
+            assert!(limb < bound, "p521_unsat {what}: limb {j} not tight");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn p521_unsat_kernel(raw in prop::collection::vec(any::<u64>(), 12), sa in any::<u8>(), sb in any::<u8>()) {
+        // Limbs below 2^60, biased to the extremes.
+        let loose = |x: [u64; 9]| x.map(|l| l >> 4);
+        check_p521_unsat(&loose(limbs::<9>(&raw, sa)), &loose(limbs::<9>(&raw[1..], sb)));
+    }
+}
+
+#[test]
+fn p521_unsat_kernel_edges() {
+    // 0, 1, p − 1 (tight limbs), p, 2^521 (in limb 8's bit 57), every limb
+    // at 2^58 − 1 (just below 2^522), every limb at the loose bound 2^60 − 1.
+    let mut one = [0; 9];
+    one[0] = 1;
+    let mut p = [(1 << 58) - 1; 9];
+    p[8] = (1 << 57) - 1;
+    let mut p1 = p;
+    p1[0] -= 1;
+    let mut two521 = [0; 9];
+    two521[8] = 1 << 57;
+    let edges = [
+        [0; 9],
+        one,
+        p1,
+        p,
+        two521,
+        [(1 << 58) - 1; 9],
+        [(1 << 60) - 1; 9],
+    ];
+    for a in &edges {
+        for b in &edges {
+            check_p521_unsat(a, b);
+        }
+    }
+}
+
 /// All-ones operands push both folds to their last carry (the masked `c`),
 /// for `c` at each tail's largest value and either side of 2^32.
 #[test]
@@ -212,7 +290,7 @@ fn reports_backend() {
     println!(
         "fixed kernels: assembly path {}",
         if numcrypt_limbs::kernels::Adx::detect().is_some() {
-            "tested (BMI2/ADX present)"
+            "tested (BMI2/ADX present; p521_unsat included)"
         } else {
             "NOT tested (no BMI2/ADX)"
         }

@@ -23,6 +23,21 @@ and one for P-521's prime p = 2^521 - 1 on nine limbs:
               cannot carry out, so nothing is folded twice: the tail after
               the product is a single carry chain, where pm_mul_9 has two
               folds and a mask.
+and, for the field crate's unsaturated 2^521 - 1 (nine 58-bit limbs, a value
+modulo 2^522 - 2 = 2p, limbs below 2^60 in):
+  p521_unsat_mul: a * b as tight limbs (below 2^58, limb 1 below 2^58 +
+              2^12), product scanning: column k (a 128-bit sum of a[i] b[j],
+              i + j = k, and a[i] 2b[j], i + j = k + 9: 2^522 = 2) in two
+              registers, then carried at once (the last column's carry in
+              plus the column, 58 bits to the limb, the rest on), so the
+              carry chain runs beside the next column's products. No adcx/
+              adox: each product is one mulx, add and adc into its column,
+              and the carry's shifts are shrx/shlx (shrd is several
+              micro-ops on AMD).
+  p521_unsat_sqr: the same for a^2, each cross product once through the
+              doubled limbs (a[i] 2a[j], and 2a[i] 2a[j] where it wraps).
+  Both take a's limbs in registers (and park them in scratch), so that in a
+  chain one result passes to the next operation in registers.
 Each has a square beside it (sqr_wide_n, pm_sqr_n, p521_sqr), the same
 tail after a product part that computes each cross product a[i] a[j] once
 (n(n-1)/2 mulx and n for the squares, against n^2), faster from 6 limbs
@@ -44,6 +59,7 @@ called r below is a scratch array, which takes the product's low half.
 """
 import re
 import sys
+import textwrap
 
 SIZES = [4, 6, 7, 8, 9]
 IND = " " * 12
@@ -427,9 +443,176 @@ pub(crate) fn mul_wide_{n}(
 '''
 
 
+def p521_unsat(square):
+    """p521_unsat_mul / p521_unsat_sqr (see the module notes). a arrives in
+    registers (nine names g0..g8, so that a chain hands its limbs over in
+    registers, not through copies in memory) and b's pointer in g9; the
+    generator then gives the names roles. The scratch is 27 limbs of stack
+    (nothing for the caller to clear): 2a at 0..9, the carried limbs at
+    9..18, a at 18..27."""
+    n = 9
+    out = []
+    emit = lambda s: out.append(IND + s)
+    name = "p521_unsat_sqr" if square else "p521_unsat_mul"
+    g = [f"{{g{k}}}" for k in range(10 if square else 13)]
+    scratch_ptr, b_ptr = "rsp", g[9]
+
+    def terms(k):
+        """Column k's products as (rdx operand, memory operand): `a`, `b`
+        or `d` (the doubled operand) and the limb."""
+        t = []
+        for i in range(n):
+            if square:
+                for j in range(i, n):
+                    if i + j == k:
+                        t.append((("a", i), ("a", j)) if i == j else (("a", i), ("d", j)))
+                    elif i + j == k + n:
+                        t.append((("a", i), ("d", i)) if i == j else (("d", i), ("d", j)))
+            else:
+                if 0 <= k - i < n:
+                    t.append((("a", i), ("b", k - i)))
+                if 0 <= k + n - i < n:
+                    t.append((("d", i), ("b", k + n - i)))
+        return t
+
+    # The multiplication takes three columns at a time, which share rdx
+    # (a[i] meets b[k - i] in column k, b[k + 1 - i] in column k + 1 and so
+    # on, and 2a[i] the wrapped b[j]): 33 loads of rdx instead of 81, for
+    # four accumulator pairs (the last group's carry and three columns).
+    group = 1 if square else 3
+
+    def at(x):
+        src, i = x
+        if src == "b":
+            return f"[{b_ptr} + {8 * i}]"
+        return f"[{scratch_ptr} + {8 * (i + (2 * n if src == 'a' else 0))}]"
+
+    emit(f'"sub rsp, {8 * 3 * n}",')
+    emit("// scratch[18..27] = a, scratch[0..9] = 2a: the operand of the " +
+         ("cross and the wrapped products" if square else "wrapped products"))
+    for i in range(n):
+        emit(f'"mov {at(("a", i))}, {g[i]}",')
+        emit(f'"add {g[i]}, {g[i]}",')
+        emit(f'"mov {at(("d", i))}, {g[i]}",')
+    # The roles.
+    if square:
+        pairs = [(g[0], g[1]), (g[2], g[3])]
+        prods = [(g[4], g[5]), (g[8], g[9])]
+        m58, m6 = g[6], g[7]
+    else:
+        pairs = [(g[0], g[1]), (g[2], g[3]), (g[4], g[5]), (g[6], g[7])]
+        prods = [(g[10], g[11])]
+        m58, m6 = g[8], g[12]
+    emit(f'"mov {m58[:-1]}:e}}, 58",')
+    emit(f'"mov {m6[:-1]}:e}}, 6",')
+    carry = None
+    next_pair = 0
+    for k0 in range(0, n, group):
+        cols = list(range(k0, min(k0 + group, n)))
+        acc = {}
+        for k in cols:
+            acc[k] = pairs[next_pair % len(pairs)]
+            next_pair += 1
+        pl, ph = prods[k0 % len(prods)]
+        emit(f"// column{'s' if len(cols) > 1 else ''} {', '.join(map(str, cols))}")
+        work = [(k, m, o) for k in cols for (m, o) in terms(k)]
+        started = set()
+        while work:
+            rdx = work[0][1]
+            emit(f'"mov rdx, {at(rdx)}",')
+            for (k, m, o) in [w for w in work if w[1] == rdx]:
+                lo, hi = acc[k]
+                if k not in started:
+                    emit(f'"mulx {hi}, {lo}, {at(o)}",')
+                    started.add(k)
+                else:
+                    emit(f'"mulx {ph}, {pl}, {at(o)}",')
+                    emit(f'"add {lo}, {pl}",')
+                    emit(f'"adc {hi}, {ph}",')
+            work = [w for w in work if w[1] != rdx]
+        for k in cols:
+            lo, hi = acc[k]
+            if carry:
+                emit(f"// column {k}, plus the carry from column {k - 1}")
+                emit(f'"add {lo}, {carry[0]}",')
+                emit(f'"adc {hi}, {carry[1]}",')
+            emit(f'"mov [{scratch_ptr} + {8 * (n + k)}], {lo}",  // masked when loaded')
+            emit(f'"shrx {lo}, {lo}, {m58}",')
+            emit(f'"shlx {pl}, {hi}, {m6}",')
+            emit(f'"or {lo}, {pl}",')
+            emit(f'"shrx {hi}, {hi}, {m58}",')
+            carry = (lo, hi)
+    lo, hi = carry
+    t0, t1 = prods[0]
+    emit("// the carry out of column 8 wraps around doubled (2^522 = 2) into limb 0,")
+    emit("// whose own carry (below 2^12) ends in limb 1")
+    emit(f'"add {lo}, {lo}",')
+    emit(f'"adc {hi}, {hi}",')
+    emit(f'"bzhi {t1}, [{scratch_ptr} + {8 * n}], {m58}",')
+    emit(f'"add {lo}, {t1}",')
+    emit(f'"adc {hi}, 0",')
+    emit(f'"bzhi {t0}, {lo}, {m58}",')
+    emit(f'"shrx {lo}, {lo}, {m58}",')
+    emit(f'"shlx {hi}, {hi}, {m6}",')
+    emit(f'"or {lo}, {hi}",')
+    emit(f'"bzhi {t1}, [{scratch_ptr} + {8 * (n + 1)}], {m58}",')
+    emit(f'"add {t1}, {lo}",')
+    results = {t0: 0, t1: 1}
+    rest = [r for r in g if r not in (t0, t1, m58)] + [m58]
+    for k, r in zip(range(2, n), rest):
+        emit(f'"bzhi {r}, [{scratch_ptr} + {8 * (n + k)}], {m58}",')
+        results[r] = k
+    emit(f'"add rsp, {8 * 3 * n}",')
+    assert len(results) == n and len(set(results.values())) == n, results
+    body = "\n".join(out)
+    ops = []
+    for k, reg in enumerate(g):
+        target = f"r[{results[reg]}]" if reg in results else "_"
+        if k < n:
+            ops.append(f"g{k} = inout(reg) a[{k}] => {target},")
+        elif reg == b_ptr and not square:
+            ops.append(f"g{k} = inout(reg) b.as_ptr() => {target},")
+        else:
+            ops.append(f"g{k} = out(reg) {target},")
+    operands = "\n".join(IND + o for o in ops)
+    what = "a^2" if square else "a * b"
+    args = ["a: &[Limb; 9]"] + ([] if square else ["b: &[Limb; 9]"])
+    reads = " reads b (nine limbs, by its array type) and" if not square else ""
+    safety = textwrap.fill(
+        f"SAFETY: `_cpu` proves BMI2 (an `Adx` exists only then). The block{reads} "
+        f"takes {8 * 3 * n} bytes of stack, which it frees before it ends, so the stack "
+        "pointer is restored; every named register it changes is declared.", width=76,
+        initial_indent="    // ", subsequent_indent="    // ")
+    signature = f"pub(crate) fn {name}(_cpu: Adx, {', '.join(args)}) -> [Limb; 9] {{"
+    if len(signature) > 100:
+        signature = (f"pub(crate) fn {name}(\n    _cpu: Adx,\n" + "".join(f"    {x},\n" for x in args)
+                     + ") -> [Limb; 9] {")
+    return f'''
+/// `{what}` modulo `2^521 - 1` on nine 58-bit limbs: a value `Σ x[i] 2^(58 i)`
+/// modulo `2^522 - 2`, limbs below `2^60` in, below `2^58` out (limb 1 below
+/// `2^58 + 2^12`). The limbs of `a` arrive and those of the result leave in
+/// registers.
+#[inline]
+{signature}
+    let mut r = [0; 9];
+{safety}
+    unsafe {{
+        asm!(
+{body}
+{operands}
+{IND}out("rdx") _,
+{IND}options(),
+        );
+    }}
+    r
+}}
+'''
+
+
 header = '''//! Fully unrolled products and squares for prime fields: the full
 //! product, and the product reduced modulo `2^(64 n) - c`, at 4, 6, 7, 8 and
-//! 9 limbs; and the product reduced modulo `2^521 - 1`.
+//! 9 limbs; and the product reduced modulo `2^521 - 1`, on nine saturated
+//! limbs and on nine 58-bit ones.
 //!
 //! GENERATED by `tools/gen_field_x86_64.py`; do not edit by hand (`.ci/run`
 //! checks that this file matches the script).
@@ -446,3 +629,4 @@ for square in (False, True):
         sys.stdout.write(gen(n, "pm", square))
         sys.stdout.write(gen(n, "pm", square, c32=True))
     sys.stdout.write(gen(9, "p521", square))
+    sys.stdout.write(p521_unsat(square))

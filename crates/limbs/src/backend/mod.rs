@@ -304,6 +304,33 @@ pub(crate) fn pm_columns<const N: usize>(
     None
 }
 
+/// Whether `2^521 − 1` multiplies faster on nine 58-bit limbs than on nine
+/// saturated ones on this architecture. x86_64: yes, measured on chains of
+/// dependent operations with the `mulx` kernels ([`p521_unsat`]) and, on
+/// CPUs without BMI2 and ADX, in portable Rust (benches/RESULTS.md). Elsewhere
+/// the two were not measured against each other, and the saturated limbs
+/// stay.
+pub(crate) const P521_UNSATURATED: bool = cfg!(target_arch = "x86_64");
+
+/// `a·b` (or `a²` for `b = None`) modulo `2^521 − 1` on nine 58-bit limbs,
+/// carried to tight limbs, from this CPU's kernel where it has one (the
+/// `mulx` kernels of the `Adx` backend: product scanning, each column
+/// carried as it ends); `None` elsewhere, where the caller's own
+/// columns serve.
+#[inline]
+pub(crate) fn p521_unsat(a: &[Limb; 9], b: Option<&[Limb; 9]>) -> Option<[Limb; 9]> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(cpu) = adx() {
+        use x86_64_adx::field;
+        return Some(match b {
+            Some(b) => field::p521_unsat_mul(cpu, a, b),
+            None => field::p521_unsat_sqr(cpu, a),
+        });
+    }
+    let _ = (a, b);
+    None
+}
+
 /// The column sums `H_j` of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on
 /// eight 56-bit limbs (each below `2^58`): `Σ H_j 2^(56j) ≡ a·b`, each below
 /// `2^92`, from a kernel of this CPU's where the rule picks one (NEON, on

@@ -56,6 +56,27 @@ pub fn pm_columns<const N: usize>(
     crate::backend::pm_columns(radix, bits, c, a, b)
 }
 
+/// Whether `2^521 − 1` is faster on nine 58-bit limbs
+/// ([`p521_unsat_mul`]) than on nine saturated ones ([`p521_mul`]) on this
+/// architecture: the field crate's `Fp521` follows it.
+pub const P521_UNSATURATED: bool = crate::backend::P521_UNSATURATED;
+
+/// `a·b` modulo `2^521 − 1` on nine 58-bit limbs (a value `Σ aᵢ 2^(58 i)`
+/// modulo `2^522 − 2`), each below `2^60`: the product's limbs, each below
+/// `2^58` (limb 1 below `2^58 + 2^12`), when this CPU has a kernel for it
+/// that beats portable columns (`mulx` on x86_64 with BMI2 and ADX, see
+/// `backend`); `None` elsewhere.
+#[inline]
+pub fn p521_unsat_mul(a: &[Limb; 9], b: &[Limb; 9]) -> Option<[Limb; 9]> {
+    crate::backend::p521_unsat(a, Some(b))
+}
+
+/// `a²` as [`p521_unsat_mul`], each cross product computed once.
+#[inline]
+pub fn p521_unsat_sqr(a: &[Limb; 9]) -> Option<[Limb; 9]> {
+    crate::backend::p521_unsat(a, None)
+}
+
 /// The column sums of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight
 /// 56-bit limbs, each below `2^58`: `H_j` with `Σ H_j 2^(56j) ≡ a·b`, each
 /// below `2^92`, when this CPU has a kernel for them that beats the
