@@ -79,12 +79,15 @@
 //! dependent operations (what a scalar multiplication does), measured on
 //! AMD EPYC Zen 4 and Zen 5 (`benches/RESULTS.md` has the tables and the
 //! commands): five 51-bit limbs for [`Fp25519`], whose carries then run
-//! two steps deep instead of through a serial chain, saturated limbs
-//! with the `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes,
-//! and [`Goldilocks`]' Karatsuba for [`FpGoldilocks`] (Montgomery
+//! two steps deep instead of through a serial chain, nine 58-bit limbs for
+//! [`Fp521`] on x86_64 (its backend [`P521`] picks the representation per
+//! architecture; saturated limbs elsewhere, where the two were not
+//! measured against each other), saturated limbs with the
+//! `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes, and
+//! [`Goldilocks`]' Karatsuba for [`FpGoldilocks`] (Montgomery
 //! multiplication, [`FpGoldilocksMonty`], was slower at both operations).
-//! The other representations ([`Fp25519Saturated`], [`Fp521Unsat`], …) are
-//! provided and tested like the defaults.
+//! The other representations ([`Fp25519Saturated`], [`Fp521Saturated`],
+//! [`Fp521Unsat`], …) are provided and tested like the defaults.
 #![no_std]
 #![forbid(unsafe_code)]
 
