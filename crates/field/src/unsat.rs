@@ -117,38 +117,45 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
         r
     }
 
-    /// `2^521 − 1` on nine 58-bit limbs, which multiplies by the three-way
-    /// split ([`karatsuba3`]).
+    /// `2^521 − 1` on nine 58-bit limbs, which has kernels of its own: the
+    /// CPU's carried ones ([`Self::cpu_carried`]), else the three-way split
+    /// ([`karatsuba3`]).
     const IS_P521: bool = N == 9 && R == 58 && K == 521 && C == 1;
+
+    /// The operands as nine-limb arrays, when this is [`Self::IS_P521`].
+    #[inline(always)]
+    fn p521_operands<'x>(
+        a: &'x [Limb; N],
+        b: Option<&'x [Limb; N]>,
+    ) -> Option<(&'x [Limb; 9], Option<&'x [Limb; 9]>)> {
+        if !Self::IS_P521 {
+            return None;
+        }
+        let a = <&[Limb; 9]>::try_from(&a[..]).ok()?;
+        match b {
+            Some(b) => Some((a, Some(<&[Limb; 9]>::try_from(&b[..]).ok()?))),
+            None => Some((a, None)),
+        }
+    }
 
     /// The columns of `a · b` (or `a²` for `b = None`) by the three-way split,
     /// when this is [`Self::IS_P521`].
     #[inline(always)]
     fn karatsuba3_cols(a: &[Limb; N], b: Option<&[Limb; N]>) -> Option<[u128; N]> {
-        if !Self::IS_P521 {
-            return None;
-        }
-        let a = <&[Limb; 9]>::try_from(&a[..]).ok()?;
-        let cols = match b {
-            Some(b) => karatsuba3::mul(a, <&[Limb; 9]>::try_from(&b[..]).ok()?),
-            None => karatsuba3::square(a),
+        let cols = match Self::p521_operands(a, b)? {
+            (a, Some(b)) => karatsuba3::mul(a, b),
+            (a, None) => karatsuba3::square(a),
         };
-        let mut out = [0; N];
-        out.copy_from_slice(&cols);
-        Some(out)
+        <[u128; N]>::try_from(&cols[..]).ok()
     }
 
     /// `a · b` (or `a²` for `b = None`) carried, from the CPU's own kernel
     /// for this field, where it has one ([`fixed::p521_unsat_mul`]).
     #[inline(always)]
     fn cpu_carried(a: &[Limb; N], b: Option<&[Limb; N]>) -> Option<[Limb; N]> {
-        if !Self::IS_P521 {
-            return None;
-        }
-        let a = <&[Limb; 9]>::try_from(&a[..]).ok()?;
-        let r = match b {
-            Some(b) => fixed::p521_unsat_mul(a, <&[Limb; 9]>::try_from(&b[..]).ok()?),
-            None => fixed::p521_unsat_sqr(a),
+        let r = match Self::p521_operands(a, b)? {
+            (a, Some(b)) => fixed::p521_unsat_mul(a, b),
+            (a, None) => fixed::p521_unsat_sqr(a),
         }?;
         <[Limb; N]>::try_from(&r[..]).ok()
     }

@@ -27,13 +27,14 @@ and, for the field crate's unsaturated 2^521 - 1 (nine 58-bit limbs, a value
 modulo 2^522 - 2 = 2p, limbs below 2^60 in):
   p521_unsat_mul: a * b as tight limbs (below 2^58, limb 1 below 2^58 +
               2^12), product scanning: column k (a 128-bit sum of a[i] b[j],
-              i + j = k, and a[i] 2b[j], i + j = k + 9: 2^522 = 2) in two
+              i + j = k, and 2a[i] b[j], i + j = k + 9: 2^522 = 2) in two
               registers, then carried at once (the last column's carry in
               plus the column, 58 bits to the limb, the rest on), so the
-              carry chain runs beside the next column's products. No adcx/
-              adox: each product is one mulx, add and adc into its column,
-              and the carry's shifts are shrx/shlx (shrd is several
-              micro-ops on AMD).
+              carry chain runs beside the next column's products; three
+              columns at a time, which share each rdx. No adcx/adox: each
+              product is one mulx, add and adc into its column, and the
+              carry's shifts are shrx/shlx (shrd is several micro-ops on
+              AMD).
   p521_unsat_sqr: the same for a^2, each cross product once through the
               doubled limbs (a[i] 2a[j], and 2a[i] 2a[j] where it wraps).
   Both take a's limbs in registers (and park them in scratch), so that in a
