@@ -16,7 +16,7 @@
 //! against num-bigint before timing):
 //! - `numcrypt`: the field's default representation (`Fp25519`, …);
 //!   `numcrypt_unsat` / `numcrypt_saturated`: the other one, where there is
-//!   one (`Fp25519` and, on x86_64, `Fp521` are unsaturated, the other
+//!   one (`Fp25519` and `Fp521` are unsaturated, the other
 //!   `2^k − c` fields saturated);
 //! - `fiat_*`: fiat-crypto 0.3's generated code (`curve25519_64`: 5×51,
 //!   `curve25519_solinas_64`: 4×64 saturated, `p521_64`: 9×58,

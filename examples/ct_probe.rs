@@ -27,7 +27,7 @@
 //!
 //! `goldilocks`, `p521`, `p256` and `r521` probe field arithmetic instead:
 //! a chain of multiplications, squarings, additions and subtractions on
-//! [`FpGoldilocks`] (the Karatsuba backend), [`Fp521Unsat`] (the `mulx`
+//! [`FpGoldilocks`] (the Karatsuba backend), [`Fp521`] (the `mulx`
 //! kernels where the build is BMI2+ADX, the three-way split elsewhere),
 //! [`FpP256`] (P-256's own reduction) or [`FpRandom521`] (the
 //! 9-limb square and its unrolled reduction), with an operand chosen by
@@ -42,7 +42,7 @@ use std::process::ExitCode;
 // Through the dev-dependency rather than `numcrypt::limbs`, so the probe builds
 // whatever features the facade is built with.
 use numcrypt_field::{
-    Backend, Fp, Fp521Saturated, Fp521Unsat, FpGoldilocks, FpGoldilocksMonty, FpP256, FpRandom521,
+    Backend, Fp, Fp521, Fp521Saturated, FpGoldilocks, FpGoldilocksMonty, FpP256, FpRandom521,
 };
 use numcrypt_limbs::backend::{self, Exponentiation, LimbKernels};
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
@@ -368,7 +368,7 @@ fn main() -> ExitCode {
     let pattern = padded.trim_end_matches('_');
     let field = match width.as_str() {
         "goldilocks" => Some(run_field::<B<FpGoldilocks>, B<FpGoldilocksMonty>>(pattern)),
-        "p521" => Some(run_field::<B<Fp521Unsat>, B<Fp521Saturated>>(pattern)),
+        "p521" => Some(run_field::<B<Fp521>, B<Fp521Saturated>>(pattern)),
         "p256" => Some(run_field::<B<FpP256>, B<FpP256>>(pattern)),
         "r521" => Some(run_field::<B<FpRandom521>, B<FpRandom521>>(pattern)),
         _ => None,

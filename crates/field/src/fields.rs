@@ -8,7 +8,9 @@
 
 use numcrypt_limbs::Limb;
 
-use crate::{Fp, Goldilocks, Monty, MontyModulus, P521, PseudoMersenne, Unsaturated};
+use numcrypt_limbs::fixed;
+
+use crate::{ByArch, Fp, Goldilocks, Monty, MontyModulus, PseudoMersenne, Unsaturated};
 
 /// Builds little-endian limbs from big-endian 64-bit words (the order the
 /// primes are written in).
@@ -112,8 +114,14 @@ pub type Fp25519 = Fp<Unsaturated<5, 51, 4, 255, 19>>;
 /// `2^255 − 19` on four saturated limbs: more independent operations a
 /// second than [`Fp25519`], each with a longer latency.
 pub type Fp25519Saturated = Fp<PseudoMersenne<4, 255, 19>>;
+/// `2^336 − 3` in the representation that is faster on this architecture
+/// ([`fixed::P336_UNSATURATED`]): six 56-bit limbs on aarch64, six
+/// saturated limbs elsewhere.
+pub type Fp336 = Fp<
+    ByArch<Unsaturated<6, 56, 6, 336, 3>, PseudoMersenne<6, 336, 3>, { fixed::P336_UNSATURATED }>,
+>;
 /// `2^336 − 3` on six saturated limbs.
-pub type Fp336 = Fp<PseudoMersenne<6, 336, 3>>;
+pub type Fp336Saturated = Fp<PseudoMersenne<6, 336, 3>>;
 /// `2^384 − 317`, the largest prime below `2^384`, on six saturated limbs.
 pub type Fp384 = Fp<PseudoMersenne<6, 384, 317>>;
 /// `2^414 − 17` (Curve41417) on seven saturated limbs.
@@ -122,10 +130,10 @@ pub type Fp414 = Fp<PseudoMersenne<7, 414, 17>>;
 pub type Fp448 = Fp<PseudoMersenne<7, 448, 203>>;
 /// `2^512 − 569`, the largest prime below `2^512`, on eight saturated limbs.
 pub type Fp512 = Fp<PseudoMersenne<8, 512, 569>>;
-/// `2^521 − 1` (P-521's prime) in the representation that is faster on this
-/// architecture ([`P521`]): nine 58-bit limbs on x86_64, nine saturated
-/// limbs elsewhere.
-pub type Fp521 = Fp<P521>;
+/// `2^521 − 1` (P-521's prime) on nine 58-bit limbs (fiat-crypto's
+/// representation), which beat nine saturated limbs ([`Fp521Saturated`])
+/// on every CPU measured or modelled (the crate's README).
+pub type Fp521 = Fp<Unsaturated<9, 58, 9, 521, 1>>;
 /// `2^521 − 1` on nine saturated limbs.
 pub type Fp521Saturated = Fp<PseudoMersenne<9, 521, 1>>;
 /// `2^2048 − 1557`, the largest prime below `2^2048` (found with
@@ -137,8 +145,6 @@ pub type Fp2048 = Fp<PseudoMersenne<32, 2048, 1557>>;
 pub type Fp336Unsat = Fp<Unsaturated<6, 56, 6, 336, 3>>;
 /// `2^414 − 17` on eight 52-bit limbs.
 pub type Fp414Unsat = Fp<Unsaturated<8, 52, 7, 414, 17>>;
-/// `2^521 − 1` on nine 58-bit limbs (fiat-crypto's representation).
-pub type Fp521Unsat = Fp<Unsaturated<9, 58, 9, 521, 1>>;
 
 /// NIST P-224's field.
 pub type FpP224 = Fp<Monty<NistP224, 4>>;

@@ -80,24 +80,25 @@
 //! AMD EPYC Zen 4 and Zen 5 (`benches/RESULTS.md` has the tables and the
 //! commands): five 51-bit limbs for [`Fp25519`], whose carries then run
 //! two steps deep instead of through a serial chain, nine 58-bit limbs for
-//! [`Fp521`] on x86_64 (its backend [`P521`] picks the representation per
-//! architecture; saturated limbs elsewhere, where the two were not
-//! measured against each other), saturated limbs with the
+//! [`Fp521`] (also on aarch64, where that is a model, not a measurement:
+//! llvm-mca's models of the crate's executed instructions), six 56-bit
+//! limbs for [`Fp336`] on aarch64 only ([`ByArch`]: the one field whose
+//! choice differs between architectures), saturated limbs with the
 //! `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes, and
 //! [`Goldilocks`]' Karatsuba for [`FpGoldilocks`] (Montgomery
 //! multiplication, [`FpGoldilocksMonty`], was slower at both operations).
 //! The other representations ([`Fp25519Saturated`], [`Fp521Saturated`],
-//! [`Fp521Unsat`], …) are provided and tested like the defaults.
+//! …) are provided and tested like the defaults.
 #![no_std]
 #![forbid(unsafe_code)]
 
 mod backend;
+mod by_arch;
 mod element;
 mod error;
 pub mod fields;
 mod goldilocks;
 mod monty;
-mod p521;
 mod pm;
 mod sqrt;
 mod unsat;
@@ -108,13 +109,13 @@ extern crate std;
 mod tests;
 
 pub use backend::Backend;
+pub use by_arch::ByArch;
 pub use element::{Fp, LooseFp};
 pub use error::Error;
 pub use fields::*;
 pub use goldilocks::Goldilocks;
 pub use monty::{Monty, MontyModulus};
 pub use numcrypt_limbs::{Limb, Uint};
-pub use p521::P521;
 pub use pm::PseudoMersenne;
 pub use subtle;
 pub use unsat::Unsaturated;

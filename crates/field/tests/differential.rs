@@ -256,6 +256,7 @@ field_tests! {
     curve25519_saturated: <Fp25519Saturated as Elem>::B, 256;
     p336: <Fp336 as Elem>::B, 256;
     p336_unsat: <Fp336Unsat as Elem>::B, 256;
+    p336_saturated: <Fp336Saturated as Elem>::B, 256;
     p384: <Fp384 as Elem>::B, 256;
     p414: <Fp414 as Elem>::B, 256;
     p448: <Fp448 as Elem>::B, 256;
@@ -263,7 +264,6 @@ field_tests! {
     p414_unsat: <Fp414Unsat as Elem>::B, 256;
     p521: <Fp521 as Elem>::B, 256;
     p521_saturated: <Fp521Saturated as Elem>::B, 256;
-    p521_unsat: <Fp521Unsat as Elem>::B, 256;
     p2048: <Fp2048 as Elem>::B, 24;
     nist_p224: <FpP224 as Elem>::B, 64;
     nist_p256: <FpP256 as Elem>::B, 256;
@@ -307,7 +307,11 @@ fn representations_agree() {
         );
         assert_eq!(
             chain::<<Fp521Saturated as Elem>::B>(seed),
-            chain::<<Fp521Unsat as Elem>::B>(seed)
+            chain::<<Fp521 as Elem>::B>(seed)
+        );
+        assert_eq!(
+            chain::<<Fp336Saturated as Elem>::B>(seed),
+            chain::<<Fp336Unsat as Elem>::B>(seed)
         );
         assert_eq!(
             chain::<<Fp336 as Elem>::B>(seed),

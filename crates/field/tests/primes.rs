@@ -48,7 +48,7 @@ fn every_modulus_is_prime() {
     check::<<Fp448 as Elem>::B, 7>();
     check::<<Fp512 as Elem>::B, 8>();
     check::<<Fp521Saturated as Elem>::B, 9>();
-    check::<<Fp521Unsat as Elem>::B, 9>();
+    check::<<Fp521 as Elem>::B, 9>();
     check::<<Fp2048 as Elem>::B, 32>();
     check::<<FpP224 as Elem>::B, 4>();
     check::<<FpP256 as Elem>::B, 4>();
@@ -65,7 +65,11 @@ fn every_modulus_is_prime() {
         hex(&<Fp25519 as Elem>::B::MODULUS)
     );
     assert_eq!(
-        hex(&<Fp521Unsat as Elem>::B::MODULUS),
+        hex(&<Fp336Saturated as Elem>::B::MODULUS),
+        hex(&<Fp336 as Elem>::B::MODULUS)
+    );
+    assert_eq!(
+        hex(&<Fp521 as Elem>::B::MODULUS),
         hex(&<Fp521Saturated as Elem>::B::MODULUS)
     );
     assert_eq!(

@@ -304,13 +304,13 @@ pub(crate) fn pm_columns<const N: usize>(
     None
 }
 
-/// Whether `2^521 − 1` multiplies faster on nine 58-bit limbs than on nine
-/// saturated ones on this architecture. x86_64: yes, measured on chains of
-/// dependent operations with the `mulx` kernels ([`p521_unsat`]) and, on
-/// CPUs without BMI2 and ADX, in portable Rust (benches/RESULTS.md). Elsewhere
-/// the two were not measured against each other, and the saturated limbs
-/// stay.
-pub(crate) const P521_UNSATURATED: bool = cfg!(target_arch = "x86_64");
+/// Whether `2^336 − 3` is faster on six 56-bit limbs than on six saturated
+/// ones on this architecture. aarch64: yes, both operations, in llvm-mca's
+/// model of every core it has (the field crate's `tools/trace_aarch64.py`).
+/// x86_64: no, measured: with the `mulx` kernels the saturated square wins
+/// on a chain (benches/RESULTS.md). Elsewhere not measured, and the
+/// saturated limbs stay.
+pub(crate) const P336_UNSATURATED: bool = cfg!(target_arch = "aarch64");
 
 /// `a·b` (or `a²` for `b = None`) modulo `2^521 − 1` on nine 58-bit limbs,
 /// carried to tight limbs, from this CPU's kernel where it has one (the

@@ -56,10 +56,10 @@ pub fn pm_columns<const N: usize>(
     crate::backend::pm_columns(radix, bits, c, a, b)
 }
 
-/// Whether `2^521 − 1` is faster on nine 58-bit limbs
-/// ([`p521_unsat_mul`]) than on nine saturated ones ([`p521_mul`]) on this
-/// architecture: the field crate's `Fp521` follows it.
-pub const P521_UNSATURATED: bool = crate::backend::P521_UNSATURATED;
+/// Whether `2^336 − 3` is faster on six 56-bit limbs than on six saturated
+/// ones on this architecture (see `backend`): the field crate's `Fp336`
+/// follows it.
+pub const P336_UNSATURATED: bool = crate::backend::P336_UNSATURATED;
 
 /// `a·b` modulo `2^521 − 1` on nine 58-bit limbs (a value `Σ aᵢ 2^(58 i)`
 /// modulo `2^522 − 2`), each below `2^60`: the product's limbs, each below
