@@ -635,7 +635,7 @@ fn run<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op) {
     crypto_bigint::<CbC25519, { U256::LIMBS }, M>(g, op, "c25519");
 
     numcrypt::<B<nf::Fp336>, M>(g, op, "pm336", "numcrypt");
-    numcrypt::<B<nf::Fp336Unsat>, M>(g, op, "pm336", "numcrypt_unsat");
+    numcrypt::<B<nf::Fp336Saturated>, M>(g, op, "pm336", "numcrypt_saturated");
     crypto_bigint::<CbPm336, { U384::LIMBS }, M>(g, op, "pm336");
 
     numcrypt::<B<nf::Fp384>, M>(g, op, "pm384", "numcrypt");

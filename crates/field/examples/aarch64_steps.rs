@@ -9,8 +9,8 @@
 use core::hint::black_box;
 
 use numcrypt_field::{
-    Fp, Fp336, Fp336Saturated, Fp521, Fp521Saturated, Fp25519, Fp25519Saturated, FpGoldilocks,
-    FpGoldilocksMonty,
+    Fp, Fp336, Fp336Saturated, Fp414, Fp414Saturated, Fp521, Fp521Saturated, Fp25519,
+    Fp25519Saturated, FpGoldilocks, FpGoldilocksMonty,
 };
 
 macro_rules! steps {
@@ -47,6 +47,8 @@ steps! {
     Fp25519Saturated: step_fp25519_saturated_mul, step_fp25519_saturated_sqr;
     Fp336: step_fp336_mul, step_fp336_sqr;
     Fp336Saturated: step_fp336_saturated_mul, step_fp336_saturated_sqr;
+    Fp414: step_fp414_mul, step_fp414_sqr;
+    Fp414Saturated: step_fp414_saturated_mul, step_fp414_saturated_sqr;
     Fp521: step_fp521_mul, step_fp521_sqr;
     Fp521Saturated: step_fp521_saturated_mul, step_fp521_saturated_sqr;
     FpGoldilocks: step_goldilocks_mul, step_goldilocks_sqr;

@@ -10,7 +10,7 @@ use numcrypt_limbs::Limb;
 
 use numcrypt_limbs::fixed;
 
-use crate::{ByArch, Fp, Goldilocks, Monty, MontyModulus, PseudoMersenne, Unsaturated};
+use crate::{ByArch, Fp, Goldilocks, Monty, MontyModulus, Pick, PseudoMersenne, Unsaturated};
 
 /// Builds little-endian limbs from big-endian 64-bit words (the order the
 /// primes are written in).
@@ -108,24 +108,30 @@ pub type Fp127 = Fp<PseudoMersenne<2, 127, 1>>;
 /// representation: on a chain of dependent operations (a scalar
 /// multiplication's) it multiplies in about half and squares in about two
 /// fifths of [`Fp25519Saturated`]'s time, whose product, fold and carry
-/// are one serial chain (benches/RESULTS.md, "Fields on dependent chains"). Every
-/// other `2^k − c` field keeps saturated limbs, which win there.
+/// are one serial chain (benches/RESULTS.md, "Fields on dependent chains").
 pub type Fp25519 = Fp<Unsaturated<5, 51, 4, 255, 19>>;
 /// `2^255 − 19` on four saturated limbs: more independent operations a
 /// second than [`Fp25519`], each with a longer latency.
 pub type Fp25519Saturated = Fp<PseudoMersenne<4, 255, 19>>;
-/// `2^336 − 3` in the representation that is faster on this architecture
-/// ([`fixed::P336_UNSATURATED`]): six 56-bit limbs on aarch64, six
-/// saturated limbs elsewhere.
-pub type Fp336 = Fp<
-    ByArch<Unsaturated<6, 56, 6, 336, 3>, PseudoMersenne<6, 336, 3>, { fixed::P336_UNSATURATED }>,
->;
+/// `2^336 − 3` on six 56-bit limbs, which beat six saturated limbs
+/// ([`Fp336Saturated`]) at both operations on a chain (Zen 5; aarch64,
+/// modelled).
+pub type Fp336 = Fp<Unsaturated<6, 56, 6, 336, 3>>;
 /// `2^336 − 3` on six saturated limbs.
 pub type Fp336Saturated = Fp<PseudoMersenne<6, 336, 3>>;
 /// `2^384 − 317`, the largest prime below `2^384`, on six saturated limbs.
 pub type Fp384 = Fp<PseudoMersenne<6, 384, 317>>;
-/// `2^414 − 17` (Curve41417) on seven saturated limbs.
-pub type Fp414 = Fp<PseudoMersenne<7, 414, 17>>;
+/// `2^414 − 17` (Curve41417) in the representation that is faster on this
+/// architecture ([`fixed::P414_UNSATURATED`]): eight 52-bit limbs on
+/// aarch64, seven saturated limbs elsewhere.
+pub type Fp414 = Fp<
+    <ByArch<{ fixed::P414_UNSATURATED }> as Pick<
+        Unsaturated<8, 52, 7, 414, 17>,
+        PseudoMersenne<7, 414, 17>,
+    >>::Backend,
+>;
+/// `2^414 − 17` on seven saturated limbs.
+pub type Fp414Saturated = Fp<PseudoMersenne<7, 414, 17>>;
 /// `2^448 − 203`, the largest prime below `2^448`, on seven saturated limbs.
 pub type Fp448 = Fp<PseudoMersenne<7, 448, 203>>;
 /// `2^512 − 569`, the largest prime below `2^512`, on eight saturated limbs.
@@ -141,8 +147,6 @@ pub type Fp521Saturated = Fp<PseudoMersenne<9, 521, 1>>;
 /// check both that it is prime and that no odd `c < 1557` gives one).
 pub type Fp2048 = Fp<PseudoMersenne<32, 2048, 1557>>;
 
-/// `2^336 − 3` on six 56-bit limbs.
-pub type Fp336Unsat = Fp<Unsaturated<6, 56, 6, 336, 3>>;
 /// `2^414 − 17` on eight 52-bit limbs.
 pub type Fp414Unsat = Fp<Unsaturated<8, 52, 7, 414, 17>>;
 

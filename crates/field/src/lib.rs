@@ -81,10 +81,11 @@
 //! commands): five 51-bit limbs for [`Fp25519`], whose carries then run
 //! two steps deep instead of through a serial chain, nine 58-bit limbs for
 //! [`Fp521`] (also on aarch64, where that is a model, not a measurement:
-//! llvm-mca's models of the crate's executed instructions), six 56-bit
-//! limbs for [`Fp336`] on aarch64 only ([`ByArch`]: the one field whose
-//! choice differs between architectures), saturated limbs with the
-//! `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes, and
+//! llvm-mca's models of the crate's executed instructions) and six 56-bit
+//! limbs for [`Fp336`], eight 52-bit limbs for [`Fp414`] on aarch64 only
+//! ([`ByArch`]: the one field whose choice differs between
+//! architectures), saturated limbs with the `mulx`/`adcx`/`adox` kernels
+//! for the other `2^k − c` primes, and
 //! [`Goldilocks`]' Karatsuba for [`FpGoldilocks`] (Montgomery
 //! multiplication, [`FpGoldilocksMonty`], was slower at both operations).
 //! The other representations ([`Fp25519Saturated`], [`Fp521Saturated`],
@@ -109,7 +110,7 @@ extern crate std;
 mod tests;
 
 pub use backend::Backend;
-pub use by_arch::ByArch;
+pub use by_arch::{ByArch, Pick};
 pub use element::{Fp, LooseFp};
 pub use error::Error;
 pub use fields::*;

@@ -92,10 +92,6 @@ fn extremes_every_backend() {
     check_extremes::<Unsaturated<6, 56, 6, 336, 3>>();
     check_extremes::<Unsaturated<8, 52, 7, 414, 17>>();
     check_extremes::<Unsaturated<9, 58, 9, 521, 1>>();
-    check_extremes::<crate::ByArch<Unsaturated<6, 56, 6, 336, 3>, PseudoMersenne<6, 336, 3>, true>>(
-    );
-    check_extremes::<crate::ByArch<Unsaturated<6, 56, 6, 336, 3>, PseudoMersenne<6, 336, 3>, false>>(
-    );
     check_extremes::<Monty<NistP224, 4>>();
     check_extremes::<Monty<NistP256, 4>>();
     check_extremes::<Monty<NistP384, 6>>();

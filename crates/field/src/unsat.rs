@@ -9,6 +9,24 @@ use numcrypt_limbs::{Limb, Uint, fixed};
 use crate::backend::{Backend, sealed};
 use crate::pm::canonicalize;
 
+/// Runs `$body` with `$i` = 0, 1, …, `$n − 1` (`$n` at most 10), each
+/// written out with its own constant `$i`: left to the compiler, the loop
+/// over the rows of a column sum stayed a loop from eight limbs on.
+macro_rules! each_limb {
+    ($n:expr, |$i:ident| $body:block) => {
+        each_limb!(@ $n, $i, $body, 0 1 2 3 4 5 6 7 8 9)
+    };
+    (@ $n:expr, $i:ident, $body:block, $($k:literal)*) => {{
+        const { assert!($n <= 10) };
+        $(
+            if $k < $n {
+                let $i: usize = $k;
+                $body
+            }
+        )*
+    }};
+}
+
 /// Arithmetic modulo `p = 2^K − C` on `N` limbs of `R` bits each
 /// (`N R >= K`), with `L = ⌈K / 64⌉` canonical limbs.
 ///
@@ -194,7 +212,7 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
             bc[j] = b[j] * Self::FOLD;
         }
         let mut cols = [0u128; N];
-        for i in 0..N {
+        each_limb!(N, |i| {
             for j in 0..N {
                 if i + j < N {
                     cols[i + j] += a[i] as u128 * b[j] as u128;
@@ -202,7 +220,7 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
                     cols[i + j - N] += a[i] as u128 * bc[j] as u128;
                 }
             }
-        }
+        });
         cols
     }
 
@@ -223,22 +241,29 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
             ac[i] = a[i] * Self::FOLD;
             a2c[i] = 2 * ac[i];
         }
+        // Both loops run over 0..N, whose constant bounds the compiler
+        // unrolls in full (with `j` from `i + 1` it did not at six limbs and
+        // more, and the square was slower than the multiplication).
         let mut cols = [0u128; N];
-        for i in 0..N {
-            // The diagonal.
-            if 2 * i < N {
-                cols[2 * i] += a[i] as u128 * a[i] as u128;
-            } else {
-                cols[2 * i - N] += a[i] as u128 * ac[i] as u128;
-            }
-            for j in i + 1..N {
-                if i + j < N {
-                    cols[i + j] += a2[i] as u128 * a[j] as u128;
+        each_limb!(N, |i| {
+            for j in 0..N {
+                let (k, wraps) = if i + j < N {
+                    (i + j, false)
                 } else {
-                    cols[i + j - N] += a[i] as u128 * a2c[j] as u128;
+                    (i + j - N, true)
+                };
+                if j == i {
+                    // The diagonal.
+                    cols[k] += a[i] as u128 * if wraps { ac[i] } else { a[i] } as u128;
+                } else if j > i {
+                    cols[k] += if wraps {
+                        a[i] as u128 * a2c[j] as u128
+                    } else {
+                        a2[i] as u128 * a[j] as u128
+                    };
                 }
             }
-        }
+        });
         cols
     }
 }

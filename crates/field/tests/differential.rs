@@ -255,13 +255,13 @@ field_tests! {
     curve25519: <Fp25519 as Elem>::B, 256;
     curve25519_saturated: <Fp25519Saturated as Elem>::B, 256;
     p336: <Fp336 as Elem>::B, 256;
-    p336_unsat: <Fp336Unsat as Elem>::B, 256;
     p336_saturated: <Fp336Saturated as Elem>::B, 256;
     p384: <Fp384 as Elem>::B, 256;
     p414: <Fp414 as Elem>::B, 256;
     p448: <Fp448 as Elem>::B, 256;
     p512: <Fp512 as Elem>::B, 256;
     p414_unsat: <Fp414Unsat as Elem>::B, 256;
+    p414_saturated: <Fp414Saturated as Elem>::B, 256;
     p521: <Fp521 as Elem>::B, 256;
     p521_saturated: <Fp521Saturated as Elem>::B, 256;
     p2048: <Fp2048 as Elem>::B, 24;
@@ -311,11 +311,11 @@ fn representations_agree() {
         );
         assert_eq!(
             chain::<<Fp336Saturated as Elem>::B>(seed),
-            chain::<<Fp336Unsat as Elem>::B>(seed)
+            chain::<<Fp336 as Elem>::B>(seed)
         );
         assert_eq!(
-            chain::<<Fp336 as Elem>::B>(seed),
-            chain::<<Fp336Unsat as Elem>::B>(seed)
+            chain::<<Fp414Saturated as Elem>::B>(seed),
+            chain::<<Fp414Unsat as Elem>::B>(seed)
         );
         assert_eq!(
             chain::<<Fp414 as Elem>::B>(seed),

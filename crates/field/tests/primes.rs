@@ -69,6 +69,10 @@ fn every_modulus_is_prime() {
         hex(&<Fp336 as Elem>::B::MODULUS)
     );
     assert_eq!(
+        hex(&<Fp414Saturated as Elem>::B::MODULUS),
+        hex(&<Fp414 as Elem>::B::MODULUS)
+    );
+    assert_eq!(
         hex(&<Fp521 as Elem>::B::MODULUS),
         hex(&<Fp521Saturated as Elem>::B::MODULUS)
     );

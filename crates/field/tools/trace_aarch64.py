@@ -40,7 +40,8 @@ MODELS = ("cortex-a55", "cortex-a72", "cortex-a76", "neoverse-n1", "neoverse-n2"
           "neoverse-v1", "neoverse-v2", "apple-m1", "ampere1")
 # (field, the other representation), the default first.
 PAIRS = (("fp25519", "fp25519_saturated"), ("fp336", "fp336_saturated"),
-         ("fp521", "fp521_saturated"), ("goldilocks", "goldilocks_monty"))
+         ("fp414", "fp414_saturated"), ("fp521", "fp521_saturated"),
+         ("goldilocks", "goldilocks_monty"))
 SKIPPED = {"b", "bl", "blr", "br", "ret", "cbz", "cbnz", "tbz", "tbnz", "adrp", "adr"}
 
 

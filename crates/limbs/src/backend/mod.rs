@@ -304,13 +304,15 @@ pub(crate) fn pm_columns<const N: usize>(
     None
 }
 
-/// Whether `2^336 − 3` is faster on six 56-bit limbs than on six saturated
-/// ones on this architecture. aarch64: yes, both operations, in llvm-mca's
-/// model of every core it has (the field crate's `tools/trace_aarch64.py`).
-/// x86_64: no, measured: with the `mulx` kernels the saturated square wins
-/// on a chain (benches/RESULTS.md). Elsewhere not measured, and the
+/// Whether `2^414 − 17` is faster on eight 52-bit limbs than on seven
+/// saturated ones on this architecture. aarch64: yes, in llvm-mca's model
+/// of every core it has (the field crate's `tools/trace_aarch64.py`; on
+/// Neoverse N1 the multiplication alone models slower, the square much
+/// faster). x86_64: no, measured: with the `mulx` kernels the saturated
+/// multiplication wins on a chain and the two come out even over a
+/// ladder's mix (benches/RESULTS.md). Elsewhere not measured, and the
 /// saturated limbs stay.
-pub(crate) const P336_UNSATURATED: bool = cfg!(target_arch = "aarch64");
+pub(crate) const P414_UNSATURATED: bool = cfg!(target_arch = "aarch64");
 
 /// `a·b` (or `a²` for `b = None`) modulo `2^521 − 1` on nine 58-bit limbs,
 /// carried to tight limbs, from this CPU's kernel where it has one (the

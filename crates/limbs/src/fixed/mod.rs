@@ -56,10 +56,10 @@ pub fn pm_columns<const N: usize>(
     crate::backend::pm_columns(radix, bits, c, a, b)
 }
 
-/// Whether `2^336 − 3` is faster on six 56-bit limbs than on six saturated
-/// ones on this architecture (see `backend`): the field crate's `Fp336`
-/// follows it.
-pub const P336_UNSATURATED: bool = crate::backend::P336_UNSATURATED;
+/// Whether `2^414 − 17` is faster on eight 52-bit limbs than on seven
+/// saturated ones on this architecture (see `backend`): the field crate's
+/// `Fp414` follows it.
+pub const P414_UNSATURATED: bool = crate::backend::P414_UNSATURATED;
 
 /// `a·b` modulo `2^521 − 1` on nine 58-bit limbs (a value `Σ aᵢ 2^(58 i)`
 /// modulo `2^522 − 2`), each below `2^60`: the product's limbs, each below
