@@ -129,23 +129,24 @@ def main():
         pcs = executed(qemu_cpu)
         for name, entry in steps.items():
             blocks[qemu_cpu][name] = block(pcs, insns, entry)
+    cycles = {}
+    for default, other in PAIRS:
+        for op in ("mul", "sqr"):
+            for name in (f"{default}_{op}", f"{other}_{op}"):
+                for model in MODELS:
+                    path = blocks["neoverse-n1" if model == "neoverse-n1" else "max"]
+                    cycles[name, model] = mca(llvm_mca, model, path[name])
     print("Cycles of one operation alone (llvm-mca, one iteration), default "
           "representation / the other (÷); the instructions modelled in brackets. "
           "Neoverse N1 runs its own path (`-cpu neoverse-n1`: NEON columns where "
           "the limbs crate's rule picks them), the other cores the scalar one.\n")
-    print("| operation | " + " | ".join(MODELS) + " |")
-    print("|---|" + "---|" * len(MODELS))
-    for default, other in PAIRS:
-        for op in ("mul", "sqr"):
-            a, b = f"{default}_{op}", f"{other}_{op}"
-            cells = []
-            for model in MODELS:
-                path = blocks["neoverse-n1" if model == "neoverse-n1" else "max"]
-                x, y = mca(llvm_mca, model, path[a])[0], mca(llvm_mca, model, path[b])[0]
-                cells.append(f"{x:.0f} / {y:.0f} ({x / y:.2f})")
-            counts = f"[{len(blocks['max'][a])} / {len(blocks['max'][b])}]"
-            print(f"| `{default}` / `{other}` {op} {counts} | " + " | ".join(cells) + " |")
+    table(cycles, blocks, 0)
     print("\nThe same, cycles per operation over 100 back to back (throughput):\n")
+    table(cycles, blocks, 1)
+
+
+def table(cycles, blocks, which):
+    """One markdown table: `which` 0 for a lone operation, 1 for throughput."""
     print("| operation | " + " | ".join(MODELS) + " |")
     print("|---|" + "---|" * len(MODELS))
     for default, other in PAIRS:
@@ -153,11 +154,10 @@ def main():
             a, b = f"{default}_{op}", f"{other}_{op}"
             cells = []
             for model in MODELS:
-                path = blocks["neoverse-n1" if model == "neoverse-n1" else "max"]
-                x, y = mca(llvm_mca, model, path[a])[1], mca(llvm_mca, model, path[b])[1]
+                x, y = cycles[a, model][which], cycles[b, model][which]
                 cells.append(f"{x:.0f} / {y:.0f} ({x / y:.2f})")
-            print(f"| `{default}` / `{other}` {op} | " + " | ".join(cells) + " |")
-
+            counts = f" [{len(blocks['max'][a])} / {len(blocks['max'][b])}]" if which == 0 else ""
+            print(f"| `{default}` / `{other}` {op}{counts} | " + " | ".join(cells) + " |")
 
 if __name__ == "__main__":
     main()
