@@ -16,8 +16,8 @@
 //! against num-bigint before timing):
 //! - `numcrypt`: the field's default representation (`Fp25519`, …);
 //!   `numcrypt_unsat` / `numcrypt_saturated`: the other one, where there is
-//!   one (`Fp25519` and `Fp521` are unsaturated, the other
-//!   `2^k − c` fields saturated);
+//!   one (`Fp25519`, `Fp336` and `Fp521` are unsaturated, `Fp414` on
+//!   aarch64 only, the other `2^k − c` fields saturated);
 //! - `fiat_*`: fiat-crypto 0.3's generated code (`curve25519_64`: 5×51,
 //!   `curve25519_solinas_64`: 4×64 saturated, `p521_64`: 9×58,
 //!   `p448_solinas_64`: 8×56, and Montgomery `p224_64`, `p256_64`,
@@ -642,7 +642,12 @@ fn run<M: Measurement>(g: &mut BenchmarkGroup<'_, M>, op: Op) {
     crypto_bigint::<CbPm384, { U384::LIMBS }, M>(g, op, "pm384");
 
     numcrypt::<B<nf::Fp414>, M>(g, op, "pm414", "numcrypt");
-    numcrypt::<B<nf::Fp414Unsat>, M>(g, op, "pm414", "numcrypt_unsat");
+    // The other representation: which one that is depends on the architecture.
+    if numcrypt::limbs::fixed::P414_UNSATURATED {
+        numcrypt::<B<nf::Fp414Saturated>, M>(g, op, "pm414", "numcrypt_saturated");
+    } else {
+        numcrypt::<B<nf::Fp414Unsat>, M>(g, op, "pm414", "numcrypt_unsat");
+    }
     crypto_bigint::<CbPm414, { U448::LIMBS }, M>(g, op, "pm414");
 
     numcrypt::<B<nf::Fp448>, M>(g, op, "pm448", "numcrypt");

@@ -1,6 +1,6 @@
-//! The fields this crate provides, each with the representation that
-//! measured fastest here (see the crate docs and `benches/RESULTS.md` for the
-//! numbers).
+//! The fields this crate provides, each with the representation that was
+//! fastest on a chain of dependent operations: measured on x86_64, modelled
+//! on aarch64 (see the crate docs and `benches/RESULTS.md` for the numbers).
 //!
 //! The random primes were generated once with `openssl prime -generate
 //! -bits N -hex` (OpenSSL 3.0) and are written here as constants; the tests

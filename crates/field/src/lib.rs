@@ -74,18 +74,18 @@
 //! drop: call [`zeroize`](zeroize::Zeroize::zeroize) on copies that held
 //! secrets.
 //!
-//! # Representations, by measurement
+//! # Representations, by measurement and model
 //! Each field type uses the representation that was fastest on a chain of
 //! dependent operations (what a scalar multiplication does), measured on
-//! AMD EPYC Zen 4 and Zen 5 (`benches/RESULTS.md` has the tables and the
-//! commands): five 51-bit limbs for [`Fp25519`], whose carries then run
-//! two steps deep instead of through a serial chain, nine 58-bit limbs for
-//! [`Fp521`] (also on aarch64, where that is a model, not a measurement:
-//! llvm-mca's models of the crate's executed instructions) and six 56-bit
-//! limbs for [`Fp336`], eight 52-bit limbs for [`Fp414`] on aarch64 only
-//! ([`ByArch`]: the one field whose choice differs between
-//! architectures), saturated limbs with the `mulx`/`adcx`/`adox` kernels
-//! for the other `2^k − c` primes, and
+//! AMD EPYC Zen 4 and Zen 5 and, where there is no machine, modelled on
+//! aarch64 (llvm-mca's core models of the instructions the crate
+//! executes); `benches/RESULTS.md` has the tables and the commands. Five
+//! 51-bit limbs for [`Fp25519`], whose carries then run two steps deep
+//! instead of through a serial chain; six 56-bit limbs for [`Fp336`] and
+//! nine 58-bit limbs for [`Fp521`]; for [`Fp414`] eight 52-bit limbs on
+//! aarch64 and seven saturated ones elsewhere ([`ByArch`]: the one field
+//! whose choice differs between architectures); saturated limbs with the
+//! `mulx`/`adcx`/`adox` kernels for the other `2^k − c` primes; and
 //! [`Goldilocks`]' Karatsuba for [`FpGoldilocks`] (Montgomery
 //! multiplication, [`FpGoldilocksMonty`], was slower at both operations).
 //! The other representations ([`Fp25519Saturated`], [`Fp521Saturated`],

@@ -241,9 +241,10 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
             ac[i] = a[i] * Self::FOLD;
             a2c[i] = 2 * ac[i];
         }
-        // Both loops run over 0..N, whose constant bounds the compiler
-        // unrolls in full (with `j` from `i + 1` it did not at six limbs and
-        // more, and the square was slower than the multiplication).
+        // The rows written out, each row's loop over the constant bounds
+        // 0..N, which the compiler unrolls in full (with `j` from `i + 1`
+        // it did not at six limbs and more, and the square was slower than
+        // the multiplication).
         let mut cols = [0u128; N];
         each_limb!(N, |i| {
             for j in 0..N {
@@ -254,7 +255,8 @@ impl<const N: usize, const R: u32, const L: usize, const K: u32, const C: u64>
                 };
                 if j == i {
                     // The diagonal.
-                    cols[k] += a[i] as u128 * if wraps { ac[i] } else { a[i] } as u128;
+                    let other = if wraps { ac[i] } else { a[i] };
+                    cols[k] += a[i] as u128 * other as u128;
                 } else if j > i {
                     cols[k] += if wraps {
                         a[i] as u128 * a2c[j] as u128

@@ -318,10 +318,6 @@ fn representations_agree() {
             chain::<<Fp414Unsat as Elem>::B>(seed)
         );
         assert_eq!(
-            chain::<<Fp414 as Elem>::B>(seed),
-            chain::<<Fp414Unsat as Elem>::B>(seed)
-        );
-        assert_eq!(
             chain::<<FpGoldilocks as Elem>::B>(seed),
             chain::<<FpGoldilocksMonty as Elem>::B>(seed)
         );

@@ -70,7 +70,7 @@ fn every_modulus_is_prime() {
     );
     assert_eq!(
         hex(&<Fp414Saturated as Elem>::B::MODULUS),
-        hex(&<Fp414 as Elem>::B::MODULUS)
+        hex(&<Fp414Unsat as Elem>::B::MODULUS)
     );
     assert_eq!(
         hex(&<Fp521 as Elem>::B::MODULUS),

@@ -5,20 +5,22 @@ timings mean nothing).
 
 Usage (from the workspace root):
     python3 crates/field/tools/trace_aarch64.py [LLVM_MCA]   (default: llvm-mca-19)
-Needs the aarch64-unknown-linux-gnu Rust target, aarch64-linux-gnu-gcc and
--objdump, qemu-aarch64-static (7.2 or later) and llvm-mca.
+Needs the aarch64-unknown-linux-gnu Rust target, aarch64-linux-gnu-gcc,
+-objdump and -nm, qemu-aarch64-static (7.2 or later) and llvm-mca.
 
 1. Builds `examples/aarch64_steps.rs` for aarch64 (static, so that its
    addresses are the file's): one multiplication and one square of each
    field that has two representations, each in a function of its own.
-2. Runs it under qemu one instruction at a time (`-singlestep -d
-   exec,nochain`), which logs the address of every instruction executed,
+2. Runs it under qemu one instruction at a time (`-one-insn-per-tb`, or
+   `-singlestep` before qemu 8.1, with `-d exec,nochain`), which logs the
+   address of every instruction executed,
    as `-cpu max` (the scalar paths) and as `-cpu neoverse-n1` (the limbs
    crate's NEON rule picks NEON column kernels there).
 3. Takes each step function's last call from the log, callees and the
    kernels' loops included, and puts the instructions executed, in order,
-   from the disassembly into one straight block (branches and `adrp` left
-   out: their targets are addresses, not labels).
+   from the disassembly into one straight block (branches, `adr` and
+   `adrp` left out: their operands are addresses, not labels). The
+   instruction counts printed are those of the `-cpu max` path.
 4. Hands each block to llvm-mca per core model: the cycles of one block
    alone (latency, roughly: a chain waits for each operation) and per block
    over 100 back to back (throughput: llvm-mca does not see the
@@ -68,16 +70,25 @@ def disassembly():
                              capture_output=True, text=True, check=True).stdout
     steps = {}
     for line in symbols.splitlines():
-        m = re.match(r"^([0-9a-f]+) t aarch64_steps::step_(\w+)$", line)
+        m = re.match(r"^([0-9a-f]+) [tT] aarch64_steps::step_(\w+)$", line)
         if m:
             steps[m.group(2)] = int(m.group(1), 16)
     return insns, steps
 
 
+def one_insn_flag():
+    """qemu's switch for one instruction per translation block: renamed in
+    8.1 (the old name was removed in 9.0)."""
+    version = subprocess.run(["qemu-aarch64-static", "--version"],
+                             capture_output=True, text=True, check=True).stdout
+    major, minor = map(int, re.search(r"version (\d+)\.(\d+)", version).groups())
+    return "-one-insn-per-tb" if (major, minor) >= (8, 1) else "-singlestep"
+
+
 def executed(qemu_cpu):
     """The address of every instruction the program executes, in order."""
     with tempfile.NamedTemporaryFile(suffix=".log") as log:
-        subprocess.run(["qemu-aarch64-static", "-cpu", qemu_cpu, "-singlestep",
+        subprocess.run(["qemu-aarch64-static", "-cpu", qemu_cpu, one_insn_flag(),
                         "-d", "exec,nochain", "-D", log.name, BINARY],
                        check=True, stdout=subprocess.DEVNULL)
         pcs = []
@@ -88,11 +99,18 @@ def executed(qemu_cpu):
     return pcs
 
 
-def block(pcs, insns, entry):
-    """The instructions of the last call at `entry`, to its return."""
-    i = max(k for k, pc in enumerate(pcs) if pc == entry)
+def block(pcs, insns, name, entry):
+    """The instructions of the last call of `name` (at `entry`), to its
+    return: the last time `entry` follows a call."""
+    calls = [k for k in range(1, len(pcs))
+             if pcs[k] == entry and insns.get(pcs[k - 1], ("",))[0] in ("bl", "blr")]
+    if not calls:
+        sys.exit(f"trace_aarch64: step_{name} was never called")
+    i = calls[-1]
     body, depth = [], 0
     while True:
+        if i == len(pcs) or pcs[i] not in insns:
+            sys.exit(f"trace_aarch64: step_{name}'s trace left the disassembly")
         op, args = insns[pcs[i]]
         if op in ("bl", "blr"):
             depth += 1
@@ -124,11 +142,14 @@ def main():
     llvm_mca = sys.argv[1] if len(sys.argv) > 1 else "llvm-mca-19"
     build()
     insns, steps = disassembly()
+    wanted = {f"{f}_{op}" for pair in PAIRS for f in pair for op in ("mul", "sqr")}
+    if not wanted <= steps.keys():
+        sys.exit(f"trace_aarch64: no symbol for {sorted(wanted - steps.keys())}")
     blocks = collections.defaultdict(dict)
     for qemu_cpu in ("max", "neoverse-n1"):
         pcs = executed(qemu_cpu)
         for name, entry in steps.items():
-            blocks[qemu_cpu][name] = block(pcs, insns, entry)
+            blocks[qemu_cpu][name] = block(pcs, insns, name, entry)
     cycles = {}
     for default, other in PAIRS:
         for op in ("mul", "sqr"):
@@ -136,10 +157,8 @@ def main():
                 for model in MODELS:
                     path = blocks["neoverse-n1" if model == "neoverse-n1" else "max"]
                     cycles[name, model] = mca(llvm_mca, model, path[name])
-    print("Cycles of one operation alone (llvm-mca, one iteration), default "
-          "representation / the other (÷); the instructions modelled in brackets. "
-          "Neoverse N1 runs its own path (`-cpu neoverse-n1`: NEON columns where "
-          "the limbs crate's rule picks them), the other cores the scalar one.\n")
+    print("Cycles of one operation alone, default representation / the other (÷);\n"
+          "in brackets the instructions of the scalar path (`-cpu max`):\n")
     table(cycles, blocks, 0)
     print("\nThe same, cycles per operation over 100 back to back (throughput):\n")
     table(cycles, blocks, 1)
@@ -158,6 +177,7 @@ def table(cycles, blocks, which):
                 cells.append(f"{x:.0f} / {y:.0f} ({x / y:.2f})")
             counts = f" [{len(blocks['max'][a])} / {len(blocks['max'][b])}]" if which == 0 else ""
             print(f"| `{default}` / `{other}` {op}{counts} | " + " | ".join(cells) + " |")
+
 
 if __name__ == "__main__":
     main()

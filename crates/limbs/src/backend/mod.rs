@@ -305,8 +305,8 @@ pub(crate) fn pm_columns<const N: usize>(
 }
 
 /// Whether `2^414 − 17` is faster on eight 52-bit limbs than on seven
-/// saturated ones on this architecture. aarch64: yes, in llvm-mca's model
-/// of every core it has (the field crate's `tools/trace_aarch64.py`; on
+/// saturated ones on this architecture. aarch64: yes, in llvm-mca's models
+/// of the nine cores modelled (the field crate's `tools/trace_aarch64.py`; on
 /// Neoverse N1 the multiplication alone models slower, the square much
 /// faster). x86_64: no, measured: with the `mulx` kernels the saturated
 /// multiplication wins on a chain and the two come out even over a
