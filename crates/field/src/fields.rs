@@ -6,9 +6,7 @@
 //! -bits N -hex` (OpenSSL 3.0) and are written here as constants; the tests
 //! check each with `numcrypt_prime::is_prime` and `openssl prime`.
 
-use numcrypt_limbs::Limb;
-
-use numcrypt_limbs::fixed;
+use numcrypt_limbs::{Limb, fixed};
 
 use crate::{ByArch, Fp, Goldilocks, Monty, MontyModulus, Pick, PseudoMersenne, Unsaturated};
 
