@@ -1,11 +1,11 @@
 //! Goldilocks, `p = 2^448 − 2^224 − 1` (X448, Ed448), as its designer
 //! multiplies it: eight 56-bit limbs, one level of Karatsuba on
 //! `φ = 2^224`, and the "golden ratio" identity `φ² ≡ φ + 1` in place of a
-//! modular reduction. Portable Rust: `mulx` assembly of the same algorithm
-//! measured slower than what the compiler makes of it (benches/RESULTS.md,
-//! "Goldilocks and 2^521 − 1"). On the aarch64 cores whose scalar
-//! multiplier is slow the column sums come from NEON instead
-//! ([`fixed::goldilocks_columns`]), carried here.
+//! modular reduction. On x86_64 the multiplication and the square are the
+//! same algorithm in assembly ([`fixed::goldilocks_mul`]), which every
+//! x86_64 CPU runs; on the aarch64 cores whose scalar multiplier is slow the
+//! column sums come from NEON ([`fixed::goldilocks_columns`]), carried here;
+//! elsewhere the portable code below runs.
 
 use core::fmt;
 
@@ -172,6 +172,28 @@ impl Goldilocks {
         r
     }
 
+    /// [`Backend::mul`] in portable Rust.
+    #[inline(always)]
+    fn mul_portable(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
+        let (a, b) = (halves(a), halves(b));
+        combine_and_carry(|h, k| product_col(&a[h], &b[h], k))
+    }
+
+    // The doubled halves written out rather than mapped: as the compiler had
+    // left it, the square measured far slower on the bench's chain than the
+    // same code alone (benches/RESULTS.md, "2^521 − 1 on nine 58-bit limbs").
+    /// [`Backend::square`] in portable Rust.
+    #[inline(always)]
+    fn square_portable(a: &[Limb; 8]) -> [Limb; 8] {
+        let a = halves(a);
+        let d = [
+            [2 * a[0][0], 2 * a[0][1], 2 * a[0][2], 2 * a[0][3]],
+            [2 * a[1][0], 2 * a[1][1], 2 * a[1][2], 2 * a[1][3]],
+            [2 * a[2][0], 2 * a[2][1], 2 * a[2][2], 2 * a[2][3]],
+        ];
+        combine_and_carry(|h, k| square_col(&a[h], &d[h], k))
+    }
+
     /// Every limb below `2^56` and the value below `2^448` (three carry
     /// passes, the top's excess folded each time: the third leaves none),
     /// for a tight `a`.
@@ -268,29 +290,24 @@ impl Backend for Goldilocks {
     // 2^521 − 1").
     #[inline(always)]
     fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
+        if let Some(r) = fixed::goldilocks_mul(a, b) {
+            return r;
+        }
         if let Some(cols) = fixed::goldilocks_columns(a, b) {
             return Self::carry(cols);
         }
-        let (a, b) = (halves(a), halves(b));
-        combine_and_carry(|h, k| product_col(&a[h], &b[h], k))
+        Self::mul_portable(a, b)
     }
 
-    // Always inlined, and the doubled halves written out rather than
-    // mapped: as the compiler had left it, the square measured far slower
-    // on the bench's chain than the same code alone (benches/RESULTS.md,
-    // "2^521 − 1 on nine 58-bit limbs").
     #[inline(always)]
     fn square(a: &[Limb; 8]) -> [Limb; 8] {
+        if let Some(r) = fixed::goldilocks_sqr(a) {
+            return r;
+        }
         if let Some(cols) = fixed::goldilocks_columns(a, a) {
             return Self::carry(cols);
         }
-        let a = halves(a);
-        let d = [
-            [2 * a[0][0], 2 * a[0][1], 2 * a[0][2], 2 * a[0][3]],
-            [2 * a[1][0], 2 * a[1][1], 2 * a[1][2], 2 * a[1][3]],
-            [2 * a[2][0], 2 * a[2][1], 2 * a[2][2], 2 * a[2][3]],
-        ];
-        combine_and_carry(|h, k| square_col(&a[h], &d[h], k))
+        Self::square_portable(a)
     }
 
     #[inline]
@@ -315,5 +332,53 @@ impl Backend for Goldilocks {
             v += num_bigint::BigUint::from(limb) << (RADIX as usize * i);
         }
         v % crate::tests::big(&P)
+    }
+}
+
+/// The portable code, which x86_64 replaces with its kernel everywhere else
+/// in the tests, against num-bigint.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::BigUint;
+
+    fn value(a: &[Limb; 8]) -> BigUint {
+        Goldilocks::value(a)
+    }
+
+    fn tight(a: &[Limb; 8]) -> bool {
+        a.iter().all(|&limb| limb < TIGHT)
+    }
+
+    #[test]
+    fn portable_against_bigint() {
+        let p = crate::tests::big(&P);
+        let mut inputs = std::vec![
+            [0; 8],
+            Goldilocks::ONE,
+            P_LIMBS,
+            [MASK; 8],
+            [TIGHT - 1; 8],
+            [LOOSE - 1; 8],
+        ];
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..64 {
+            inputs.push(core::array::from_fn(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (s >> 6) % if i % 2 == 0 { LOOSE } else { TIGHT }
+            }));
+        }
+        for a in &inputs {
+            let sq = Goldilocks::square_portable(a);
+            assert_eq!(value(&sq), value(a) * value(a) % &p, "{a:x?}^2");
+            assert!(tight(&sq), "{a:x?}^2 not tight");
+            for b in &inputs {
+                let r = Goldilocks::mul_portable(a, b);
+                assert_eq!(value(&r), value(a) * value(b) % &p, "{a:x?} * {b:x?}");
+                assert!(tight(&r), "{a:x?} * {b:x?} not tight");
+            }
+        }
     }
 }

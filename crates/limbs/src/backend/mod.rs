@@ -6,6 +6,8 @@
 //!
 //! - `x86_64_adx`: the slice and field kernels with `mulx`/`adcx`/`adox`
 //!   (BMI2 and ADX).
+//! - `x86_64_base`: field kernels in x86_64's baseline instructions, which
+//!   every x86_64 CPU runs: nothing to detect or choose (Goldilocks).
 //! - `x86_64_ifma`: whole exponentiations in radix 2^52 with AVX-512 IFMA,
 //!   in two variants: 256-bit registers ([`Exponentiation::Ifma256`]) and
 //!   512-bit ones ([`Exponentiation::Ifma512`]).
@@ -60,6 +62,8 @@ pub(crate) mod radix;
 pub(crate) mod x86_64_adx;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_avx2;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64_base;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64_ifma;
 
@@ -331,6 +335,25 @@ pub(crate) fn p521_unsat(a: &[Limb; 9], b: Option<&[Limb; 9]>) -> Option<[Limb; 
     }
     let _ = (a, b);
     None
+}
+
+/// `a·b` (or `a²` for `b = None`) modulo Goldilocks `2^448 − 2^224 − 1` on
+/// eight 56-bit limbs (each below `2^58`), carried: limbs below `2^56`, but
+/// limbs 1 and 5 below `2^56 + 2^14`. From the x86_64 kernel, which every
+/// x86_64 CPU runs (so on x86_64 this is always `Some`, and the caller's
+/// fallback folds away); `None` elsewhere.
+#[inline(always)]
+pub(crate) fn goldilocks(a: &[Limb; 8], b: Option<&[Limb; 8]>) -> Option<[Limb; 8]> {
+    #[cfg(target_arch = "x86_64")]
+    return Some(match b {
+        Some(b) => x86_64_base::goldilocks::mul(a, b),
+        None => x86_64_base::goldilocks::sqr(a),
+    });
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (a, b);
+        None
+    }
 }
 
 /// The column sums `H_j` of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on

@@ -77,6 +77,21 @@ pub fn p521_unsat_sqr(a: &[Limb; 9]) -> Option<[Limb; 9]> {
     crate::backend::p521_unsat(a, None)
 }
 
+/// `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight 56-bit limbs, each
+/// below `2^58`, carried (limbs below `2^56`, limbs 1 and 5 below
+/// `2^56 + 2^14`), when this architecture has a kernel for it: on x86_64
+/// always (baseline instructions, see `backend`); `None` elsewhere.
+#[inline(always)]
+pub fn goldilocks_mul(a: &[Limb; 8], b: &[Limb; 8]) -> Option<[Limb; 8]> {
+    crate::backend::goldilocks(a, Some(b))
+}
+
+/// `a²` as [`goldilocks_mul`], each cross product computed once.
+#[inline(always)]
+pub fn goldilocks_sqr(a: &[Limb; 8]) -> Option<[Limb; 8]> {
+    crate::backend::goldilocks(a, None)
+}
+
 /// The column sums of `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight
 /// 56-bit limbs, each below `2^58`: `H_j` with `Σ H_j 2^(56j) ≡ a·b`, each
 /// below `2^92`, when this CPU has a kernel for them that beats the
