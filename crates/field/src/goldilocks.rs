@@ -30,17 +30,19 @@ use crate::backend::{Backend, sealed};
 /// measured faster on a chain of dependent operations than carrying all
 /// columns at once after the product.
 ///
-/// Bounds: tight limbs are below `2^56 + 2^14`, loose limbs below `2^58`;
-/// `a + b` and `a + 2p − b` of tight limbs stay loose, and a product's
-/// columns of loose limbs stay below `2^123`.
+/// Bounds: tight limbs are below `2^56 + 2^14`, loose limbs below
+/// `3·2^56 + 2^15`, which `a + b` and `a + 2p − b` of tight limbs meet; a
+/// product's sums of loose limbs stay below `2^120`, so every carry fits a
+/// word, which the x86_64 kernel counts on ([`fixed::goldilocks_mul`]).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub struct Goldilocks;
 
 /// Bits in a limb.
 const RADIX: u32 = 56;
 const MASK: Limb = (1 << RADIX) - 1;
-/// The loose bound on a limb (exclusive).
-const LOOSE: Limb = 1 << 58;
+/// The loose bound on a limb (exclusive): what `a + 2p − b` of tight limbs
+/// can reach, and no more, so that a product's sums stay below `2^120`.
+const LOOSE: Limb = fixed::GOLDILOCKS_LOOSE;
 /// The tight bound on a limb (exclusive): a product's last carries into
 /// limbs 1 and 5 add at most `2^14` to a 56-bit limb.
 const TIGHT: Limb = (1 << RADIX) + (1 << 14);
@@ -112,9 +114,9 @@ fn halves(a: &[Limb; 8]) -> [[Limb; 4]; 3] {
 
 /// The result from the half products' columns (`col(h, k)`: column `k` of
 /// `L` for `h = 0`, of `H` for 1, of `M` for 2), carried as [`Goldilocks`]
-/// describes. Columns stay below `2^123` for loose inputs (four products
-/// of sums below `2^59` in a column of `M`, two such columns and one of
-/// `H` in a limb), so 128 bits hold every sum.
+/// describes. The sums stay below `2^120` for loose inputs (each is a sum
+/// of products of limbs, so it is largest at the largest limbs, where it is
+/// below `2^120`), so 128 bits hold every sum.
 #[inline(always)]
 fn combine_and_carry(col: impl Fn(usize, usize) -> u128) -> [Limb; 8] {
     let at = |h, k| if k < 7 { col(h, k) } else { 0 };
@@ -131,7 +133,7 @@ fn combine_and_carry(col: impl Fn(usize, usize) -> u128) -> [Limb; 8] {
         hi >>= RADIX;
     }
     // Out of limb 3 into limb 4; out of limb 7 into limbs 4 and 0. Each
-    // carry is below 2^68, so one more step leaves at most 2^14 over.
+    // carry is below 2^64, so one more step leaves at most 2^8 over.
     lo += hi + r[4] as u128;
     hi += r[0] as u128;
     r[4] = lo as Limb & MASK;

@@ -9,22 +9,27 @@ Usage: python3 tools/gen_goldilocks_x86_64.py > src/backend/x86_64_base/gen/gold
 
 The algorithm is the field crate's (numcrypt-field, `Goldilocks`): one level
 of Karatsuba on phi = 2^224, a = a_lo + a_hi phi, with the golden-ratio
-identity phi^2 = phi + 1. With L, H and M the products a_lo b_lo, a_hi b_hi
+identity phi^2 = phi + 1, for limbs below 3 * 2^56 + 2^15 (the field's loose
+bound, what a sum or difference of its tight values can reach), which keeps
+every 128-bit sum below 2^120 and so every carry within a word (worked out
+at the largest limbs, where each sum is largest: all its terms are
+products of limbs, added). With L, H and M the products a_lo b_lo, a_hi b_hi
 and (a_lo + a_hi)(b_lo + b_hi), and X_k column k of X, limb j < 4 of the
 result takes L_j + H_j + M_(j+4) - L_(j+4) and limb j + 4 takes
 H_(j+4) + M_j - L_j + M_(j+4). Step j makes both as two 128-bit sums
 (product by product, each product added or subtracted where it goes, the
 columns both need summed once), adds the carries out of limbs j - 1 and
-j + 3, keeps the low 56 bits and carries the rest. What leaves limb 3 enters
-limb 4; what leaves limb 7 (2^448 = 2^224 + 1) enters limbs 4 and 0; what
-then leaves limbs 4 and 0 (below 2^14) is added to limbs 5 and 1.
+j + 3, keeps the low 56 bits and carries the rest, one word. What leaves
+limb 3 enters limb 4; what leaves limb 7 (2^448 = 2^224 + 1) enters limbs
+4 and 0; what then leaves limbs 4 and 0 (below 2^8) is added to limbs 5
+and 1.
 
 Why this shape (benches/RESULTS.md, "Goldilocks without BMI2"): it keeps
 the accumulators in registers where the compiler's code of the same
 algorithm spills its products, and `mul` needs no CPU detection, whose
 branch cost a `mulx` kernel of this shape all it had gained. Limbs are
 masked by `and` with 2^56 - 1 from the stack (one operation, not a shift
-pair); the 128-bit carries shift by `shr`/`shl`/`or`, as `shrd` is slower
+pair); the 128-bit sums shift by `shr`/`shl`/`or`, as `shrd` is slower
 on AMD's cores; the square reads its doubled limbs from the stack, made
 once, instead of doubling an operand before each product.
 """
@@ -165,34 +170,32 @@ class Kernel:
             if j > 0:
                 cp, cq = sets[(j - 1) % 2]
                 self.comment(f"plus the carries out of limbs {j - 1} and {j + 3}")
-                self.add_to(p, cp)
-                self.add_to(q, cq)
+                for (lo, hi), c in ((p, cp[0]), (q, cq[0])):
+                    self.ins(f"add {lo}, {c}")
+                    self.ins(f"adc {hi}, 0")
             for pair, limb in ((p, j), (q, j + 4)):
                 self.ins(f"mov rax, {pair[0]}")
                 self.ins(f"and rax, [rsp + {self.mask}]")
                 self.ins(f"mov [rsp + {self.res + 8 * limb}], rax")
+            # The carry, below 2^64: the sum below 2^120.
             for lo, hi in (p, q):
                 self.ins(f"shr {lo}, 56")
                 self.ins(f"mov rax, {hi}")
                 self.ins("shl rax, 8")
                 self.ins(f"or {lo}, rax")
-                self.ins(f"shr {hi}, 56")
-        (c3, c3h), (c7, c7h) = sets[1]
+        (c3, _), (c7, _) = sets[1]
         self.comment("out of limb 3 into limb 4; out of limb 7 (2^448 = 2^224 + 1)")
-        self.comment("into limbs 4 and 0; what leaves those (below 2^14) into 5 and 1")
-        self.add_to((c3, c3h), (c7, c7h))
+        self.comment("into limbs 4 and 0 (no sum reaches 2^64); what leaves those")
+        self.comment("(below 2^8) into limbs 5 and 1")
+        self.ins(f"add {c3}, {c7}")
         self.ins(f"add {c3}, [rsp + {self.res + 32}]")
-        self.ins(f"adc {c3h}, 0")
         self.ins(f"add {c7}, [rsp + {self.res}]")
-        self.ins(f"adc {c7h}, 0")
         # Results: r0 x1, r1 x8, r2 x2, r3 x3, r4 x0, r5 x6, r6 x4, r7 x5.
-        for dst, (lo, hi), up in ((x[0], (c3, c3h), 5), (x[1], (c7, c7h), 1)):
-            self.ins(f"mov {dst}, {lo}")
+        for dst, c, up in ((x[0], c3, 5), (x[1], c7, 1)):
+            self.ins(f"mov {dst}, {c}")
             self.ins(f"and {dst}, [rsp + {self.mask}]")
-            self.ins(f"shr {lo}, 56")
-            self.ins(f"shl {hi}, 8")
-            self.ins(f"or {lo}, {hi}")
-            self.ins(f"add {lo}, [rsp + {self.res + 8 * up}]")
+            self.ins(f"shr {c}, 56")
+            self.ins(f"add {c}, [rsp + {self.res + 8 * up}]")
         for dst, limb in ((x[2], 2), (x[3], 3), (x[4], 6), (x[5], 7)):
             self.ins(f"mov {dst}, [rsp + {self.res + 8 * limb}]")
         self.ins(f"add rsp, {self.frame}")
@@ -236,8 +239,8 @@ def function(square):
         else ("mul", "a: &[Limb; 8], b: &[Limb; 8]", "`a · b`")
     )
     reads = "" if square else " reads b (eight limbs, by its array type) and"
-    emit(f"/// {what} modulo `p`: limbs below `2^58` in; out, limbs below `2^56`, but")
-    emit("/// limbs 1 and 5 below `2^56 + 2^14`.")
+    emit(f"/// {what} modulo `p`: limbs below `3·2^56 + 2^15` in; out, limbs below")
+    emit("/// `2^56`, but limbs 1 and 5 below `2^56 + 2^8`.")
     emit("#[inline]")
     emit(f"pub(crate) fn {name}({args}) -> [Limb; 8] {{")
     emit("    let mut r = [0; 8];")

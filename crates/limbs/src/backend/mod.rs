@@ -338,8 +338,9 @@ pub(crate) fn p521_unsat(a: &[Limb; 9], b: Option<&[Limb; 9]>) -> Option<[Limb; 
 }
 
 /// `a·b` (or `a²` for `b = None`) modulo Goldilocks `2^448 − 2^224 − 1` on
-/// eight 56-bit limbs (each below `2^58`), carried: limbs below `2^56`, but
-/// limbs 1 and 5 below `2^56 + 2^14`. From the x86_64 kernel, which every
+/// eight 56-bit limbs (each below `fixed::GOLDILOCKS_LOOSE`), carried: limbs
+/// below `2^56`, but limbs 1 and 5 below `2^56 + 2^8`. From the x86_64
+/// kernel, which every
 /// x86_64 CPU runs (so on x86_64 this is always `Some`, and the caller's
 /// fallback folds away); `None` elsewhere.
 #[inline(always)]

@@ -77,18 +77,26 @@ pub fn p521_unsat_sqr(a: &[Limb; 9]) -> Option<[Limb; 9]> {
     crate::backend::p521_unsat(a, None)
 }
 
+/// The bound (exclusive) on the limbs [`goldilocks_mul`] and
+/// [`goldilocks_sqr`] take: `3·2^56 + 2^15`, what a sum or a difference
+/// plus `2p` of limbs below `2^56 + 2^14` reaches. Below it every 128-bit
+/// sum of a product stays below `2^120`, so its carry fits a word.
+pub const GOLDILOCKS_LOOSE: Limb = (3 << 56) + (1 << 15);
+
 /// `a·b` modulo Goldilocks `2^448 − 2^224 − 1` on eight 56-bit limbs, each
-/// below `2^58`, carried (limbs below `2^56`, limbs 1 and 5 below
-/// `2^56 + 2^14`), when this architecture has a kernel for it: on x86_64
-/// always (baseline instructions, see `backend`); `None` elsewhere.
+/// below [`GOLDILOCKS_LOOSE`], carried (limbs below `2^56`, limbs 1 and 5
+/// below `2^56 + 2^8`), when this architecture has a kernel for it: on
+/// x86_64 always (baseline instructions, see `backend`); `None` elsewhere.
 #[inline(always)]
 pub fn goldilocks_mul(a: &[Limb; 8], b: &[Limb; 8]) -> Option<[Limb; 8]> {
+    debug_assert!(a.iter().chain(b).all(|&limb| limb < GOLDILOCKS_LOOSE));
     crate::backend::goldilocks(a, Some(b))
 }
 
 /// `a²` as [`goldilocks_mul`], each cross product computed once.
 #[inline(always)]
 pub fn goldilocks_sqr(a: &[Limb; 8]) -> Option<[Limb; 8]> {
+    debug_assert!(a.iter().all(|&limb| limb < GOLDILOCKS_LOOSE));
     crate::backend::goldilocks(a, None)
 }
 

@@ -10,8 +10,8 @@ use core::arch::asm;
 
 use crate::Limb;
 
-/// `a · b` modulo `p`: limbs below `2^58` in; out, limbs below `2^56`, but
-/// limbs 1 and 5 below `2^56 + 2^14`.
+/// `a · b` modulo `p`: limbs below `3·2^56 + 2^15` in; out, limbs below
+/// `2^56`, but limbs 1 and 5 below `2^56 + 2^8`.
 #[inline]
 pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
     let mut r = [0; 8];
@@ -118,12 +118,10 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x1}",
             "shl rax, 8",
             "or {x0}, rax",
-            "shr {x1}, 56",
             "shr {x2}, 56",
             "mov rax, {x3}",
             "shl rax, 8",
             "or {x2}, rax",
-            "shr {x3}, 56",
             // limbs 1 and 5
             "mov rax, [rsp + 32]",
             "mul qword ptr [{b} + 40]",
@@ -183,9 +181,9 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
             "sbb {x9}, {x5}",
             // plus the carries out of limbs 0 and 4
             "add {x6}, {x0}",
-            "adc {x7}, {x1}",
+            "adc {x7}, 0",
             "add {x8}, {x2}",
-            "adc {x9}, {x3}",
+            "adc {x9}, 0",
             "mov rax, {x6}",
             "and rax, [rsp + 192]",
             "mov [rsp + 136], rax",
@@ -196,12 +194,10 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x7}",
             "shl rax, 8",
             "or {x6}, rax",
-            "shr {x7}, 56",
             "shr {x8}, 56",
             "mov rax, {x9}",
             "shl rax, 8",
             "or {x8}, rax",
-            "shr {x9}, 56",
             // limbs 2 and 6
             "mov rax, [rsp + 32]",
             "mul qword ptr [{b} + 48]",
@@ -259,9 +255,9 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
             "sbb {x3}, {x5}",
             // plus the carries out of limbs 1 and 5
             "add {x0}, {x6}",
-            "adc {x1}, {x7}",
+            "adc {x1}, 0",
             "add {x2}, {x8}",
-            "adc {x3}, {x9}",
+            "adc {x3}, 0",
             "mov rax, {x0}",
             "and rax, [rsp + 192]",
             "mov [rsp + 144], rax",
@@ -272,12 +268,10 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x1}",
             "shl rax, 8",
             "or {x0}, rax",
-            "shr {x1}, 56",
             "shr {x2}, 56",
             "mov rax, {x3}",
             "shl rax, 8",
             "or {x2}, rax",
-            "shr {x3}, 56",
             // limbs 3 and 7
             "mov rax, [rsp + 32]",
             "mul qword ptr [{b} + 56]",
@@ -333,9 +327,9 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
             "sbb {x9}, {x5}",
             // plus the carries out of limbs 2 and 6
             "add {x6}, {x0}",
-            "adc {x7}, {x1}",
+            "adc {x7}, 0",
             "add {x8}, {x2}",
-            "adc {x9}, {x3}",
+            "adc {x9}, 0",
             "mov rax, {x6}",
             "and rax, [rsp + 192]",
             "mov [rsp + 152], rax",
@@ -346,31 +340,23 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x7}",
             "shl rax, 8",
             "or {x6}, rax",
-            "shr {x7}, 56",
             "shr {x8}, 56",
             "mov rax, {x9}",
             "shl rax, 8",
             "or {x8}, rax",
-            "shr {x9}, 56",
             // out of limb 3 into limb 4; out of limb 7 (2^448 = 2^224 + 1)
-            // into limbs 4 and 0; what leaves those (below 2^14) into 5 and 1
+            // into limbs 4 and 0 (no sum reaches 2^64); what leaves those
+            // (below 2^8) into limbs 5 and 1
             "add {x6}, {x8}",
-            "adc {x7}, {x9}",
             "add {x6}, [rsp + 160]",
-            "adc {x7}, 0",
             "add {x8}, [rsp + 128]",
-            "adc {x9}, 0",
             "mov {x0}, {x6}",
             "and {x0}, [rsp + 192]",
             "shr {x6}, 56",
-            "shl {x7}, 8",
-            "or {x6}, {x7}",
             "add {x6}, [rsp + 168]",
             "mov {x1}, {x8}",
             "and {x1}, [rsp + 192]",
             "shr {x8}, 56",
-            "shl {x9}, 8",
-            "or {x8}, {x9}",
             "add {x8}, [rsp + 136]",
             "mov {x2}, [rsp + 144]",
             "mov {x3}, [rsp + 152]",
@@ -395,8 +381,8 @@ pub(crate) fn mul(a: &[Limb; 8], b: &[Limb; 8]) -> [Limb; 8] {
     r
 }
 
-/// `a²` modulo `p`: limbs below `2^58` in; out, limbs below `2^56`, but
-/// limbs 1 and 5 below `2^56 + 2^14`.
+/// `a²` modulo `p`: limbs below `3·2^56 + 2^15` in; out, limbs below
+/// `2^56`, but limbs 1 and 5 below `2^56 + 2^8`.
 #[inline]
 pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
     let mut r = [0; 8];
@@ -497,12 +483,10 @@ pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x1}",
             "shl rax, 8",
             "or {x0}, rax",
-            "shr {x1}, 56",
             "shr {x2}, 56",
             "mov rax, {x3}",
             "shl rax, 8",
             "or {x2}, rax",
-            "shr {x3}, 56",
             // limbs 1 and 5
             "mov rax, [rsp + 192]",
             "mul qword ptr [rsp + 40]",
@@ -534,9 +518,9 @@ pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
             "sbb {x9}, rdx",
             // plus the carries out of limbs 0 and 4
             "add {x6}, {x0}",
-            "adc {x7}, {x1}",
+            "adc {x7}, 0",
             "add {x8}, {x2}",
-            "adc {x9}, {x3}",
+            "adc {x9}, 0",
             "mov rax, {x6}",
             "and rax, [rsp + 160]",
             "mov [rsp + 104], rax",
@@ -547,12 +531,10 @@ pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x7}",
             "shl rax, 8",
             "or {x6}, rax",
-            "shr {x7}, 56",
             "shr {x8}, 56",
             "mov rax, {x9}",
             "shl rax, 8",
             "or {x8}, rax",
-            "shr {x9}, 56",
             // limbs 2 and 6
             "mov rax, [rsp + 192]",
             "mul qword ptr [rsp + 48]",
@@ -598,9 +580,9 @@ pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
             "sbb {x3}, {x5}",
             // plus the carries out of limbs 1 and 5
             "add {x0}, {x6}",
-            "adc {x1}, {x7}",
+            "adc {x1}, 0",
             "add {x2}, {x8}",
-            "adc {x3}, {x9}",
+            "adc {x3}, 0",
             "mov rax, {x0}",
             "and rax, [rsp + 160]",
             "mov [rsp + 112], rax",
@@ -611,12 +593,10 @@ pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x1}",
             "shl rax, 8",
             "or {x0}, rax",
-            "shr {x1}, 56",
             "shr {x2}, 56",
             "mov rax, {x3}",
             "shl rax, 8",
             "or {x2}, rax",
-            "shr {x3}, 56",
             // limbs 3 and 7
             "mov rax, [rsp + 192]",
             "mul qword ptr [rsp + 56]",
@@ -648,9 +628,9 @@ pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
             "sbb {x9}, {x5}",
             // plus the carries out of limbs 2 and 6
             "add {x6}, {x0}",
-            "adc {x7}, {x1}",
+            "adc {x7}, 0",
             "add {x8}, {x2}",
-            "adc {x9}, {x3}",
+            "adc {x9}, 0",
             "mov rax, {x6}",
             "and rax, [rsp + 160]",
             "mov [rsp + 120], rax",
@@ -661,31 +641,23 @@ pub(crate) fn sqr(a: &[Limb; 8]) -> [Limb; 8] {
             "mov rax, {x7}",
             "shl rax, 8",
             "or {x6}, rax",
-            "shr {x7}, 56",
             "shr {x8}, 56",
             "mov rax, {x9}",
             "shl rax, 8",
             "or {x8}, rax",
-            "shr {x9}, 56",
             // out of limb 3 into limb 4; out of limb 7 (2^448 = 2^224 + 1)
-            // into limbs 4 and 0; what leaves those (below 2^14) into 5 and 1
+            // into limbs 4 and 0 (no sum reaches 2^64); what leaves those
+            // (below 2^8) into limbs 5 and 1
             "add {x6}, {x8}",
-            "adc {x7}, {x9}",
             "add {x6}, [rsp + 128]",
-            "adc {x7}, 0",
             "add {x8}, [rsp + 96]",
-            "adc {x9}, 0",
             "mov {x0}, {x6}",
             "and {x0}, [rsp + 160]",
             "shr {x6}, 56",
-            "shl {x7}, 8",
-            "or {x6}, {x7}",
             "add {x6}, [rsp + 136]",
             "mov {x1}, {x8}",
             "and {x1}, [rsp + 160]",
             "shr {x8}, 56",
-            "shl {x9}, 8",
-            "or {x8}, {x9}",
             "add {x8}, [rsp + 104]",
             "mov {x2}, [rsp + 112]",
             "mov {x3}, [rsp + 120]",
