@@ -4,11 +4,13 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
-use crate::backend::{DataIndependentTiming, Exponentiation, selection};
+use crate::backend::{
+    DataIndependentTiming, Exponentiation, dispatch, run_exponentiation, selection,
+};
 use crate::ct_audit::{self, Declassify};
 use crate::int::unsigned::Unsigned;
 use crate::kernels::MontModulus;
-use crate::ops::montmul::MontyCtx;
+use crate::ops::montmul::{ExpJob, ExpTask, LimbMontMul, MontyCtx};
 use crate::ops::pow::{self, POW_SCRATCH_MULTIPLE};
 use crate::ops::{ct, div, modular};
 use crate::{Error, Limb, kernels};
@@ -143,7 +145,7 @@ impl<U: Unsigned> MontyParams<U> {
                 one: one.as_ref(),
                 r2: &[],
             };
-            pow::pow_vartime(
+            exp_vartime(
                 Exponentiation::LimbKernels,
                 r2.as_mut(),
                 two.as_ref(),
@@ -364,7 +366,7 @@ impl<U: Unsigned> MontyParams<U> {
         let width = pair[0].2.len().max(pair[1].2.len()) as u32 * Limb::BITS;
         let mut outs = pair.map(|(params, _, _)| params.modulus.zero_like());
         let [out0, out1] = &mut outs;
-        pow::pow_ct_pair(
+        exp_ct_pair(
             backend,
             [out0.as_mut(), out1.as_mut()],
             pair.map(|(_, base, _)| base.0.as_ref()),
@@ -388,7 +390,7 @@ impl<U: Unsigned> MontyParams<U> {
         let mut out = self.modulus.zero_like();
         let run = |out: &mut U, scratch: &mut [Limb]| {
             let (base, exp) = (base.0.as_ref(), exp.as_ref());
-            pow::pow_ct(
+            exp_ct(
                 backend,
                 out.as_mut(),
                 base,
@@ -427,7 +429,7 @@ impl<U: Unsigned> MontyParams<U> {
             if backend != Exponentiation::LimbKernels {
                 let mut out = self.modulus.zero_like();
                 let mut other_out = other.modulus.zero_like();
-                pow::pow_vartime_pair(
+                exp_vartime_pair(
                     backend,
                     [out.as_mut(), other_out.as_mut()],
                     [base.0.as_ref(), other_base.0.as_ref()],
@@ -451,7 +453,7 @@ impl<U: Unsigned> MontyParams<U> {
         let mut out = self.modulus.zero_like();
         let run = |out: &mut U, scratch: &mut [Limb]| {
             let (base, exp) = (base.0.as_ref(), exp.as_ref());
-            pow::pow_vartime(backend, out.as_mut(), base, exp, &self.ctx(), scratch);
+            exp_vartime(backend, out.as_mut(), base, exp, &self.ctx(), scratch);
         };
         match backend {
             Exponentiation::LimbKernels => self
@@ -469,4 +471,119 @@ pub(crate) fn pow_mod<U: Unsigned>(x: &U, exp: &U, m: &U) -> Result<U, Error> {
     let params = MontyParams::new(m.clone())?;
     let base = params.to_monty(x);
     Ok(params.from_monty(&params.pow(&base, exp)))
+}
+
+/// Runs `$body`, an exponentiation algorithm over `$arith` (a `MontMul`)
+/// with elements `$o`, `$b`, `$one` and `$s` in its representation, for
+/// `$run`, `(backend, out, base, ctx, scratch)`: on `backend` if it runs
+/// in a radix of its own (handed an [`ExpJob`]), else on the limb kernels
+/// the selection chose, with `scratch` ([`POW_SCRATCH_MULTIPLE`] times the
+/// limb count). The body is written once and compiled for both, so the
+/// limb kernels' path dispatches statically.
+macro_rules! on_backend_or_limbs {
+    ($run:expr, |$arith:ident, $o:ident, $b:ident, $one:ident, $s:ident| $body:expr) => {{
+        let (backend, out, base, ctx, scratch): (_, &mut [Limb], &[Limb], &MontyCtx<'_>, &mut [Limb]) =
+            $run;
+        let job = ExpJob {
+            outs: [&mut *out],
+            bases: [base],
+            ctxs: [ctx],
+            f: &mut |$arith, $o, $b, $one, $s| $body,
+        };
+        if run_exponentiation(backend, job) {
+            return;
+        }
+        let (wide, $s) = scratch.split_at_mut(2 * ctx.m.limbs().len());
+        dispatch!(k => {
+            let mut limbs = LimbMontMul { k, m: ctx.m, wide };
+            let ($arith, $o, $b, $one) = (&mut limbs, out, base, ctx.one);
+            $body
+        })
+    }};
+}
+
+/// [`pow::pow_ct`] on `backend`: `out = base^e` in Montgomery form, where
+/// `e` is the low `exp_bits` bits of `exp`. `backend` must be available
+/// for this modulus (see [`Exponentiation::available`]); the limb kernels
+/// always are, and only they use `scratch`.
+fn exp_ct(
+    backend: Exponentiation,
+    out: &mut [Limb],
+    base: &[Limb],
+    exp: &[Limb],
+    exp_bits: u32,
+    ctx: &MontyCtx<'_>,
+    scratch: &mut [Limb],
+) {
+    let run = (backend, out, base, ctx, scratch);
+    on_backend_or_limbs!(run, |a, out, base, one, s| pow::pow_ct(
+        a, out, base, exp, exp_bits, one, s
+    ))
+}
+
+/// [`pow::pow_vartime`] on `backend`, as [`exp_ct`].
+fn exp_vartime(
+    backend: Exponentiation,
+    out: &mut [Limb],
+    base: &[Limb],
+    exp: &[Limb],
+    ctx: &MontyCtx<'_>,
+    scratch: &mut [Limb],
+) {
+    let run = (backend, out, base, ctx, scratch);
+    on_backend_or_limbs!(run, |a, out, base, one, s| pow::pow_vartime(
+        a, out, base, exp, one, s
+    ))
+}
+
+/// Two constant-time exponentiations in lockstep on `backend` (a backend
+/// in a radix of its own that takes the pair, see
+/// [`Exponentiation::available`]): `outs[k] = bases[k]^e_k` modulo
+/// `ctxs[k].m`, `e_k` the low `exp_bits` bits of `exps[k]`.
+fn exp_ct_pair(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; 2],
+    bases: [&[Limb]; 2],
+    exps: [&[Limb]; 2],
+    exp_bits: u32,
+    ctxs: [&MontyCtx<'_>; 2],
+) {
+    run_job(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
+        pow::pow_ct(a, out, base, &exps, exp_bits, one, s)
+    });
+}
+
+/// Two variable-time exponentiations to the same public exponent, in
+/// lockstep on `backend` (as for [`exp_ct_pair`]): `outs[k] = bases[k]^exp`
+/// modulo `ctxs[k].m`. The exponent alone steers the sliding window, so
+/// one pass serves both.
+fn exp_vartime_pair(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; 2],
+    bases: [&[Limb]; 2],
+    exp: &[Limb],
+    ctxs: [&MontyCtx<'_>; 2],
+) {
+    run_job(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
+        pow::pow_vartime(a, out, base, exp, one, s)
+    });
+}
+
+/// Runs `f` modulo the `K` moduli at once on `backend`, which the caller
+/// checked takes them.
+fn run_job<const K: usize>(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; K],
+    bases: [&[Limb]; K],
+    ctxs: [&MontyCtx<'_>; K],
+    f: &mut ExpTask<'_>,
+) {
+    let job = ExpJob {
+        outs,
+        bases,
+        ctxs,
+        f,
+    };
+    let ran = run_exponentiation(backend, job);
+    assert!(ran, "the caller checked that the backend takes the job");
 }

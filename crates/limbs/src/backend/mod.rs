@@ -38,7 +38,7 @@ use core::fmt;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use crate::Limb;
-use crate::ops::montmul::{ExpTask, MontyCtx};
+use crate::ops::montmul::ExpJob;
 
 pub use cpu::Cpu;
 
@@ -207,33 +207,6 @@ fn neon_takes(nlimbs: usize) -> bool {
 #[cfg(not(all(target_arch = "aarch64", target_feature = "neon")))]
 fn neon_takes(_: usize) -> bool {
     false
-}
-
-/// An exponentiation for a backend in a radix of its own: `K` moduli of
-/// one limb count (`ctxs`), the bases in the limbs' Montgomery form, where
-/// the results go, and the exponentiation itself.
-pub(crate) struct ExpJob<'a, 'c, 't, const K: usize> {
-    pub(crate) outs: [&'a mut [Limb]; K],
-    pub(crate) bases: [&'a [Limb]; K],
-    pub(crate) ctxs: [&'a MontyCtx<'c>; K],
-    pub(crate) f: &'a mut ExpTask<'t>,
-}
-
-#[cfg_attr(
-    not(any(target_arch = "x86_64", target_feature = "neon")),
-    allow(dead_code)
-)]
-impl<const K: usize> ExpJob<'_, '_, '_, K> {
-    /// The moduli's common limb count, or `None` if they differ or lack
-    /// `R² mod m`.
-    pub(crate) fn nlimbs(&self) -> Option<usize> {
-        let n = self.ctxs[0].m.limbs().len();
-        let uniform = self
-            .ctxs
-            .iter()
-            .all(|c| c.m.limbs().len() == n && c.r2.len() == n);
-        uniform.then_some(n)
-    }
 }
 
 /// Runs `job` on `backend` (one of the implementations in a radix of their

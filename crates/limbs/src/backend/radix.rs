@@ -14,9 +14,8 @@
 use zeroize::Zeroize;
 
 use crate::Limb;
-use crate::backend::ExpJob;
 use crate::ops::kernels::{Kernels, MontModulus};
-use crate::ops::montmul::MontMul;
+use crate::ops::montmul::{ExpJob, MontMul};
 
 /// Largest window of these backends: a table of 32 entries, which keeps
 /// their stack below about 40 KiB at the largest sizes.

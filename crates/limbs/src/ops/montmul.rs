@@ -1,13 +1,17 @@
-//! Montgomery multiplication as an exponentiation sees it: the trait every
-//! exponentiation backend implements, and what it is told about the
-//! modulus. The exponentiations (`ops::pow`) are written once over
-//! [`MontMul`]; a backend that runs in a representation of its own (the
-//! radix-2^52 IFMA backend) converts in, hands the algorithm its
-//! [`MontMul`], and converts out, without knowing the algorithm.
+//! Montgomery multiplication as an exponentiation sees it: the contract
+//! between the exponentiation algorithms (`ops::pow`), which are written
+//! once over [`MontMul`], and the backends that run them, which implement
+//! it. A backend that runs in a representation of its own (the radix-2^52
+//! IFMA backends, radix 2^28 on AVX2 and NEON) is handed an [`ExpJob`]:
+//! it converts in, runs the job's algorithm on its [`MontMul`], and
+//! converts out, without knowing the algorithm; the algorithm runs on
+//! whatever [`MontMul`] it is given, without knowing the backend. Who
+//! chooses the backend is above both (`monty`, from
+//! `backend::selection`).
 
 use crate::Limb;
 use crate::ops::ct;
-use crate::ops::kernels::MontModulus;
+use crate::ops::kernels::{Kernels, MontModulus};
 
 /// Largest window the exponentiations use; a constant-time table then has
 /// 64 entries.
@@ -52,3 +56,54 @@ pub(crate) trait MontMul {
 /// `scratch` holding `2^w + 2` elements for the largest window `w`.
 pub(crate) type ExpTask<'a> =
     dyn FnMut(&mut dyn MontMul, &mut [Limb], &[Limb], &[Limb], &mut [Limb]) + 'a;
+
+/// An exponentiation for a backend in a representation of its own: `K`
+/// moduli of one limb count (`ctxs`), the bases in the limbs' Montgomery
+/// form, where the results go, and the exponentiation itself (`K` is 1 for
+/// one exponentiation, 2 for an interleaved pair).
+pub(crate) struct ExpJob<'a, 'c, 't, const K: usize> {
+    pub(crate) outs: [&'a mut [Limb]; K],
+    pub(crate) bases: [&'a [Limb]; K],
+    pub(crate) ctxs: [&'a MontyCtx<'c>; K],
+    pub(crate) f: &'a mut ExpTask<'t>,
+}
+
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_feature = "neon")),
+    allow(dead_code)
+)]
+impl<const K: usize> ExpJob<'_, '_, '_, K> {
+    /// The moduli's common limb count, or `None` if they differ or lack
+    /// `R² mod m`.
+    pub(crate) fn nlimbs(&self) -> Option<usize> {
+        let n = self.ctxs[0].m.limbs().len();
+        let uniform = self
+            .ctxs
+            .iter()
+            .all(|c| c.m.limbs().len() == n && c.r2.len() == n);
+        uniform.then_some(n)
+    }
+}
+
+/// Montgomery multiplication on the slice kernels `K` (one value an
+/// element), with the double-width scratch they need.
+pub(crate) struct LimbMontMul<'a, K> {
+    pub(crate) k: K,
+    pub(crate) m: MontModulus<'a>,
+    pub(crate) wide: &'a mut [Limb],
+}
+
+impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
+    fn elem_len(&self) -> usize {
+        self.m.limbs().len()
+    }
+    fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
+        self.k.mont_mul(out, a, b, self.m, self.wide);
+    }
+    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
+        self.k.lookup(out, table, index);
+    }
+    fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
+        self.k.mont_sqr(out, a, self.m, self.wide);
+    }
+}

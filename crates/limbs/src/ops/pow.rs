@@ -1,10 +1,10 @@
-//! Modular exponentiation on Montgomery-form limb slices.
+//! Modular exponentiation algorithms on Montgomery-form elements: written
+//! once over [`MontMul`], they run on whatever backend they are handed and
+//! choose none (`monty` chooses, from `backend::selection`).
 
 use crate::Limb;
-use crate::backend::{ExpJob, Exponentiation, dispatch, run_exponentiation};
 use crate::ops::ct;
-use crate::ops::kernels::{Kernels, MontModulus};
-use crate::ops::montmul::{ExpTask, MAX_WINDOW, MontMul, MontyCtx};
+use crate::ops::montmul::{MAX_WINDOW, MontMul};
 
 /// Scratch the exponentiations need, in multiples of the modulus' limb
 /// count: a table for any window up to [`MAX_WINDOW`], two temporaries and
@@ -53,7 +53,7 @@ fn window_bits(exp: &[Limb], pos: u32, width: u32) -> Limb {
 /// Where a constant-time exponentiation reads its exponent's windows: one
 /// exponent, or `K` exponents run in lockstep, whose windows are packed 32
 /// bits apart (the pair backend's lookup unpacks them).
-trait Windows {
+pub(crate) trait Windows {
     /// The window `[pos, pos + width)`; `width <= 31`.
     fn window(&self, pos: u32, width: u32) -> Limb;
 }
@@ -78,28 +78,6 @@ fn bit_vartime(exp: &[Limb], pos: u32) -> bool {
     window_bits(exp, pos, 1) == 1
 }
 
-/// The limb kernels of backend `K`, with the double-width scratch they need.
-struct LimbMontMul<'a, K> {
-    k: K,
-    m: MontModulus<'a>,
-    wide: &'a mut [Limb],
-}
-
-impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
-    fn elem_len(&self) -> usize {
-        self.m.limbs().len()
-    }
-    fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
-        self.k.mont_mul(out, a, b, self.m, self.wide);
-    }
-    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
-        self.k.lookup(out, table, index);
-    }
-    fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
-        self.k.mont_sqr(out, a, self.m, self.wide);
-    }
-}
-
 /// Fills `table` (entries of `elem_len` words) with `first · step^i`, the
 /// same sequence of multiplications whatever the values.
 fn fill_powers<A: MontMul + ?Sized>(
@@ -116,60 +94,16 @@ fn fill_powers<A: MontMul + ?Sized>(
     }
 }
 
-/// Runs `$body`, an exponentiation over `$arith` (a [`MontMul`]) with
-/// elements `$o`, `$b`, `$one` and `$s` in its representation, for `$run`,
-/// `(backend, out, base, ctx, scratch)`: on `backend` if it runs in a radix
-/// of its own, else on the limb kernels. The body is written once and
-/// compiled for both, so the limb kernels' path dispatches statically.
-macro_rules! on_backend_or_limbs {
-    ($run:expr, |$arith:ident, $o:ident, $b:ident, $one:ident, $s:ident| $body:expr) => {{
-        let (backend, out, base, ctx, scratch): (_, &mut [Limb], &[Limb], &MontyCtx<'_>, &mut [Limb]) =
-            $run;
-        let job = ExpJob {
-            outs: [&mut *out],
-            bases: [base],
-            ctxs: [ctx],
-            f: &mut |$arith, $o, $b, $one, $s| $body,
-        };
-        if run_exponentiation(backend, job) {
-            return;
-        }
-        let (wide, $s) = scratch.split_at_mut(2 * ctx.m.limbs().len());
-        dispatch!(k => {
-            let mut limbs = LimbMontMul { k, m: ctx.m, wide };
-            let ($arith, $o, $b, $one) = (&mut limbs, out, base, ctx.one);
-            $body
-        })
-    }};
-}
-
-/// Constant-time fixed-window exponentiation on `backend`: `out = base^e`
-/// in Montgomery form, where `e` is the low `exp_bits` bits of `exp`.
-/// `backend` must be available for this modulus (see
-/// [`Exponentiation::available`]); the limb kernels always are.
+/// Constant-time fixed-window exponentiation on `arith`: `out = base^e`,
+/// where `e` is the low `exp_bits` bits of `exp` (of each exponent, for
+/// each value of the elements). `base`, `one` and `out` are elements in
+/// `arith`'s representation; `scratch` holds `2^w + 2` elements for the
+/// window `w` (at most [`MontMul::max_window`]).
 ///
-/// The sequence of operations and memory addresses depends only on `n` and
-/// `exp_bits`: every window does `w` squarings, one full-table scan and one
-/// multiplication, including windows of zeros.
-pub(crate) fn pow_ct(
-    backend: Exponentiation,
-    out: &mut [Limb],
-    base: &[Limb],
-    exp: &[Limb],
-    exp_bits: u32,
-    ctx: &MontyCtx<'_>,
-    scratch: &mut [Limb],
-) {
-    let run = (backend, out, base, ctx, scratch);
-    on_backend_or_limbs!(run, |a, out, base, one, s| pow_ct_with(
-        a, out, base, exp, exp_bits, one, s
-    ))
-}
-
-/// [`pow_ct`] over any [`MontMul`]: `base`, `one` and `out` are elements in
-/// its representation; `scratch` holds `2^w + 2` elements for the window `w`
-/// (at most [`MontMul::max_window`]).
-fn pow_ct_with<A: MontMul + ?Sized, E: Windows + ?Sized>(
+/// The sequence of operations and memory addresses depends only on the
+/// element length and `exp_bits`: every window does `w` squarings, one
+/// full-table scan and one multiplication, including windows of zeros.
+pub(crate) fn pow_ct<A: MontMul + ?Sized, E: Windows + ?Sized>(
     arith: &mut A,
     out: &mut [Limb],
     base: &[Limb],
@@ -213,78 +147,11 @@ fn pow_ct_with<A: MontMul + ?Sized, E: Windows + ?Sized>(
     }
 }
 
-/// Two constant-time exponentiations in lockstep on `backend` (an IFMA
-/// variant that takes the pair, see [`Exponentiation::available`]):
-/// `outs[k] = bases[k]^e_k` modulo `ctxs[k].m`, `e_k` the low `exp_bits`
-/// bits of `exps[k]`, every multiplication of the one interleaved with the
-/// other's.
-pub(crate) fn pow_ct_pair(
-    backend: Exponentiation,
-    outs: [&mut [Limb]; 2],
-    bases: [&[Limb]; 2],
-    exps: [&[Limb]; 2],
-    exp_bits: u32,
-    ctxs: [&MontyCtx<'_>; 2],
-) {
-    run_pair(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
-        pow_ct_with(a, out, base, &exps, exp_bits, one, s)
-    });
-}
-
-/// Two variable-time exponentiations to the same public exponent, in
-/// lockstep on `backend` (an IFMA variant that takes the pair):
-/// `outs[k] = bases[k]^exp` modulo `ctxs[k].m`. The exponent alone steers
-/// the sliding window, so one pass serves both.
-pub(crate) fn pow_vartime_pair(
-    backend: Exponentiation,
-    outs: [&mut [Limb]; 2],
-    bases: [&[Limb]; 2],
-    exp: &[Limb],
-    ctxs: [&MontyCtx<'_>; 2],
-) {
-    run_pair(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
-        pow_vartime_with(a, out, base, exp, one, s)
-    });
-}
-
-/// Runs `f` modulo both moduli in lockstep on `backend`, which the caller
-/// checked takes the pair.
-fn run_pair(
-    backend: Exponentiation,
-    outs: [&mut [Limb]; 2],
-    bases: [&[Limb]; 2],
-    ctxs: [&MontyCtx<'_>; 2],
-    f: &mut ExpTask<'_>,
-) {
-    let job = ExpJob {
-        outs,
-        bases,
-        ctxs,
-        f,
-    };
-    let ran = run_exponentiation(backend, job);
-    assert!(ran, "the caller checked that the backend takes the pair");
-}
-
 /// Variable-time sliding-window exponentiation for public exponents, on
-/// `backend` (as for [`pow_ct`]): `out = base^exp` in Montgomery form. Only
-/// odd powers are tabulated.
-pub(crate) fn pow_vartime(
-    backend: Exponentiation,
-    out: &mut [Limb],
-    base: &[Limb],
-    exp: &[Limb],
-    ctx: &MontyCtx<'_>,
-    scratch: &mut [Limb],
-) {
-    let run = (backend, out, base, ctx, scratch);
-    on_backend_or_limbs!(run, |a, out, base, one, s| pow_vartime_with(
-        a, out, base, exp, one, s
-    ))
-}
-
-/// [`pow_vartime`] over any [`MontMul`]; `scratch` as for [`pow_ct_with`].
-fn pow_vartime_with<A: MontMul + ?Sized>(
+/// `arith`: `out = base^exp` (one exponent for every value of the
+/// elements: the exponent alone steers the window). Only odd powers are
+/// tabulated; `scratch` as for [`pow_ct`].
+pub(crate) fn pow_vartime<A: MontMul + ?Sized>(
     arith: &mut A,
     out: &mut [Limb],
     base: &[Limb],

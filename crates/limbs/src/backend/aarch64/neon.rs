@@ -39,12 +39,12 @@ use core::arch::asm;
 
 use zeroize::Zeroize;
 
-use crate::backend::ExpJob;
 use crate::backend::radix::{
     Aligned, Column, DigitLayout, Digits, LimbMontgomery, ModulusToLoad, VectorMontMul,
     run_on_stack, with_vector_count,
 };
 use crate::ops::ct;
+use crate::ops::montmul::ExpJob;
 
 const DIGIT_BITS: u32 = 28;
 const MASK28: u64 = (1 << DIGIT_BITS) - 1;

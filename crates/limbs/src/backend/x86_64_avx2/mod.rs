@@ -37,11 +37,11 @@ use core::arch::x86_64::*;
 use zeroize::Zeroize;
 
 use crate::Limb;
-use crate::backend::ExpJob;
 use crate::backend::radix::{
     Aligned, Column, DigitLayout, Digits, Elem, LimbMontgomery, ModulusToLoad, VectorMontMul,
     run_on_stack, with_vector_count,
 };
+use crate::ops::montmul::ExpJob;
 
 #[path = "gen/amm.rs"]
 mod generated;

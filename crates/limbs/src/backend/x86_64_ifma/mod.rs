@@ -44,8 +44,8 @@
 use core::arch::x86_64::*;
 
 use super::radix::{Column, DigitLayout, Digits};
-use crate::backend::ExpJob;
 use crate::backend::radix::LimbMontgomery;
+use crate::ops::montmul::ExpJob;
 
 mod ymm;
 mod zmm;

@@ -9,7 +9,7 @@
 //! and the contract); this file picks a kernel and feeds it.
 
 use super::{Ifma, MASK52, radix};
-use crate::backend::ExpJob;
+use crate::ops::montmul::ExpJob;
 use zeroize::Zeroize;
 
 use crate::backend::radix::{

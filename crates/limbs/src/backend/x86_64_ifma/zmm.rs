@@ -27,7 +27,7 @@
 use core::arch::x86_64::*;
 
 use super::{DIGIT_BITS, Ifma, LANES, Lanes, MASK52, radix};
-use crate::backend::ExpJob;
+use crate::ops::montmul::ExpJob;
 use zeroize::Zeroize;
 
 use crate::backend::radix::{
