@@ -35,6 +35,9 @@ fn each_setting() {
         "ifma,avx2",
         "neon",
         " IFMA256 , bogus",
+        "ifma-batch",
+        "ifma,avx2-batch",
+        "batch",
     ] {
         let out = Command::new(&exe)
             .args(["--exact", "child", "--nocapture", "--test-threads=1"])
@@ -94,6 +97,33 @@ fn child() {
         }
         assert!(chosen.available(n, k), "{chosen:?} chosen but unavailable");
     }
+    for n in [16, 24, 32, 17] {
+        let batch = selection.batch_exponentiation(n);
+        let kernels = [Exponentiation::IfmaBatch, Exponentiation::Avx2Batch];
+        if off("batch") {
+            assert!(!kernels.contains(&batch));
+            assert!(kernels.iter().all(|k| !k.available(n, k.lanes())));
+        }
+        if off("ifma") || off("ifma-batch") {
+            assert_ne!(batch, Exponentiation::IfmaBatch);
+            assert!(!Exponentiation::IfmaBatch.available(n, 8));
+        }
+        if off("avx2") || off("avx2-batch") {
+            assert_ne!(batch, Exponentiation::Avx2Batch);
+            assert!(!Exponentiation::Avx2Batch.available(n, 4));
+        }
+        let at_once = match kernels.contains(&batch) {
+            true => batch.lanes(),
+            false => {
+                assert_eq!(batch, selection.exponentiation(n, 2));
+                2
+            }
+        };
+        assert!(
+            batch.available(n, at_once),
+            "{batch:?} chosen but unavailable"
+        );
+    }
 
     // Exponentiations on whatever runs now, against num-bigint.
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -124,6 +154,15 @@ fn child() {
                 big(params.from_monty(&r).as_words()),
                 expect,
                 "{n} limbs, pair"
+            );
+        }
+        let mut batch = vec![params.zero(); 9];
+        MontyParams::pow_bounded_batch(&[operand; 9], 64 * n as u32, &mut batch).unwrap();
+        for r in &batch {
+            assert_eq!(
+                big(params.from_monty(r).as_words()),
+                expect,
+                "{n} limbs, batch"
             );
         }
     }

@@ -27,6 +27,14 @@ pub enum Error {
     InvalidDigit,
     /// A random value was requested below a bound of zero.
     EmptyRange,
+    /// Two slices that must have the same length did not (a batch's
+    /// operands and the outputs for them).
+    LengthMismatch,
+    /// The implementation named (`MontyParams::pow_bounded_batch_on`) cannot
+    /// run the operands on this CPU: it lacks the instructions, the
+    /// implementation is turned off (`NUMCRYPT_DISABLE`), or it does not
+    /// take the modulus' size.
+    BackendUnavailable,
 }
 
 impl fmt::Display for Error {
@@ -41,6 +49,8 @@ impl fmt::Display for Error {
             Error::Empty => "empty number",
             Error::InvalidDigit => "invalid digit in number",
             Error::EmptyRange => "random bound must be non-zero",
+            Error::LengthMismatch => "lengths differ",
+            Error::BackendUnavailable => "the implementation named cannot run here",
         })
     }
 }

@@ -377,6 +377,159 @@ impl<U: Unsigned> MontyParams<U> {
         outs.map(MontyForm)
     }
 
+    /// Constant-time exponentiations in a batch: `out[i] = base^e` modulo
+    /// operand `i`'s modulus, for `e` the low `exp_bits` bits of its
+    /// exponent, as [`pow_bounded`](Self::pow_bounded) computes each. Every
+    /// operand has its own modulus, base and exponent (RSA's CRT halves of
+    /// many signatures; Miller–Rabin rounds of one candidate).
+    ///
+    /// Where [`selection`](crate::backend::selection) has a batch kernel
+    /// for the moduli's size that beats pairs
+    /// ([`Selection::batch_exponentiation`](crate::backend::Selection::batch_exponentiation);
+    /// all moduli of one limb count), the operands run as many a pass as it
+    /// has lanes (eight with AVX-512 IFMA, four with AVX2), the last pass
+    /// padded with copies of its first operand whose results are dropped;
+    /// otherwise they run in pairs ([`pow_bounded_pair`](Self::pow_bounded_pair)).
+    /// The time depends on the number of operands, the widths and
+    /// `exp_bits` only.
+    ///
+    /// Errors: [`Error::LengthMismatch`] when `out` and `operands` differ
+    /// in length (nothing is written).
+    pub fn pow_bounded_batch(
+        operands: &[PowOperand<'_, U>],
+        exp_bits: u32,
+        out: &mut [MontyForm<U>],
+    ) -> Result<(), Error> {
+        if out.len() != operands.len() {
+            return Err(Error::LengthMismatch);
+        }
+        match uniform_limbs(operands.iter().map(|op| op.0)) {
+            Some(n) => {
+                let backend = selection().batch_exponentiation(n);
+                Self::pow_batch_on(backend, operands, exp_bits, out);
+            }
+            // Mixed sizes: pairs where two neighbours match, singly otherwise.
+            None => {
+                for (ops, out) in operands.chunks(2).zip(out.chunks_mut(2)) {
+                    match (ops, &mut *out) {
+                        ([a, b], [x, y]) if a.0.modulus.nlimbs() == b.0.modulus.nlimbs() => {
+                            [*x, *y] = Self::pow_bounded_pair([*a, *b], exp_bits);
+                        }
+                        _ => {
+                            for ((params, base, exp), o) in ops.iter().zip(out.iter_mut()) {
+                                *o = params.pow_bounded(base, exp, exp_bits);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`pow_bounded_batch`](Self::pow_bounded_batch) on the implementation
+    /// named: a batch kernel runs its lanes a pass, any other runs the
+    /// operands in pairs where it takes them (the limb kernels one after
+    /// the other). For comparing implementations, as the tests and benches
+    /// do.
+    ///
+    /// Errors: [`Error::LengthMismatch`] as for `pow_bounded_batch`;
+    /// [`Error::BackendUnavailable`] when `backend` cannot run these
+    /// operands here (see [`Exponentiation::available`]; a batch kernel
+    /// needs moduli of one limb count). Nothing is written on error.
+    pub fn pow_bounded_batch_on(
+        backend: Exponentiation,
+        operands: &[PowOperand<'_, U>],
+        exp_bits: u32,
+        out: &mut [MontyForm<U>],
+    ) -> Result<(), Error> {
+        if out.len() != operands.len() {
+            return Err(Error::LengthMismatch);
+        }
+        let runs = |op: &PowOperand<'_, U>| {
+            backend == Exponentiation::LimbKernels
+                || backend.available(op.0.modulus.nlimbs(), backend.lanes())
+        };
+        let uniform = uniform_limbs(operands.iter().map(|op| op.0)).is_some();
+        if !operands.iter().all(runs) || (backend.lanes() > 1 && !uniform) {
+            return Err(Error::BackendUnavailable);
+        }
+        Self::pow_batch_on(backend, operands, exp_bits, out);
+        Ok(())
+    }
+
+    /// The batch on `backend`, which takes every operand (and, if it has
+    /// lanes, moduli of one limb count).
+    fn pow_batch_on(
+        backend: Exponentiation,
+        operands: &[PowOperand<'_, U>],
+        exp_bits: u32,
+        out: &mut [MontyForm<U>],
+    ) {
+        match backend.lanes() {
+            8 => batch_passes::<U, 8>(backend, operands, exp_bits, out),
+            4 => batch_passes::<U, 4>(backend, operands, exp_bits, out),
+            _ => {
+                for (ops, out) in operands.chunks(2).zip(out.chunks_mut(2)) {
+                    match (ops, &mut *out) {
+                        ([a, b], [x, y]) => {
+                            let pair = Self::pow_bounded_pair_on(backend, [*a, *b], exp_bits);
+                            [*x, *y] = pair.unwrap_or_else(|| {
+                                [a, b]
+                                    .map(|(p, base, exp)| p.pow_ct_on(backend, base, exp, exp_bits))
+                            });
+                        }
+                        _ => {
+                            for ((params, base, exp), o) in ops.iter().zip(out.iter_mut()) {
+                                *o = params.pow_ct_on(backend, base, exp, exp_bits);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Variable-time exponentiations to one public exponent in a batch:
+    /// `out[i] = base^exp` modulo operand `i`'s modulus, as
+    /// [`pow_vartime`](Self::pow_vartime) computes each (checking a batch
+    /// of RSA signatures against the public key is the use). As
+    /// [`pow_bounded_batch`](Self::pow_bounded_batch) for the choice of
+    /// kernel and the passes; the exponent alone steers the window, so one
+    /// pass serves every lane. For public exponents only.
+    ///
+    /// Errors: [`Error::LengthMismatch`] when `out` and `operands` differ
+    /// in length (nothing is written).
+    pub fn pow_vartime_batch(
+        operands: &[(&Self, &MontyForm<U>)],
+        exp: &impl AsRef<[Limb]>,
+        out: &mut [MontyForm<U>],
+    ) -> Result<(), Error> {
+        if out.len() != operands.len() {
+            return Err(Error::LengthMismatch);
+        }
+        let exp = exp.as_ref();
+        let backend = uniform_limbs(operands.iter().map(|op| op.0))
+            .map(|n| selection().batch_exponentiation(n));
+        match backend.map(|b| (b, b.lanes())) {
+            Some((backend, 8)) => vartime_passes::<U, 8>(backend, operands, exp, out),
+            Some((backend, 4)) => vartime_passes::<U, 4>(backend, operands, exp, out),
+            _ => {
+                for (ops, out) in operands.chunks(2).zip(out.chunks_mut(2)) {
+                    match (ops, &mut *out) {
+                        ([(p, a), (q, b)], [x, y]) => (*x, *y) = p.pow_vartime_pair(a, q, b, &exp),
+                        _ => {
+                            for ((params, base), o) in ops.iter().zip(out.iter_mut()) {
+                                *o = params.pow_vartime(base, &exp);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The constant-time exponentiation on `backend`, which can run it.
     fn pow_ct_on(
         &self,
@@ -586,4 +739,91 @@ fn run_job<const K: usize>(
     };
     let ran = run_exponentiation(backend, job);
     assert!(ran, "the caller checked that the backend takes the job");
+}
+
+/// The limb count every modulus has, if they all have the same one (and
+/// there is one).
+fn uniform_limbs<'a, U: Unsigned + 'a>(
+    mut params: impl Iterator<Item = &'a MontyParams<U>>,
+) -> Option<usize> {
+    let n = params.next()?.modulus.nlimbs();
+    params.all(|p| p.modulus.nlimbs() == n).then_some(n)
+}
+
+/// [`MontyParams::pow_bounded_batch`] on `backend`, a batch kernel of `L`
+/// lanes that takes the operands' size: `L` a pass, the last padded with
+/// copies of its first operand.
+fn batch_passes<U: Unsigned, const L: usize>(
+    backend: Exponentiation,
+    operands: &[PowOperand<'_, U>],
+    exp_bits: u32,
+    out: &mut [MontyForm<U>],
+) {
+    let _dit = DataIndependentTiming::enable();
+    for (chunk, out) in operands.chunks(L).zip(out.chunks_mut(L)) {
+        let ops: [PowOperand<'_, U>; L] =
+            core::array::from_fn(|k| chunk.get(k).copied().unwrap_or(chunk[0]));
+        // Bits past an exponent's end read as zero: clamp to the widest.
+        let width = ops.iter().map(|op| op.2.len()).max().unwrap_or(0) as u32 * Limb::BITS;
+        let ctxs = ops.map(|(params, _, _)| params.ctx());
+        let mut results = ops.map(|(params, _, _)| params.modulus.zero_like());
+        exp_ct_batch(
+            backend,
+            results.each_mut().map(|r| r.as_mut()),
+            ops.map(|(_, base, _)| base.0.as_ref()),
+            ops.map(|(_, _, exp)| exp),
+            exp_bits.min(width),
+            ctxs.each_ref(),
+        );
+        let mut results = results.into_iter();
+        for (o, r) in out.iter_mut().zip(&mut results) {
+            *o = MontyForm(r);
+        }
+        // The padding's results repeat a real one's.
+        for mut r in results {
+            r.as_mut().zeroize();
+        }
+    }
+}
+
+/// [`MontyParams::pow_vartime_batch`] on `backend`, a batch kernel of `L`
+/// lanes that takes the operands' size.
+fn vartime_passes<U: Unsigned, const L: usize>(
+    backend: Exponentiation,
+    operands: &[(&MontyParams<U>, &MontyForm<U>)],
+    exp: &[Limb],
+    out: &mut [MontyForm<U>],
+) {
+    for (chunk, out) in operands.chunks(L).zip(out.chunks_mut(L)) {
+        let ops: [(&MontyParams<U>, &MontyForm<U>); L] =
+            core::array::from_fn(|k| chunk.get(k).copied().unwrap_or(chunk[0]));
+        let ctxs = ops.map(|(params, _)| params.ctx());
+        let mut results = ops.map(|(params, _)| params.modulus.zero_like());
+        run_job(
+            backend,
+            results.each_mut().map(|r| r.as_mut()),
+            ops.map(|(_, base)| base.0.as_ref()),
+            ctxs.each_ref(),
+            &mut |a, out, base, one, s| pow::pow_vartime(a, out, base, exp, one, s),
+        );
+        for (o, r) in out.iter_mut().zip(results) {
+            *o = MontyForm(r);
+        }
+    }
+}
+
+/// `L` constant-time exponentiations at once on `backend` (a batch kernel
+/// of `L` lanes that takes them): `outs[k] = bases[k]^e_k` modulo
+/// `ctxs[k].m`, `e_k` the low `exp_bits` bits of `exps[k]`.
+fn exp_ct_batch<const L: usize>(
+    backend: Exponentiation,
+    outs: [&mut [Limb]; L],
+    bases: [&[Limb]; L],
+    exps: [&[Limb]; L],
+    exp_bits: u32,
+    ctxs: [&MontyCtx<'_>; L],
+) {
+    run_job(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
+        pow::pow_ct(a, out, base, &exps, exp_bits, one, s)
+    });
 }

@@ -14,6 +14,7 @@
 use zeroize::Zeroize;
 
 use crate::Limb;
+use crate::ops::ct;
 use crate::ops::kernels::{Kernels, MontModulus};
 use crate::ops::montmul::{ExpJob, MontMul};
 
@@ -55,14 +56,22 @@ pub(crate) enum DigitLayout {
     /// position renames vectors instead of shifting each of them.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64's kernels only
     Strided { vectors: usize },
+    /// The multi-buffer ("vertical") layout: the values of an element
+    /// share its vectors, digit `j` of value `k` in lane `k` of vector `j`
+    /// (word `j·lanes + k`), so that one vector operation works on one
+    /// digit of every value.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64's kernels only
+    Lanes { lanes: usize },
 }
 
 impl Digits {
-    /// The word that holds digit `j`.
-    fn word(self, j: usize) -> usize {
+    /// The word of an element that holds digit `j` of value `k`, the
+    /// element's values being `words` words each.
+    fn word(self, k: usize, j: usize, words: usize) -> usize {
         match self.layout {
-            DigitLayout::Contiguous => j,
-            DigitLayout::Strided { vectors } => (j % vectors) * 4 + j / vectors,
+            DigitLayout::Contiguous => k * words + j,
+            DigitLayout::Strided { vectors } => k * words + (j % vectors) * 4 + j / vectors,
+            DigitLayout::Lanes { lanes } => j * lanes + k,
         }
     }
 
@@ -71,9 +80,16 @@ impl Digits {
     }
 
     /// Digit `j` of `d` is bits `[bits·j, bits·(j + 1))` of `x` (zero past
-    /// its end).
+    /// its end): `d` holds one value (of a layout that keeps a value's
+    /// words together).
     pub(crate) fn split(self, x: &[Limb], d: &mut [u64]) {
-        for j in 0..d.len() {
+        self.split_value(x, d, 0, d.len());
+    }
+
+    /// [`split`](Self::split) into value `k` of `elem`, whose values are
+    /// `words` words each.
+    pub(crate) fn split_value(self, x: &[Limb], elem: &mut [u64], k: usize, words: usize) {
+        for j in 0..words {
             let bit = j * self.bits as usize;
             let (limb, offset) = (bit / 64, (bit % 64) as u32);
             let lo = x.get(limb).copied().unwrap_or(0) >> offset;
@@ -81,21 +97,26 @@ impl Digits {
                 0 => 0,
                 _ => x.get(limb + 1).copied().unwrap_or(0) << (64 - offset),
             };
-            d[self.word(j)] = (lo | hi) & self.mask();
+            elem[self.word(k, j, words)] = (lo | hi) & self.mask();
         }
     }
 
-    /// `x = Σ d_j·2^(bits·j) mod 2^(64·len)` for the digits `d_j` of `d`,
-    /// returning the bits above (at most one limb's worth). A digit may
-    /// exceed the radix (the AVX2 kernels leave them carried only partly):
-    /// the carries are propagated on the way, without a branch.
-    fn join(self, d: &[u64], x: &mut [Limb]) -> Limb {
+    /// `x = Σ d_j·2^(bits·j) mod 2^(64·len)` for the digits `d_j` of value
+    /// `k` of `elem` (values of `words` words), returning the bits above
+    /// (at most one limb's worth). A digit may exceed the radix (the AVX2
+    /// kernels leave them carried only partly): the carries are propagated
+    /// on the way, without a branch.
+    fn join_value(self, elem: &[u64], k: usize, words: usize, x: &mut [Limb]) -> Limb {
         x.fill(0);
         let len = x.len();
         let mut above = 0;
         let mut carry = 0;
-        for j in 0..=d.len() {
-            let value = if j < d.len() { d[self.word(j)] } else { 0 } + carry;
+        for j in 0..=words {
+            let digit = match j < words {
+                true => elem[self.word(k, j, words)],
+                false => 0,
+            };
+            let value = digit + carry;
             let digit = value & self.mask();
             carry = value >> self.bits;
             let bit = j * self.bits as usize;
@@ -108,10 +129,10 @@ impl Digits {
                     0
                 },
             ];
-            for (k, part) in parts.into_iter().enumerate() {
-                match x.get_mut(limb + k) {
+            for (i, part) in parts.into_iter().enumerate() {
+                match x.get_mut(limb + i) {
                     Some(l) => *l |= part,
-                    None if limb + k == len => above |= part,
+                    None if limb + i == len => above |= part,
                     None => {}
                 }
             }
@@ -145,9 +166,29 @@ pub(crate) trait VectorMontMul {
     fn amm_sqr(&mut self, out: &mut [u64], a: &[u64]) {
         self.amm(out, a, a);
     }
+    /// The largest window of an exponentiation (its table and two
+    /// temporaries are [`run_on_stack`]'s `S` elements).
+    const WINDOW: u32 = MAX_WINDOW;
     /// Constant-time `out = table[index]`'s value in `column` (`WORDS`
-    /// words), reading every entry.
-    fn lookup_value(&self, out: &mut [u64], table: &[u64], column: Column, index: u64);
+    /// words), reading every entry; a layout that keeps each value's
+    /// words together (every one but [`DigitLayout::Lanes`], whose
+    /// backends select whole elements in [`lookup`](Self::lookup)).
+    fn lookup_value(&self, out: &mut [u64], table: &[u64], column: Column, index: u64) {
+        ct::lookup_strided(out, table, column.stride, column.offset, index);
+    }
+    /// Constant-time `out = table[index]` for a whole element, value `k`'s
+    /// entry being `index[k]`, reading every entry: value by value
+    /// ([`lookup_value`](Self::lookup_value)) unless a backend whose
+    /// values share vectors selects them all at once.
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: &[u64]) {
+        for (k, (out, &index)) in out.chunks_exact_mut(Self::WORDS).zip(index).enumerate() {
+            let column = Column {
+                stride: Self::VALUES * Self::WORDS,
+                offset: k * Self::WORDS,
+            };
+            self.lookup_value(out, table, column, index);
+        }
+    }
 }
 
 impl<T: VectorMontMul> MontMul for T {
@@ -156,7 +197,7 @@ impl<T: VectorMontMul> MontMul for T {
     }
 
     fn max_window(&self) -> u32 {
-        MAX_WINDOW
+        T::WINDOW
     }
 
     fn mul(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
@@ -167,17 +208,8 @@ impl<T: VectorMontMul> MontMul for T {
         self.amm_sqr(out, a);
     }
 
-    /// Value `k`'s entry is picked by bits `[32k, 32k + 32)` of `index`
-    /// (see `pow::Windows`).
-    fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
-        for (k, out) in out.chunks_exact_mut(T::WORDS).enumerate() {
-            let index = (index >> (32 * k)) & 0xffff_ffff;
-            let column = Column {
-                stride: T::VALUES * T::WORDS,
-                offset: k * T::WORDS,
-            };
-            self.lookup_value(out, table, column, index);
-        }
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: &[u64]) {
+        VectorMontMul::lookup(self, out, table, index);
     }
 }
 
@@ -190,8 +222,26 @@ pub(crate) fn run_on_stack<const L: usize, const V: usize, const K: usize, A: Ve
     digits: usize,
     job: ExpJob<'_, '_, '_, K>,
 ) {
+    run_on_stack_with::<L, V, K, SCRATCH_ELEMS, A>(limbs, arith, digits, job);
+}
+
+/// [`run_on_stack`] with `S` scratch elements, at least `2^A::WINDOW + 2`
+/// (the table and two temporaries).
+pub(crate) fn run_on_stack_with<
+    const L: usize,
+    const V: usize,
+    const K: usize,
+    const S: usize,
+    A: VectorMontMul,
+>(
+    limbs: &dyn LimbMontgomery,
+    arith: &mut A,
+    digits: usize,
+    job: ExpJob<'_, '_, '_, K>,
+) {
+    const { assert!(S >= (1 << A::WINDOW) + 2, "scratch for the window") };
     let zero: Elem<L, V, K> = [[[0; L]; V]; K];
-    let mut scratch = Aligned([zero; SCRATCH_ELEMS]);
+    let mut scratch = Aligned([zero; S]);
     let mut elems = Aligned([zero; 4]);
     let words = scratch
         .0
@@ -236,7 +286,7 @@ pub(crate) use with_vector_count;
 /// exponentiation on elements that hold all `K` values, and converts the
 /// results back, fully reduced, with the limb Montgomery operations of
 /// `limbs`. `elems` are four spare elements, `scratch` holds
-/// [`SCRATCH_ELEMS`]; both are wiped before returning.
+/// the table and two temporaries; both are wiped before returning.
 #[allow(clippy::too_many_arguments)]
 fn exponentiate<const K: usize>(
     limbs: &dyn LimbMontgomery,
@@ -268,10 +318,10 @@ fn exponentiate<const K: usize>(
         power.fill(0);
         power[e / 64] = 1 << (e % 64);
         limbs.mont_mul(product, power, ctx.r2, ctx.m, wide);
-        radix.split(product, &mut factor[k * words..][..words]);
+        radix.split_value(product, factor, k, words);
         scratch[..4 * n].zeroize();
-        radix.split(ctx.one, &mut one[k * words..][..words]);
-        radix.split(bases[k], &mut y[k * words..][..words]);
+        radix.split_value(ctx.one, one, k, words);
+        radix.split_value(bases[k], y, k, words);
     }
     let one_limbs = &mut scratch[..K * words];
     one_limbs.copy_from_slice(one);
@@ -282,13 +332,13 @@ fn exponentiate<const K: usize>(
     // ≡ base^e·R², below m·R, which a limb Montgomery reduction takes to
     // base^e·R mod m.
     for (k, ctx) in ctxs.iter().enumerate() {
-        radix.split(ctx.r2, &mut factor[k * words..][..words]);
+        radix.split_value(ctx.r2, factor, k, words);
     }
     arith.mul(x, y, factor);
     for ((k, out), ctx) in outs.into_iter().enumerate().zip(ctxs) {
         let wide = &mut scratch[..2 * n];
         wide.fill(0);
-        let above = radix.join(&x[k * words..][..words], &mut wide[..n + 1]);
+        let above = radix.join_value(x, k, words, &mut wide[..n + 1]);
         debug_assert_eq!(above, 0);
         limbs.mont_redc(out, wide, ctx.m);
     }

@@ -17,6 +17,10 @@ use crate::ops::kernels::{Kernels, MontModulus};
 /// 64 entries.
 pub(crate) const MAX_WINDOW: u32 = 6;
 
+/// Most values an element holds (and exponentiations a job runs at once):
+/// the lanes of the widest multi-buffer backend.
+pub(crate) const MAX_VALUES: usize = 8;
+
 /// Everything an exponentiation needs to know about the modulus.
 pub(crate) struct MontyCtx<'a> {
     pub(crate) m: MontModulus<'a>,
@@ -31,7 +35,7 @@ pub(crate) struct MontyCtx<'a> {
 /// Montgomery multiplication in an implementation's own representation:
 /// elements are slices of [`elem_len`](MontMul::elem_len) words (`n` limbs
 /// for the limb kernels, radix-2^52 digits for the IFMA backend, `K` values
-/// side by side when `K` exponentiations run interleaved).
+/// side by side or lane by lane when `K` exponentiations run at once).
 pub(crate) trait MontMul {
     /// Words per element.
     fn elem_len(&self) -> usize;
@@ -44,10 +48,9 @@ pub(crate) trait MontMul {
     /// `out = a² · R⁻¹`; `out` does not alias `a`.
     fn sqr(&mut self, out: &mut [Limb], a: &[Limb]);
     /// Constant-time `out = table[index]`, reading every entry. With `K`
-    /// values interleaved, value `k`'s entry is picked by bits
-    /// `[32k, 32k + 32)` of `index`.
-    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
-        ct::lookup(out, table, index);
+    /// values in an element, value `k`'s entry is `index[k]`.
+    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: &[Limb]) {
+        ct::lookup(out, table, index[0]);
     }
 }
 
@@ -59,8 +62,9 @@ pub(crate) type ExpTask<'a> =
 
 /// An exponentiation for a backend in a representation of its own: `K`
 /// moduli of one limb count (`ctxs`), the bases in the limbs' Montgomery
-/// form, where the results go, and the exponentiation itself (`K` is 1 for
-/// one exponentiation, 2 for an interleaved pair).
+/// form, where the results go, and the exponentiation itself. `K` is 1 for
+/// one exponentiation, 2 for an interleaved pair, and the lane count of a
+/// multi-buffer backend for a batch (unused lanes repeat a used one).
 pub(crate) struct ExpJob<'a, 'c, 't, const K: usize> {
     pub(crate) outs: [&'a mut [Limb]; K],
     pub(crate) bases: [&'a [Limb]; K],
@@ -100,8 +104,8 @@ impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
     fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
         self.k.mont_mul(out, a, b, self.m, self.wide);
     }
-    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: Limb) {
-        self.k.lookup(out, table, index);
+    fn lookup(&self, out: &mut [Limb], table: &[Limb], index: &[Limb]) {
+        self.k.lookup(out, table, index[0]);
     }
     fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
         self.k.mont_sqr(out, a, self.m, self.wide);

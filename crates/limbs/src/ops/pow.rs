@@ -2,9 +2,11 @@
 //! once over [`MontMul`], they run on whatever backend they are handed and
 //! choose none (`monty` chooses, from `backend::selection`).
 
+use zeroize::Zeroize;
+
 use crate::Limb;
 use crate::ops::ct;
-use crate::ops::montmul::{MAX_WINDOW, MontMul};
+use crate::ops::montmul::{MAX_VALUES, MAX_WINDOW, MontMul};
 
 /// Scratch the exponentiations need, in multiples of the modulus' limb
 /// count: a table for any window up to [`MAX_WINDOW`], two temporaries and
@@ -50,25 +52,34 @@ fn window_bits(exp: &[Limb], pos: u32, width: u32) -> Limb {
     v & ((1 << width) - 1)
 }
 
-/// Where a constant-time exponentiation reads its exponent's windows: one
-/// exponent, or `K` exponents run in lockstep, whose windows are packed 32
-/// bits apart (the pair backend's lookup unpacks them).
+/// Where a constant-time exponentiation reads its exponents' windows: one
+/// exponent, or `K` exponents run at once (one per value of an element),
+/// each value's window in its own word (the lookup of
+/// [`MontMul::lookup`] takes them so).
 pub(crate) trait Windows {
-    /// The window `[pos, pos + width)`; `width <= 31`.
-    fn window(&self, pos: u32, width: u32) -> Limb;
+    /// How many exponents (values of an element).
+    fn count(&self) -> usize;
+    /// The windows `[pos, pos + width)` into `out[..count]`; `width <= 63`.
+    fn window(&self, pos: u32, width: u32, out: &mut [Limb]);
 }
 
 impl Windows for [Limb] {
-    fn window(&self, pos: u32, width: u32) -> Limb {
-        window_bits(self, pos, width)
+    fn count(&self) -> usize {
+        1
+    }
+    fn window(&self, pos: u32, width: u32, out: &mut [Limb]) {
+        out[0] = window_bits(self, pos, width);
     }
 }
 
 impl<const K: usize> Windows for [&[Limb]; K] {
-    fn window(&self, pos: u32, width: u32) -> Limb {
-        self.iter().enumerate().fold(0, |acc, (k, exp)| {
-            acc | window_bits(exp, pos, width) << (32 * k)
-        })
+    fn count(&self) -> usize {
+        K
+    }
+    fn window(&self, pos: u32, width: u32, out: &mut [Limb]) {
+        for (o, exp) in out.iter_mut().zip(self) {
+            *o = window_bits(exp, pos, width);
+        }
     }
 }
 
@@ -131,16 +142,21 @@ pub(crate) fn pow_ct<A: MontMul + ?Sized, E: Windows + ?Sized>(
     // copied back after every operation; where it ends depends only on the
     // (public) number of operations.
     let (mut acc, mut next) = (out, tmp);
-    arith.lookup(acc, table, exp.window((windows - 1) * w, top_width));
+    let mut index = [0 as Limb; MAX_VALUES];
+    let index = &mut index[..exp.count()];
+    exp.window((windows - 1) * w, top_width, index);
+    arith.lookup(acc, table, index);
     for j in (0..windows - 1).rev() {
         for _ in 0..w {
             arith.sqr(next, acc);
             core::mem::swap(&mut acc, &mut next);
         }
-        arith.lookup(entry, table, exp.window(j * w, w));
+        exp.window(j * w, w, index);
+        arith.lookup(entry, table, index);
         arith.mul(next, acc, entry);
         core::mem::swap(&mut acc, &mut next);
     }
+    index.zeroize();
     // One copy if an odd number of operations left the result in `tmp`.
     if (windows - 1) * (w + 1) % 2 == 1 {
         next.copy_from_slice(acc);

@@ -1,0 +1,197 @@
+//! Four exponentiations at once with AVX2: 28-bit digits, digit `j` of the
+//! four numbers in one 256-bit register.
+//!
+//! A residue modulo an `n`-limb modulus is `N = ⌈(64n + 2)/28⌉` digits
+//! (room for `4m`): 37 at 1024 bits, 55 at 1536, 74 at 2048. `vpmuludq`
+//! multiplies the low 32 bits of each 64-bit lane, so a digit product is
+//! exact and a lane sums a whole column of them. The multiplication and
+//! the dedicated square are generated assembly (`gen/avx2.rs`, from
+//! `tools/gen_mb_avx2_x86_64.py`, whose docstring has the algorithm and the
+//! contract), modulo `m` itself with each lane's `k0 = −m⁻¹ mod 2^28`.
+
+use core::arch::x86_64::*;
+
+use zeroize::Zeroize;
+
+use super::lanes;
+use crate::backend::radix::{
+    Aligned, Digits, LimbMontgomery, ModulusToLoad, VectorMontMul, run_on_stack_with,
+};
+use crate::backend::x86_64_avx2::Avx2;
+use crate::ops::montmul::ExpJob;
+
+#[path = "gen/avx2.rs"]
+mod generated;
+
+/// Lanes of a 256-bit register: the exponentiations a pass runs.
+pub(crate) const LANES: usize = 4;
+const DIGIT_BITS: u32 = 28;
+const MASK28: u64 = (1 << DIGIT_BITS) - 1;
+
+/// A generated multiplication: `(r, a, b, m, k0, scratch)`.
+type AmmKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *const u64, *mut u64);
+/// A generated square: `(r, a, m, k0, scratch)`.
+type AmsKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *mut u64);
+
+/// The digit count for an `n`-limb modulus, if a kernel takes it: the
+/// smallest that holds `4m`.
+fn digits(n: usize) -> Option<usize> {
+    let digits = (64 * n + 2).div_ceil(DIGIT_BITS as usize);
+    generated::kernels(digits).map(|_| digits)
+}
+
+/// Whether these kernels take moduli of `n` limbs (whatever the CPU).
+pub(crate) fn takes(n: usize) -> bool {
+    digits(n).is_some()
+}
+
+/// Runs `job`, `K` exponentiations modulo moduli of one limb count, on
+/// these kernels. Returns `false`, having done nothing, when `K` is not
+/// [`LANES`], the CPU lacks AVX2 or no kernel takes the size.
+pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_, '_, K>) -> bool {
+    let (Some(avx2), Some(n)) = (Avx2::detect(), job.nlimbs()) else {
+        return false;
+    };
+    let Some(digits) = digits(n).filter(|_| K == LANES) else {
+        return false;
+    };
+    let Some((amm, ams)) = generated::kernels(digits) else {
+        return false;
+    };
+    macro_rules! sizes {
+        ($($d:literal => $window:literal),*) => {
+            match digits {
+                $($d => {
+                    let mut arith = Amm::<$d, $window> {
+                        _avx2: avx2,
+                        amm,
+                        ams,
+                        m: Aligned([[0; LANES]; $d]),
+                        k0: Aligned([0; LANES]),
+                        scratch: Aligned([[0; LANES]; SCRATCH]),
+                    };
+                    const S: usize = (1 << $window) + 2;
+                    run_on_stack_with::<1, $d, K, S, _>(limbs, &mut arith, $d, job);
+                    true
+                })*
+                _ => false,
+            }
+        };
+    }
+    // The window: 5, the table being at most 42 KiB (2048 bits).
+    sizes!(37 => 5, 55 => 5, 74 => 5)
+}
+
+/// Scratch vectors the kernels use, at the largest size.
+const SCRATCH: usize = generated::scratch_vectors(74);
+
+/// AMM modulo four moduli at once, `N` digits each, window `W`.
+struct Amm<const N: usize, const W: u32> {
+    /// Proof that the CPU has what the kernels need.
+    _avx2: Avx2,
+    amm: AmmKernel,
+    ams: AmsKernel,
+    /// The moduli's digits, lane by lane.
+    m: Aligned<[[u64; LANES]; N]>,
+    /// Each lane's `k0 = −m⁻¹ mod 2^28`.
+    k0: Aligned<[u64; LANES]>,
+    scratch: Aligned<[[u64; LANES]; SCRATCH]>,
+}
+
+impl<const N: usize, const W: u32> VectorMontMul for Amm<N, W> {
+    const WORDS: usize = N;
+    const VALUES: usize = LANES;
+    const RADIX: Digits = lanes(DIGIT_BITS, LANES);
+    const WINDOW: u32 = W;
+
+    fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
+        let m = self.m.0.as_flattened_mut();
+        Self::RADIX.split_value(modulus.m.limbs(), m, k, N);
+        self.k0.0[k] = modulus.m.m_inv() & MASK28;
+    }
+
+    fn wipe(&mut self) {
+        self.m.0.as_flattened_mut().zeroize();
+        self.k0.0.zeroize();
+        self.scratch.0.as_flattened_mut().zeroize();
+    }
+
+    fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
+        let len = LANES * N;
+        let (out, a, b) = (&mut out[..len], &a[..len], &b[..len]);
+        // SAFETY: `self._avx2` proves the CPU has AVX2. `out`, `a`, `b` and
+        // `self.m` hold N vectors of four digits (checked above; `m` by its
+        // type), `k0` four words, `scratch` the kernel's scratch, 64-byte
+        // aligned; `self.amm` is the kernel for N digits
+        // (`generated::kernels`). The operands are below twice their
+        // moduli with digits below 2^28 (the conversions and the kernels
+        // keep them so), as the kernel requires; `out` does not alias `a`
+        // or `b` (the `MontMul` contract; `&mut` enforces it here).
+        unsafe {
+            (self.amm)(
+                out.as_mut_ptr(),
+                a.as_ptr(),
+                b.as_ptr(),
+                self.m.0.as_ptr().cast(),
+                self.k0.0.as_ptr(),
+                self.scratch.0.as_mut_ptr().cast(),
+            )
+        };
+    }
+
+    fn amm_sqr(&mut self, out: &mut [u64], a: &[u64]) {
+        let len = LANES * N;
+        let (out, a) = (&mut out[..len], &a[..len]);
+        // SAFETY: as for `amm`, with `self.ams`, the square for N digits.
+        unsafe {
+            (self.ams)(
+                out.as_mut_ptr(),
+                a.as_ptr(),
+                self.m.0.as_ptr().cast(),
+                self.k0.0.as_ptr(),
+                self.scratch.0.as_mut_ptr().cast(),
+            )
+        };
+    }
+
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: &[u64]) {
+        // SAFETY: `self._avx2` proves the CPU has AVX2, the feature
+        // `lookup` is compiled for; it reads `table` and `index` and writes
+        // `out` only through the slices it is given.
+        unsafe { lookup::<N>(out, table, index) }
+    }
+}
+
+/// Digit vectors selected per pass over the table: the accumulators stay
+/// in registers.
+const CHUNK: usize = 12;
+
+/// Constant-time `out = table[index]`, lane by lane: each lane `k` takes
+/// its digits from entry `index[k]`. Every entry is read whole; a lane's
+/// mask is all ones in the entry whose position equals its index
+/// (`vpcmpeqq`), so no branch or address depends on an index.
+#[target_feature(enable = "avx2")]
+fn lookup<const N: usize>(out: &mut [u64], table: &[u64], index: &[u64]) {
+    let stride = LANES * N;
+    let index: &[u64; LANES] = index.try_into().expect("one index a lane");
+    // SAFETY: an unaligned 32-byte load from a reference to 32 bytes.
+    let index = unsafe { _mm256_loadu_si256(core::hint::black_box(index).as_ptr().cast()) };
+    for start in (0..N).step_by(CHUNK) {
+        let count = CHUNK.min(N - start);
+        let mut acc = [_mm256_setzero_si256(); CHUNK];
+        for (i, entry) in table.chunks_exact(stride).enumerate() {
+            let mask = _mm256_cmpeq_epi64(index, _mm256_set1_epi64x(i as i64));
+            let digits = &entry[LANES * start..][..LANES * count];
+            for (a, d) in acc.iter_mut().zip(digits.chunks_exact(LANES)) {
+                // SAFETY: an unaligned 32-byte load from 32 bytes of `entry`.
+                let d = unsafe { _mm256_loadu_si256(d.as_ptr().cast()) };
+                *a = _mm256_or_si256(*a, _mm256_and_si256(d, mask));
+            }
+        }
+        let digits = &mut out[LANES * start..][..LANES * count];
+        for (o, a) in digits.chunks_exact_mut(LANES).zip(acc) {
+            // SAFETY: an unaligned 32-byte store to 32 bytes of `out`.
+            unsafe { _mm256_storeu_si256(o.as_mut_ptr().cast(), a) };
+        }
+    }
+}

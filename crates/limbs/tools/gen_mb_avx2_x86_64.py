@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Generates the multi-buffer (4-lane) AVX2 almost-Montgomery
+multiplications and squares:
+
+    python3 tools/gen_mb_avx2_x86_64.py > src/backend/x86_64_mb/gen/avx2.rs
+
+(`.ci/run` checks that the file matches this script's output; `--gas`
+prints the same kernels as GNU assembler functions with the System V
+calling convention, for experiments outside the crate.)
+
+For a digit count N (37, 55 and 74: moduli of 1024, 1536 and 2048 bits),
+each lane k of four computes
+
+    r[k] = a[k] · b[k] · 2^(−28·N) mod m[k]   (below 2·m[k]),
+
+with its digits normalised (each below 2^28), for a[k], b[k] below 2·m[k]
+with digits below 2^28, 4·m[k] < 2^(28·N) and k0[k] = −m[k]⁻¹ mod 2^28.
+The square computes the same for b = a.
+
+# Layout
+
+Element x is N vectors of four 64-bit lanes: lane k of vector j is digit j
+of x[k]. `vpmuludq` multiplies the low 32 bits of each lane, so a 28-bit
+digit product is exact in its lane, and a lane sums a whole column of
+products (at most 2N of them, below 2^63.2 for N = 74) with no carry
+between them.
+
+# The multiplication: product scanning by blocks of columns
+
+Column c sums a_i·b_(c−i) and q_i·m_(c−i) over i, plus the carry of
+column c − 1; for c < N the quotient digit q_c = (t_c·k0) mod 2^28 makes
+the column a multiple of 2^28 once q_c·m_0 is added, and for c >= N the
+column's low 28 bits are digit c − N of the result. Columns run in blocks
+of W accumulators held in registers (AVX2 has sixteen): first every a·b
+product that lands in the block (a_i loaded once, the b digit a memory
+operand), then the q·m products of the quotient digits already known,
+then the block's columns in order: each one's quotient digit, and that
+digit's products with the rest of the block. Quotient digits go to the
+scratch for the blocks after. No column is carried more than once, and
+the result's digits come out normalised.
+
+# The square
+
+The same, with the a·b products replaced by those of a square: column c
+sums (2a_i)·a_j over i < j, whose 29-bit doubled digit still fits
+`vpmuludq`'s 32-bit inputs, plus a_(c/2)² for even c: half the a·b
+products. 2a is made once, into the scratch.
+
+# Constant time
+
+No branch or address depends on a value, and no loop depends on one
+either (everything is unrolled). `vpmuludq`, `vpaddq`, `vpsrlq`, `vpand`
+and the moves have data-independent timing; valgrind runs AVX2, so
+`.ci/ct-check` counts these kernels and `.ci/ct-memcheck` audits them.
+"""
+
+import sys
+
+VB = 32  # bytes per ymm
+
+# Digit counts with kernels.
+SIZES = [37, 55, 74]
+# Accumulators per block of columns.
+W = 10
+
+
+def ymm(i):
+    return f"ymm{i}"
+
+
+def kernel(N, square):
+    out = []
+    e = out.append
+    ACC = [ymm(i) for i in range(W)]
+    X, T, Q, CARRY, K0, MASK = (ymm(i) for i in range(W, W + 6))
+    e(f"vpbroadcastq {MASK}, {{mask}}")
+    e(f"vmovdqu {K0}, [{{k0}}]")
+    e(f"vpxor {CARRY}, {CARRY}, {CARRY}")
+    # Scratch: q digits at vector i, 2a at vector N + i (square only).
+    if square:
+        for j in range(N):
+            e(f"vmovdqu {X}, [{{a}} + {VB * j}]")
+            e(f"vpaddq {X}, {X}, {X}")
+            e(f"vmovdqa [{{s}} + {VB * (N + j)}], {X}")
+
+    def product(dst, reg, mem):
+        e(f"vpmuludq {T}, {reg}, {mem}")
+        e(f"vpaddq {dst}, {dst}, {T}")
+
+    def products(c0, c1, rows, valid, row_src, col_src):
+        """Adds row_src(i)·col_src(c − i) to column c of the block for
+        every i in `rows` and c with valid(c, i). The rows where every
+        column of the block is valid run as a loop, the pointers {p} (the
+        row operand) and {q} (the column operand of the block's first
+        column) stepping one digit each way; the rest are unrolled."""
+        acc = ACC[: c1 - c0]
+        full = [i for i in rows if all(valid(c, i) for c in range(c0, c1))]
+        # The full rows form one run (validity is an interval in i).
+        for i in rows:
+            if i in full and len(full) > 2:
+                if i != full[0]:
+                    continue
+                base, off = row_src(i)
+                e(f"lea {{p}}, [{base} + {off}]")
+                base, off = col_src(c0 - i)
+                e(f"lea {{q}}, [{base} + {off}]")
+                e(f"mov {{n}}, {len(full)}")
+                e(".p2align 4")
+                e("2:")
+                e(f"vmovdqa {X}, [{{p}}]" if row_src(i)[0] == "{s}" else f"vmovdqu {X}, [{{p}}]")
+                for w in range(c1 - c0):
+                    product(acc[w], X, f"[{{q}} + {VB * w}]")
+                e(f"add {{p}}, {VB}")
+                e(f"sub {{q}}, {VB}")
+                e("dec {n}")
+                e("jnz 2b")
+                continue
+            cs = [c for c in range(c0, c1) if valid(c, i)]
+            if not cs:
+                continue
+            base, off = row_src(i)
+            e(f"vmovdqu {X}, [{base} + {off}]")
+            for c in cs:
+                base, off = col_src(c - i)
+                product(acc[c - c0], X, f"[{base} + {off}]")
+
+    columns = 2 * N - 1
+    for c0 in range(0, columns, W):
+        c1 = min(c0 + W, columns)
+        acc = ACC[: c1 - c0]
+        for x in acc:
+            e(f"vpxor {x}, {x}, {x}")
+        # The a·b (or square) products of the block.
+        if square:
+            products(c0, c1, range(N), lambda c, i: i < c - i < N,
+                     lambda i: ("{s}", VB * (N + i)), lambda j: ("{a}", VB * j))
+            for c in range(c0, c1):
+                if c % 2 == 0 and c // 2 < N:
+                    e(f"vmovdqu {X}, [{{a}} + {VB * (c // 2)}]")
+                    product(acc[c - c0], X, X)
+        else:
+            products(c0, c1, range(N), lambda c, i: 0 <= c - i < N,
+                     lambda i: ("{a}", VB * i), lambda j: ("{b}", VB * j))
+        # The q·m products of quotient digits from earlier blocks.
+        products(c0, c1, range(min(c0, N)), lambda c, i: c - i < N,
+                 lambda i: ("{s}", VB * i), lambda j: ("{m}", VB * j))
+        # The block's columns in order.
+        for c in range(c0, c1):
+            x = acc[c - c0]
+            e(f"vpaddq {x}, {x}, {CARRY}")
+            if c < N:
+                e(f"vpmuludq {Q}, {x}, {K0}")
+                e(f"vpand {Q}, {Q}, {MASK}")
+                e(f"vmovdqa [{{s}} + {VB * c}], {Q}")
+                product(x, Q, "[{m}]")
+                e(f"vpsrlq {CARRY}, {x}, 28")
+                for later in range(c + 1, c1):
+                    if later - c < N:
+                        product(acc[later - c0], Q, f"[{{m}} + {VB * (later - c)}]")
+            else:
+                e(f"vpand {T}, {x}, {MASK}")
+                e(f"vmovdqu [{{r}} + {VB * (c - N)}], {T}")
+                e(f"vpsrlq {CARRY}, {x}, 28")
+    e(f"vmovdqu [{{r}} + {VB * (N - 1)}], {CARRY}")
+    return out
+
+
+def scratch_vectors(N):
+    """The quotient digits, and 2a for the square."""
+    return 2 * N
+
+
+def signature(name, square):
+    """The kernel's signature as rustfmt writes it: one line when it fits
+    in 100 columns, else one parameter a line."""
+    params = ["r: *mut u64", "a: *const u64"]
+    params += [] if square else ["b: *const u64"]
+    params += ["m: *const u64", "k0: *const u64", "s: *mut u64"]
+    line = f"unsafe fn {name}({', '.join(params)}) {{"
+    if len(line) <= 100:
+        return line
+    return f"unsafe fn {name}(\n" + "".join(f"    {p},\n" for p in params) + ") {"
+
+
+def rust_kernel(name, lines, square, N):
+    body = "\n".join(f'            "{line}",' for line in lines)
+    clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(16))
+    b_op = "" if square else "            b = in(reg) b,\n"
+    what = "a²" if square else "a·b"
+    reads = "a" if square else "a, b"
+    return f'''
+/// {what}·2^(−{28 * N}) modulo m, four lanes of {N} digits.
+///
+/// # Safety
+/// The CPU has AVX2. `r`, `{reads}` and `m` point to {N} vectors of four
+/// digits, `k0` to four words and `s` to {scratch_vectors(N)} vectors,
+/// 32-byte aligned; `r` does not overlap the inputs; the operands meet the
+/// module's contract.
+#[target_feature(enable = "avx2")]
+{signature(name, square)}
+    // SAFETY: the caller's contract: the block reads {reads}, m and k0,
+    // reads and writes the scratch at s and writes r; it declares every
+    // register it changes and uses no stack.
+    unsafe {{
+        core::arch::asm!(
+{body}
+            "vzeroupper",
+            r = in(reg) r,
+            a = in(reg) a,
+{b_op}            m = in(reg) m,
+            k0 = in(reg) k0,
+            s = in(reg) s,
+            mask = in(reg) (1u64 << 28) - 1,
+            p = out(reg) _,
+            q = out(reg) _,
+            n = out(reg) _,
+{clobbers}            options(nostack),
+        );
+    }}
+}}
+'''
+
+
+def gas_kernel(name, lines, square):
+    regs = {"r": "rdi", "a": "rsi", "b": "rdx", "m": "rcx", "k0": "r8", "s": "r9", "mask": "r10",
+            "p": "r11", "q": "rax", "n": "r12"}
+    if square:
+        regs.update({"m": "rdx", "k0": "rcx", "s": "r8"})
+    out = [f".globl {name}", f".type {name},@function", ".p2align 6", f"{name}:",
+           "  push r12", "  mov r10, 0xfffffff"]
+    for line in lines:
+        for k, v in regs.items():
+            line = line.replace("{" + k + "}", v)
+        out.append("  " + line)
+    out += ["  vzeroupper", "  pop r12", "  ret"]
+    return "\n".join(out)
+
+
+def main():
+    gas = "--gas" in sys.argv
+    kernels = []
+    for N in SIZES:
+        kernels.append((f"amm_mb4_d{N}", kernel(N, False), False, N))
+        kernels.append((f"ams_mb4_d{N}", kernel(N, True), True, N))
+    if gas:
+        print(".intel_syntax noprefix\n.text")
+        for name, lines, square, _ in kernels:
+            print(gas_kernel(name, lines, square))
+        return
+    print("//! The multi-buffer AVX2 almost-Montgomery multiplications and squares.")
+    print("//!")
+    print("//! GENERATED by `tools/gen_mb_avx2_x86_64.py`; do not edit by hand (`.ci/run`")
+    print("//! checks that this file matches the script). The script's docstring has")
+    print("//! the algorithm, the layout and the contract.")
+    print()
+    print("use super::{AmmKernel, AmsKernel};")
+    print()
+    print("/// Scratch vectors the kernels for `digits` digits use.")
+    print("pub(super) const fn scratch_vectors(digits: usize) -> usize {")
+    print("    2 * digits")
+    print("}")
+    print()
+    print("/// The multiplication and the square for `digits` digits, if there are")
+    print("/// kernels for them.")
+    print("pub(super) fn kernels(digits: usize) -> Option<(AmmKernel, AmsKernel)> {")
+    print("    match digits {")
+    for N in SIZES:
+        print(f"        {N} => Some((amm_mb4_d{N}, ams_mb4_d{N})),")
+    print("        _ => None,")
+    print("    }")
+    print("}")
+    for name, lines, square, N in kernels:
+        print(rust_kernel(name, lines, square, N), end="")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
