@@ -240,9 +240,7 @@ impl Test<'_> {
             evidence.time.push((fixed + random) / 2.0);
             evidence.samples += BATCH;
             let decided = match self.expect {
-                Expect::ConstantTime => {
-                    evidence.leaks() || evidence.resolved(TARGET_RESOLUTION)
-                }
+                Expect::ConstantTime => evidence.leaks() || evidence.resolved(TARGET_RESOLUTION),
                 Expect::Leak => evidence.leaks(),
             };
             let spent = started.elapsed().as_secs_f64();
@@ -409,7 +407,11 @@ fn main() -> ExitCode {
                 expect: Expect::ConstantTime,
                 run: Box::new(move |m, x| {
                     let pair = [0, 1].map(|k| (&m[k], &x[k].0, x[k].1.as_ref()));
-                    black_box(MontyParams::pow_bounded_pair_on(kernel, pair, PAIR_EXP_BITS));
+                    black_box(MontyParams::pow_bounded_pair_on(
+                        kernel,
+                        pair,
+                        PAIR_EXP_BITS,
+                    ));
                 }),
             });
         }
@@ -444,7 +446,10 @@ fn main() -> ExitCode {
     if let Some(only) = &args.only {
         tests.retain(|t| t.name.contains(only.as_str()));
     }
-    if let Some(planted) = tests.iter().find(|t| t.name.contains("loop on an exponent bit")) {
+    if let Some(planted) = tests
+        .iter()
+        .find(|t| t.name.contains("loop on an exponent bit"))
+    {
         let n = calibrate_spin(planted, PLANTED_LEAK, &mut rng);
         planted_iterations.store(n, Ordering::Relaxed);
     }
@@ -471,7 +476,11 @@ fn main() -> ExitCode {
             // A leak shows again on fresh samples; a burst of noise rarely does.
             evidence[i] = Evidence::default();
         } else if states[i] == State::Inconclusive {
-            print_row(test, &evidence[i], "(not yet conclusive; more samples at the end)");
+            print_row(
+                test,
+                &evidence[i],
+                "(not yet conclusive; more samples at the end)",
+            );
         }
     }
     // The last round: what is left, shared by those still undecided.
