@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let key = RsaPrivateKey::from_pem(&read_to_string(format!("{dir}rsa-2048.pem"))?)?;
     let message = read(format!("{dir}message.txt"))?;
 
-    let signing_key = SigningKey::new(key.clone(), HashAlg::Sha256);
+    let signing_key = SigningKey::try_new(key.clone(), HashAlg::Sha256)?;
     let signature = signing_key.sign(&message);
     signing_key.verifying_key().verify(&message, &signature)?;
     let theirs = read(format!("{dir}message.sha256.sig"))?;

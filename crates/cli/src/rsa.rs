@@ -339,23 +339,24 @@ fn sign(args: &SchemeArgs, allow_sha1: bool, files: &SignFiles) -> Result<(), St
     }
     let digest = digest_file(signing.hash(), input)?;
     let mut rng = rng()?;
+    let key_error = |e: numcrypt_rsa::Error| format!("{}: {e}", files.key.path.display());
     let sig = match signing {
         Signing::Pkcs1v15(hash) => {
-            let signer = pkcs1v15::SigningKey::new(key, hash);
             let signer = if allow_sha1 {
-                signer.allow_sha1()
+                pkcs1v15::SigningKey::try_new_allowing_sha1(key, hash)
             } else {
-                signer
-            };
+                pkcs1v15::SigningKey::try_new(key, hash)
+            }
+            .map_err(key_error)?;
             signer.sign_prehash_with_rng(&mut rng, &digest)
         }
         Signing::Pss(params) => {
-            let signer = pss::SigningKey::with_params(key, params);
             let signer = if allow_sha1 {
-                signer.allow_sha1()
+                pss::SigningKey::try_with_params_allowing_sha1(key, params)
             } else {
-                signer
-            };
+                pss::SigningKey::try_with_params(key, params)
+            }
+            .map_err(key_error)?;
             signer.sign_prehash_with_rng(&mut rng, &digest)
         }
     }
