@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .verify(&message, &theirs.as_slice().try_into()?)?;
 
     let ciphertext = read(format!("{dir}secret.oaep-sha256"))?;
-    let secret = key.decrypt_oaep(&mut OsRng::default(), HashAlg::Sha256, b"", &ciphertext)?;
+    let secret = key.decrypt_oaep(&mut OsRng, HashAlg::Sha256, b"", &ciphertext)?;
     println!("signature {}", hex::encode(signature.as_bytes()));
     println!("secret {}", String::from_utf8_lossy(&secret));
     Ok(())

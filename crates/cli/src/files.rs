@@ -367,13 +367,19 @@ impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
     }
 
     /// The public key in the file at `path`; a private key file gives its
-    /// public half. A file that is neither is reported with the public key
-    /// error.
+    /// public half (and its own error, when it is refused). A file that is
+    /// neither is reported with the public key error.
     pub fn load_public(&self, path: &Path) -> Result<P, String> {
         let data = read(path)?;
         let key = match self.parse(path, &data, self.public_pem, self.public_der)? {
             Err(e) => match self.parse(path, &data, self.private_pem, self.private_der) {
                 Ok(Ok(private)) => Ok((self.public_half)(&private)),
+                Ok(Err(refused))
+                    if identify(&data)
+                        .is_some_and(|k| !k.public && !k.encrypted && k.algorithm.is_some()) =>
+                {
+                    Err(refused)
+                }
                 _ => Err(e),
             },
             public => public,

@@ -31,7 +31,7 @@ pub enum RsaCommand {
         /// --allow-weak).
         #[arg(long, default_value_t = 2048)]
         bits: u32,
-        /// The public exponent: odd, above 65536, below 2^64 (decimal, or
+        /// The public exponent: odd, above 65536, below 2^33 (decimal, or
         /// hexadecimal with 0x).
         #[arg(long, default_value_t = numcrypt_rsa::DEFAULT_PUBLIC_EXPONENT,
               value_parser = crate::numbers::parse_u64)]
@@ -317,7 +317,7 @@ fn keygen(
         .generate(&mut rng()?)
         .map_err(|e| match e {
             numcrypt_rsa::Error::InvalidExponent => {
-                format!("--exponent {exponent}: {e} (odd, above 65536, below 2^64)")
+                format!("--exponent {exponent}: {e} (odd, above 65536, below 2^33)")
             }
             numcrypt_rsa::Error::Prime(e @ numcrypt_prime::Error::TooManyThreads { .. }) => {
                 format!("--threads {}: {e}", threads.map_or(0, NonZeroUsize::get))

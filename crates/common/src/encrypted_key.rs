@@ -111,7 +111,7 @@ pub enum EncryptedKeyError {
 impl fmt::Display for EncryptedKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            EncryptedKeyError::TooCostly(limit) => limit.fmt(f),
+            EncryptedKeyError::TooCostly(limit) => fmt::Display::fmt(limit, f),
             EncryptedKeyError::Decryption => {
                 f.write_str("cannot decrypt the key: wrong password, or a damaged file")
             }
@@ -172,10 +172,7 @@ pub fn check_limits(scheme: &EncryptionScheme) -> Result<(), EncryptedKeyError> 
 /// `PrivateKeyInfo` inside, wiped when dropped. The limits are checked
 /// first; the plaintext is decrypted in a buffer that is wiped too.
 pub fn decrypt_der(der: &[u8], password: &[u8]) -> Result<SecretDocument, EncryptedKeyError> {
-    let info = EncryptedPrivateKeyInfoRef::from_der(der).map_err(|e| match e {
-        pkcs8::Error::Asn1(e) => EncryptedKeyError::Encoding(e),
-        _ => EncryptedKeyError::Unsupported,
-    })?;
+    let info = EncryptedPrivateKeyInfoRef::from_der(der).map_err(EncryptedKeyError::Encoding)?;
     check_limits(&info.encryption_algorithm)?;
     let mut buffer = Zeroizing::new(info.encrypted_data.as_bytes().to_vec());
     let plaintext = info
@@ -209,7 +206,9 @@ mod tests {
 
     fn pbkdf2(iterations: u32) -> EncryptionScheme {
         EncryptionScheme::Pbes2(pbes2::Parameters {
-            kdf: Pbkdf2Params::hmac_sha256(iterations, &[1; 16]).unwrap().into(),
+            kdf: Pbkdf2Params::hmac_sha256(iterations, &[1; 16])
+                .unwrap()
+                .into(),
             encryption: pbes2::EncryptionScheme::Aes256Cbc { iv: [0; 16] },
         })
     }
@@ -267,7 +266,10 @@ mod tests {
         // Sizes beyond u64 saturate rather than wrap.
         assert!(matches!(
             check_limits(&scrypt(63, u16::MAX, 1)),
-            Err(EncryptedKeyError::TooCostly(KdfLimit::ScryptMemory { bytes: u64::MAX, .. }))
+            Err(EncryptedKeyError::TooCostly(KdfLimit::ScryptMemory {
+                bytes: u64::MAX,
+                ..
+            }))
         ));
     }
 }

@@ -9,7 +9,9 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use der::asn1::{AnyRef, BitStringRef, ContextSpecificRef, ObjectIdentifier, OctetStringRef, UintRef};
+use der::asn1::{
+    AnyRef, BitStringRef, ContextSpecificRef, ObjectIdentifier, OctetStringRef, UintRef,
+};
 use der::pem::{LineEnding, PemLabel};
 use der::{
     Decode, DecodeValue, Document, Encode, EncodeValue, Length, Reader, SecretDocument, Sequence,

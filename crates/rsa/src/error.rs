@@ -175,7 +175,7 @@ impl fmt::Display for Error {
                 "an encrypted private key: decrypt it with a password \
                  (RsaPrivateKey::from_pkcs8_encrypted_pem, or numcrypt --passin)",
             ),
-            Error::KdfTooCostly(limit) => limit.fmt(f),
+            Error::KdfTooCostly(limit) => fmt::Display::fmt(limit, f),
             Error::KeyDecryption => {
                 f.write_str("cannot decrypt the key: wrong password, or a damaged file")
             }

@@ -11,8 +11,8 @@ use subtle::ConstantTimeLess;
 use crate::prime_modulus::minus_one;
 use crate::rng::{Draws, MAX_DRAWS};
 use crate::{
-    Error, MAX_MODULUS_BITS, MAX_PUBLIC_EXPONENT_BITS, MIN_MODULUS_BITS,
-    MIN_PRIVATE_MODULUS_BITS, RsaPrivateKey, RsaPublicKey,
+    Error, MAX_MODULUS_BITS, MAX_PUBLIC_EXPONENT_BITS, MIN_MODULUS_BITS, MIN_PRIVATE_MODULUS_BITS,
+    RsaPrivateKey, RsaPublicKey,
 };
 
 /// How many times FIPS 186-5 B.3.3 is run before its failure is reported.

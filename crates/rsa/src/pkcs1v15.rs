@@ -141,9 +141,7 @@ impl RsaPrivateKey {
         let em = self.public_key().i2osp(&m)?;
         Ok(implicit_rejection_unpad(&em, &self.kdk_key, ciphertext))
     }
-}
 
-impl RsaPrivateKey {
     /// Decrypts an RSAES-PKCS1-v1_5 ciphertext whose message has a length
     /// the protocol fixes (TLS 1.2's RSA key exchange, RFC 5246 §7.4.7.1:
     /// a 48-byte premaster secret), in constant time: the message if the

@@ -11,8 +11,8 @@ use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use crate::blinding::{Blinding, BlindingPair};
-use crate::rng::{Draws, MAX_DRAWS};
 use crate::prime_modulus::{PrimeModulus, minus_one};
+use crate::rng::{Draws, MAX_DRAWS};
 use crate::{Error, MIN_PRIVATE_MODULUS_BITS, RsaPublicKey};
 
 /// An RSA private key: the public key, `d`, the primes `p` and `q`, and
@@ -399,14 +399,11 @@ impl RsaPrivateKey {
         x: &SecretUint,
         mode: Mode,
     ) -> Result<SecretUint, Error> {
-        let n = self.public.params();
-        let Some(pair) = (if mode.unblinded {
-            None
-        } else {
-            Some(self.take_blinding(rng)?)
-        }) else {
+        if mode.unblinded {
             return self.crt_checked(x, mode);
-        };
+        }
+        let pair = self.take_blinding(rng)?;
+        let n = self.public.params();
         let blinded = pair.blind(n, x);
         let m = self.crt_checked(&blinded, mode)?;
         Ok(pair.unblind(n, &m))

@@ -12,9 +12,9 @@ use zeroize::Zeroizing;
 
 use crate::hash::RsaHash;
 use crate::private::Mode;
-use crate::rng::Draws;
 use crate::public::KeyAlgorithm;
 pub use crate::public::PssRestriction;
+use crate::rng::Draws;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 /// The PSS salt length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -130,9 +130,7 @@ impl Params {
             _ => Ok(()),
         }
     }
-}
 
-impl Params {
     /// These parameters for a digest made with `hash` (the `signature`
     /// traits' `DigestSigner` and `DigestVerifier`, whose digest type
     /// chooses the hash): `hash` for the message, and for MGF1 too when
@@ -424,7 +422,10 @@ impl SigningKey {
 
     /// [`try_with_params`](Self::try_with_params) with SHA-1 allowed as the
     /// message hash: only for systems that cannot verify anything else.
-    pub fn try_with_params_allowing_sha1(key: RsaPrivateKey, params: Params) -> Result<Self, Error> {
+    pub fn try_with_params_allowing_sha1(
+        key: RsaPrivateKey,
+        params: Params,
+    ) -> Result<Self, Error> {
         Self::checked(key, params, true)
     }
 

@@ -13,6 +13,7 @@ use core::convert::Infallible;
 use numcrypt_limbs::ct_audit::declassify_choice;
 use numcrypt_limbs::{Limb, SecretUint, Unsigned};
 use rand_core::{TryCryptoRng, TryRng};
+use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use crate::Error;
@@ -110,15 +111,18 @@ impl<'a, R: TryCryptoRng + ?Sized> Draws<'a, R> {
         Error::Rng
     }
 
-    /// The repetition count test on one drawn word.
+    /// The repetition count test on one drawn word. The words are secret
+    /// (compared in constant time); whether one repeats the last is made
+    /// public, which for a working generator says nothing (it never does).
     fn observe(&mut self, word: u64) {
-        if word == self.last_word {
+        let repeat = declassify_choice(word.ct_eq(&self.last_word));
+        self.last_word = word;
+        if repeat {
             self.repeats += 1;
             if self.repeats + 1 >= REPEAT_CUTOFF {
                 self.failed = true;
             }
         } else {
-            self.last_word = word;
             self.repeats = 0;
         }
     }
@@ -164,6 +168,13 @@ impl<R: TryCryptoRng + ?Sized> TryRng for Draws<'_, R> {
             }
         }
         Ok(())
+    }
+}
+
+impl<R: ?Sized> Drop for Draws<'_, R> {
+    /// The last word drawn may be part of a secret (a blinding factor).
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.last_word);
     }
 }
 

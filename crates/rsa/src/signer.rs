@@ -129,10 +129,9 @@ macro_rules! signing_key_traits {
         impl signature::Signer<$crate::Signature> for $key {
             fn try_sign(&self, msg: &[u8]) -> Result<$crate::Signature, signature::Error> {
                 let hash = self.hash();
-                $crate::signer::wrap(self.sign_prehashed(
-                    &mut getrandom::SysRng,
-                    (hash, &hash.digest(msg)),
-                ))
+                $crate::signer::wrap(
+                    self.sign_prehashed(&mut getrandom::SysRng, (hash, &hash.digest(msg))),
+                )
             }
         }
 

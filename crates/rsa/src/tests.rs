@@ -141,7 +141,8 @@ fn crt_garner_and_check_see_only_blinded_values() {
     let params = key.public_key().params();
     // Draw a pair, so the next operations take cached (squared) ones.
     let x0 = SecretUint::from_u64(3, 32);
-    key.private_op(Some(&mut rng), &x0, Mode::default()).unwrap();
+    key.private_op(Some(&mut rng), &x0, Mode::default())
+        .unwrap();
     for i in 0..5u64 {
         let x = BigUint::from(0x1234_5678_9abc_def0u64 + i).pow(40) % &n;
         let pair = key.next_blinding_pair().expect("a cached pair");
@@ -155,13 +156,28 @@ fn crt_garner_and_check_see_only_blinded_values() {
         assert_eq!(big(&got.unwrap()), x.modpow(&d, &n), "the result");
         let blinded = (&x * &a) % &n;
         let seen = |step| -> Vec<BigUint> {
-            log.iter().filter(|(s, _)| *s == step).map(|(_, v)| big(v)).collect()
+            log.iter()
+                .filter(|(s, _)| *s == step)
+                .map(|(_, v)| big(v))
+                .collect()
         };
         assert_eq!(seen(Step::CrtInput), [blinded.clone()], "the CRT's input");
-        assert_eq!(seen(Step::CheckInput), [blinded.clone()], "the check's input");
+        assert_eq!(
+            seen(Step::CheckInput),
+            [blinded.clone()],
+            "the check's input"
+        );
         let m_blinded = blinded.modpow(&d, &n);
-        assert_eq!(seen(Step::GarnerP), [&m_blinded % &p], "Garner's half mod p");
-        assert_eq!(seen(Step::GarnerQ), [&m_blinded % &q], "Garner's half mod q");
+        assert_eq!(
+            seen(Step::GarnerP),
+            [&m_blinded % &p],
+            "Garner's half mod p"
+        );
+        assert_eq!(
+            seen(Step::GarnerQ),
+            [&m_blinded % &q],
+            "Garner's half mod q"
+        );
         // Unblinding undoes r: m'·r^-1 = x^d.
         assert_eq!((&m_blinded * &ai) % &n, x.modpow(&d, &n));
         for (_, v) in &log {
@@ -212,18 +228,20 @@ fn rejection_sampling_is_bounded() {
             Ok(self.0)
         }
         fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
-            // Distinct words, but the top byte all ones: above any n.
+            // Distinct words, but the top 64 bits all ones: above any n
+            // this crate makes.
             for chunk in dst.chunks_mut(8) {
                 let w = self.try_next_u64()?.to_be_bytes();
                 chunk.copy_from_slice(&w[..chunk.len()]);
             }
-            dst[0] = 0xff;
+            dst[..8].fill(0xff);
             Ok(())
         }
     }
     impl rand_core::TryCryptoRng for AlwaysTooBig {}
     let key = key(8, 2048);
-    let mut draws = crate::rng::Draws::new(&mut AlwaysTooBig(0));
+    let mut rng = AlwaysTooBig(0);
+    let mut draws = crate::rng::Draws::new(&mut rng);
     assert!(matches!(
         key.fresh_blinding_pair(&mut draws),
         Err(crate::Error::Rng)

@@ -15,6 +15,7 @@
 use std::time::{Duration, Instant};
 
 use numcrypt_common::encrypted_key::{KdfLimit, MAX_PBKDF2_ITERATIONS, MAX_SCRYPT_MEMORY};
+use numcrypt_limbs::Unsigned;
 use numcrypt_rsa::pss::{Params, SaltLength};
 use numcrypt_rsa::{
     BoxedUint, Error, HashAlg, KeyAlgorithm, KeyGen, MAX_PUBLIC_EXPONENT_BITS, RsaPrivateKey,
@@ -61,7 +62,7 @@ fn huge_public_exponent_is_refused_at_once() {
         }
     );
     // The same through an SPKI-shaped PKCS#1 encoding.
-    let der = numcrypt_rsa::pkcs1::RsaPublicKey {
+    let der = numcrypt_rsa::pkcs1::RsaPublicKeyRef {
         modulus: numcrypt_rsa::der::asn1::UintRef::new(&n.to_be_bytes()).unwrap(),
         public_exponent: numcrypt_rsa::der::asn1::UintRef::new(&e.to_be_bytes()).unwrap(),
     }
@@ -165,12 +166,14 @@ fn oversized_key_parts_are_refused_within_a_second() {
         RsaPrivateKey::from_exponents_vartime(n, e, &huge)
     });
     assert_eq!(err.unwrap_err(), Error::InconsistentKey);
-    // A factor with a limb more than n's used to be cut to n's width
-    // before p·q = n was checked: p + 2^(64·32) times q is not n.
-    let mut wide_p = p.to_be_bytes();
-    wide_p.insert(0, 1);
-    wide_p.splice(0..0, [0u8; 7]);
+    // A factor wider than n used to be cut to n's width before p·q = n
+    // was checked: p + 2^2048 is cut to p, whose product with q is n.
+    let p_bytes = p.to_be_bytes();
+    let mut wide_p = vec![1u8];
+    wide_p.resize(1 + 256 - p_bytes.len(), 0);
+    wide_p.extend_from_slice(&p_bytes);
     let wide_p = BoxedUint::from_be_slice_auto(&wide_p);
+    assert_eq!(wide_p.bits_vartime(), 2049);
     assert_eq!(
         RsaPrivateKey::from_crt_components(n, e, &d, &wide_p, &q, &dp, &dq, &qinv).unwrap_err(),
         Error::InconsistentKey
@@ -260,10 +263,10 @@ fn encrypted_keys_within_the_limits_are_read() {
     // What `openssl genpkey -aes256` writes: PBKDF2-SHA256, 2048 iterations.
     let params =
         pbes2::Parameters::generate_pbkdf2_sha256_aes256cbc(2048, &[3; 16], [4; 16]).unwrap();
-    let doc = info
-        .encrypt_with_params(params, "correct horse")
+    let doc = info.encrypt_with_params(params, "correct horse").unwrap();
+    let pem = doc
+        .to_pem("ENCRYPTED PRIVATE KEY", pkcs8::LineEnding::LF)
         .unwrap();
-    let pem = doc.to_pem("ENCRYPTED PRIVATE KEY", pkcs8::LineEnding::LF).unwrap();
     assert_eq!(
         &RsaPrivateKey::from_pkcs8_encrypted_pem(&pem, "correct horse").unwrap(),
         key
@@ -272,7 +275,10 @@ fn encrypted_keys_within_the_limits_are_read() {
         RsaPrivateKey::from_pkcs8_encrypted_der(doc.as_bytes(), "wrong").unwrap_err(),
         Error::KeyDecryption
     );
-    assert_eq!(RsaPrivateKey::from_pem(&pem).unwrap_err(), Error::EncryptedKey);
+    assert_eq!(
+        RsaPrivateKey::from_pem(&pem).unwrap_err(),
+        Error::EncryptedKey
+    );
 }
 
 /// A generator stuck on one value.
@@ -320,34 +326,57 @@ fn broken_generators_give_rng_errors() {
         // A fresh key, so that its first signature needs a fresh blinding pair.
         let key = key().clone();
         let public = key.public_key();
-        let rng_err = |r: Result<_, Error>, op: &str| {
+        fn rng_err<T>(r: Result<T, Error>, op: &str, what: &str) {
             assert_eq!(r.map(drop).unwrap_err(), Error::Rng, "{op} with {what}");
-        };
+        }
         within_a_second("every operation", || {
-            rng_err(key.sign_pkcs1v15(rng, HashAlg::Sha256, b"m"), "sign_pkcs1v15");
+            rng_err(
+                key.sign_pkcs1v15(rng, HashAlg::Sha256, b"m"),
+                "sign_pkcs1v15",
+                what,
+            );
             rng_err(
                 key.sign_pss(rng, HashAlg::Sha256, b"m", SaltLength::Digest),
                 "sign_pss",
+                what,
             );
             rng_err(
                 public.encrypt_pkcs1v15(rng, b"m"),
                 "encrypt_pkcs1v15 (fill_nonzero)",
+                what,
             );
-            rng_err(public.encrypt_oaep(rng, HashAlg::Sha256, b"", b"m"), "encrypt_oaep");
+            rng_err(
+                public.encrypt_oaep(rng, HashAlg::Sha256, b"", b"m"),
+                "encrypt_oaep",
+                what,
+            );
             let ct = public
-                .encrypt_oaep(&mut ChaCha20Rng::seed_from_u64(1), HashAlg::Sha256, b"", b"m")
+                .encrypt_oaep(
+                    &mut ChaCha20Rng::seed_from_u64(1),
+                    HashAlg::Sha256,
+                    b"",
+                    b"m",
+                )
                 .unwrap();
-            rng_err(key.decrypt_oaep(rng, HashAlg::Sha256, b"", &ct), "decrypt_oaep");
-            rng_err(key.decrypt_pkcs1v15(rng, &ct), "decrypt_pkcs1v15");
+            rng_err(
+                key.decrypt_oaep(rng, HashAlg::Sha256, b"", &ct),
+                "decrypt_oaep",
+                what,
+            );
+            rng_err(key.decrypt_pkcs1v15(rng, &ct), "decrypt_pkcs1v15", what);
         });
-        rng_err(KeyGen::new(2048).generate(rng), "KeyGen::generate");
+        rng_err(KeyGen::new(2048).generate(rng), "KeyGen::generate", what);
         rng_err(
             KeyGen::new(1024).allow_weak_key_size(true).generate(rng),
             "KeyGen::generate (weak size)",
+            what,
         );
     }
     for value in [0x00, 0xff, 0x3c] {
-        all(&mut Stuck(value), &format!("a generator stuck on {value:#04x}"));
+        all(
+            &mut Stuck(value),
+            &format!("a generator stuck on {value:#04x}"),
+        );
     }
     all(&mut Failing, "a failing generator");
     // The signature traits report it too (`try_` forms).
@@ -363,7 +392,10 @@ fn oaep_with_a_hash_too_long_for_the_key_is_an_error() {
     assert_eq!(long.output_len(), 128);
     let mut rng = ChaCha20Rng::seed_from_u64(2);
     assert_eq!(
-        key().public_key().encrypt_oaep(&mut rng, long, b"", b"").unwrap_err(),
+        key()
+            .public_key()
+            .encrypt_oaep(&mut rng, long, b"", b"")
+            .unwrap_err(),
         Error::MessageTooLong { max: 0 }
     );
 }
@@ -405,7 +437,8 @@ impl digest::FixedOutputReset for LongHash {
 }
 
 impl pkcs8::AssociatedOid for LongHash {
-    const OID: pkcs8::ObjectIdentifier = pkcs8::ObjectIdentifier::new_unwrap("1.3.6.1.4.1.99999.38");
+    const OID: pkcs8::ObjectIdentifier =
+        pkcs8::ObjectIdentifier::new_unwrap("1.3.6.1.4.1.99999.38");
 }
 
 #[test]

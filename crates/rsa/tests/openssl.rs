@@ -280,11 +280,8 @@ fn pss_digest_traits_interoperate_with_openssl_sha384() {
     };
     let key = RsaPrivateKey::from_pem(&std::fs::read_to_string(&key_file).unwrap()).unwrap();
     let msg = b"PSS with SHA-384 through the digest traits";
-    let (msg_file, sig_file, pub_file) = (
-        path(&dir, "msg"),
-        path(&dir, "sig"),
-        path(&dir, "pub.pem"),
-    );
+    let (msg_file, sig_file, pub_file) =
+        (path(&dir, "msg"), path(&dir, "sig"), path(&dir, "pub.pem"));
     std::fs::write(&msg_file, msg).unwrap();
     openssl(&["pkey", "-in", &key_file, "-pubout", "-out", &pub_file]).unwrap();
     let mut rng = ChaCha20Rng::seed_from_u64(38);
