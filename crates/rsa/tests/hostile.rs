@@ -211,7 +211,13 @@ fn encrypted_der(kdf: pbes2::Kdf) -> Vec<u8> {
 
 #[test]
 fn costly_key_derivations_are_refused_before_deriving() {
-    let pbkdf2 = pbes2::Pbkdf2Params::hmac_sha256(1 << 31, &[1; 16]).unwrap();
+    // (pkcs5's constructor refuses such a count; its decoder does not.)
+    let pbkdf2 = pbes2::Pbkdf2Params {
+        salt: pbes2::Salt::try_from(&[1u8; 16][..]).unwrap(),
+        iteration_count: 1 << 31,
+        key_length: None,
+        prf: pbes2::Pbkdf2Prf::HmacWithSha256,
+    };
     let der = encrypted_der(pbkdf2.into());
     let err = within_a_second("PBKDF2 with 2^31 iterations", || {
         RsaPrivateKey::from_pkcs8_encrypted_der(&der, "password")

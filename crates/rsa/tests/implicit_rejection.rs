@@ -141,7 +141,7 @@ fn fixed_length_decryption_known_answers() {
         valid += usize::from(!is_synthetic);
         // Any other length: the stream's tail, whether the padding was valid.
         for len in [0, 1, m.len() + 1, 48, k - 11] {
-            if len == m.len() {
+            if len == m.len() || len > k - 11 {
                 continue;
             }
             let got = key

@@ -216,11 +216,12 @@ fn rsa_pss_keys_as_openssl_writes_them() {
 }
 
 /// A key openssl encrypted (PBES2, PBKDF2 and AES-256-CBC) is named as such
-/// by `from_pem`, and `pkcs8`'s trait decrypts it into the same key.
+/// by `from_pem`, and `from_pkcs8_encrypted_pem` decrypts it into the same
+/// key.
 #[test]
 fn encrypted_keys_through_the_pkcs8_traits() {
     use numcrypt_rsa::der::Decode;
-    use numcrypt_rsa::pkcs8::{DecodePrivateKey, PrivateKeyInfoRef};
+    use numcrypt_rsa::pkcs8::PrivateKeyInfoRef;
     let Some((dir, key_file)) = setup("encrypted", "RSA", &[]) else {
         return;
     };
@@ -246,6 +247,12 @@ fn encrypted_keys_through_the_pkcs8_traits() {
     );
     let key = RsaPrivateKey::from_pkcs8_encrypted_pem(&pem, "secret").unwrap();
     assert_eq!(key, plain);
+    // The pkcs8 trait's method (which bounds nothing) reads it too.
+    use numcrypt_rsa::pkcs8::DecodePrivateKey;
+    assert_eq!(
+        <RsaPrivateKey as DecodePrivateKey>::from_pkcs8_encrypted_pem(&pem, "secret").unwrap(),
+        plain
+    );
     // And back: what pkcs8 encrypts (scrypt), openssl decrypts to the same
     // key.
     let mut rng = ChaCha20Rng::seed_from_u64(9);
@@ -314,7 +321,13 @@ fn pss_digest_traits_interoperate_with_openssl_sha384() {
     let theirs = numcrypt_rsa::Signature::from(theirs);
     let verifier = pss::VerifyingKey::new(key.public_key().clone(), HashAlg::Sha256);
     verifier
-        .verify_digest(|d: &mut sha2::Sha384| d.update(msg), &theirs)
+        .verify_digest(
+            |d: &mut sha2::Sha384| {
+                d.update(msg);
+                Ok(())
+            },
+            &theirs,
+        )
         .unwrap();
     // The MGF1 hash matters: with MGF1 kept at SHA-256 it would not verify.
     let pinned = pss::VerifyingKey::with_params(

@@ -438,9 +438,13 @@ fn bad_public_keys() {
             "{bad_e}"
         );
     }
+    // e = n is above the 33-bit cap, which is checked first.
     assert_eq!(
         RsaPublicKey::new(&n, &n).unwrap_err(),
-        Error::InvalidExponent,
+        Error::PublicExponentTooLarge {
+            bits: 2048,
+            max: 33
+        },
         "e = n"
     );
     assert!(RsaPublicKey::new(&n, &boxed(&BigUint::from(3u8))).is_ok());
