@@ -22,7 +22,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let mut rng = OsRng::default();
+    let mut rng = OsRng; // a failure of it is an error, not a panic
     let key = RsaPrivateKey::from_pem(&std::fs::read_to_string(data("rsa-2048.pem"))?)?;
     let public = RsaPublicKey::from_pem(&std::fs::read_to_string(data("rsa-2048.pub.pem"))?)?;
     assert_eq!(key.public_key(), &public);
@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     // PSS is randomized: openssl checks it instead.
     let pss_signer = pss::SigningKey::try_new(key.clone(), HashAlg::Sha256)?;
-    let pss_sig = pss_signer.sign_with_rng(&mut rng, &message);
+    let pss_sig = pss_signer.try_sign_with_rng(&mut rng, &message)?;
     pss_signer.verifying_key().verify(&message, &pss_sig)?;
     let dir = std::env::temp_dir().join(format!("numcrypt-rsa-example-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;

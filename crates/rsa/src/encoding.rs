@@ -127,28 +127,32 @@ impl<'a> DecodeValue<'a> for PssParams {
     }
 }
 
+/// An explicitly tagged field of `RSASSA-PSS-params`, absent when it has
+/// its default value.
+type PssField<'a, T> = Option<ContextSpecificRef<'a, T>>;
+
 impl PssParams {
     /// The fields that differ from their defaults (DER leaves defaults
     /// out).
     fn fields(
         &self,
     ) -> (
-        Option<ContextSpecificRef<'_, AlgorithmIdentifierOwned>>,
-        Option<ContextSpecificRef<'_, AlgorithmIdentifier<AlgorithmIdentifierOwned>>>,
-        Option<ContextSpecificRef<'_, u32>>,
+        PssField<'_, AlgorithmIdentifierOwned>,
+        PssField<'_, AlgorithmIdentifier<AlgorithmIdentifierOwned>>,
+        PssField<'_, u32>,
     ) {
         (
-            (self.hash != sha1_identifier()).then(|| ContextSpecificRef {
+            (self.hash != sha1_identifier()).then_some(ContextSpecificRef {
                 tag_number: TagNumber(0),
                 tag_mode: TagMode::Explicit,
                 value: &self.hash,
             }),
-            (self.mask_gen != mgf1_sha1_identifier()).then(|| ContextSpecificRef {
+            (self.mask_gen != mgf1_sha1_identifier()).then_some(ContextSpecificRef {
                 tag_number: TagNumber(1),
                 tag_mode: TagMode::Explicit,
                 value: &self.mask_gen,
             }),
-            (self.salt_len != PSS_DEFAULT_SALT_LEN).then(|| ContextSpecificRef {
+            (self.salt_len != PSS_DEFAULT_SALT_LEN).then_some(ContextSpecificRef {
                 tag_number: TagNumber(2),
                 tag_mode: TagMode::Explicit,
                 value: &self.salt_len,

@@ -267,7 +267,7 @@ impl RsaPrivateKey {
         let q_r_bits = q.nlimbs() as u32 * 64;
         let redc_fits = q_bits <= p_r_bits && p_bits <= q_r_bits;
         let qinv_mont = pmod.params.to_monty(&qinv.at_width(p.nlimbs()));
-        let kdk_key = kdk_key(&*public.i2osp(&d.at_width(nl))?);
+        let kdk_key = kdk_key(&public.i2osp(&d.at_width(nl))?);
         let key = Self {
             public,
             d: d.at_width(nl),

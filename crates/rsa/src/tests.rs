@@ -161,12 +161,9 @@ fn crt_garner_and_check_see_only_blinded_values() {
                 .map(|(_, v)| big(v))
                 .collect()
         };
-        assert_eq!(seen(Step::CrtInput), [blinded.clone()], "the CRT's input");
-        assert_eq!(
-            seen(Step::CheckInput),
-            [blinded.clone()],
-            "the check's input"
-        );
+        let only_blinded = core::slice::from_ref(&blinded);
+        assert_eq!(seen(Step::CrtInput), only_blinded, "the CRT's input");
+        assert_eq!(seen(Step::CheckInput), only_blinded, "the check's input");
         let m_blinded = blinded.modpow(&d, &n);
         assert_eq!(
             seen(Step::GarnerP),
