@@ -83,10 +83,10 @@ impl<'a, R: TryCryptoRng + ?Sized> Draws<'a, R> {
     }
 
     /// A uniformly random value in `[0, bound)` at `bound`'s width, for a
-    /// public `bound` whose top bit is at least half its range (an RSA
-    /// modulus): rejection sampling on `bits(bound)` random bits, at most
-    /// [`MAX_DRAWS`] candidates. How many were rejected reveals nothing
-    /// about the one kept.
+    /// public `bound` (an RSA modulus): rejection sampling on `bits(bound)`
+    /// random bits, each candidate kept with probability at least 1/2, at
+    /// most [`MAX_DRAWS`] candidates. How many were rejected reveals
+    /// nothing about the one kept.
     pub(crate) fn random_below(&mut self, bound: &SecretUint) -> Result<SecretUint, Error> {
         let bits = bound.bits_vartime();
         let len = bits.div_ceil(8) as usize;
