@@ -130,6 +130,7 @@ extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+mod batch;
 mod blinding;
 mod encoding;
 mod error;
@@ -144,6 +145,7 @@ mod public;
 mod rng;
 mod signer;
 
+pub use batch::BatchResults;
 pub use error::Error;
 pub use keygen::{DEFAULT_PUBLIC_EXPONENT, KeyGen};
 pub use numcrypt_common::hash::{HashAlg, Hasher, OidDigest, OtherHash};

@@ -141,17 +141,34 @@ impl RsaPrivateKey {
         ciphertext: &[u8],
     ) -> Result<Zeroizing<Vec<u8>>, Error> {
         let _dit = numcrypt_limbs::DataIndependentTiming::enable();
-        self.check_private_size()?;
-        self.public_key().check_not_pss_only()?;
-        let hash = params.hash;
-        let k = self.size();
-        let h_len = hash.output_len();
-        if k < 2 * h_len + 2 {
-            return Err(Error::Decryption);
-        }
+        self.oaep_decryption_preconditions(params)?;
         let c = self.public_key().read_input(ciphertext)?;
         let m = self.private_op(Some(rng), &c, Mode::default())?;
-        let mut em = self.public_key().i2osp(&m)?;
+        self.oaep_unpad(params, &m)
+    }
+
+    /// What OAEP decryption with `params` needs of the key, whatever the
+    /// ciphertext: at least 2048 bits, not an RSA-PSS key, room for the
+    /// padding.
+    pub(crate) fn oaep_decryption_preconditions(&self, params: &Params<'_>) -> Result<(), Error> {
+        self.check_private_size()?;
+        self.public_key().check_not_pss_only()?;
+        if self.size() < 2 * params.hash.output_len() + 2 {
+            return Err(Error::Decryption);
+        }
+        Ok(())
+    }
+
+    /// EME-OAEP decoding of the decrypted `m`, in constant time up to the
+    /// one public verdict.
+    pub(crate) fn oaep_unpad(
+        &self,
+        params: &Params<'_>,
+        m: &SecretUint,
+    ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let hash = params.hash;
+        let h_len = hash.output_len();
+        let mut em = self.public_key().i2osp(m)?;
         let l_hash = hash.digest(params.label);
         let y = em[0];
         let (seed, db) = em[1..].split_at_mut(h_len);

@@ -68,7 +68,11 @@ impl RsaPrivateKey {
 
     /// What signing with `hash` needs of the key, whatever the message:
     /// SHA-1 only if `allow_sha1`, at least 2048 bits, not an RSA-PSS key.
-    fn pkcs1v15_signing_preconditions(&self, hash: HashAlg, allow_sha1: bool) -> Result<(), Error> {
+    pub(crate) fn pkcs1v15_signing_preconditions(
+        &self,
+        hash: HashAlg,
+        allow_sha1: bool,
+    ) -> Result<(), Error> {
         if hash.is_sha1() && !allow_sha1 {
             return Err(Error::WeakHash);
         }
@@ -102,15 +106,24 @@ impl RsaPrivateKey {
         allow_sha1: bool,
     ) -> Result<Vec<u8>, Error> {
         self.pkcs1v15_signing_preconditions(hash, allow_sha1)?;
-        let k = self.size();
-        let em = encode(hash, digest, k)?;
-        let nl = self.public_key().n().as_words().len();
-        // EM starts 00 01, so it is below 2^(8k − 15) < n.
-        let m = SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
-            .ok()
-            .ok_or(Error::OutOfRange)?;
+        let m = self.pkcs1v15_representative(hash, digest)?;
         let s = self.private_op(rng, &m, mode)?;
         Ok(self.public_key().i2osp(&s)?.to_vec())
+    }
+
+    /// The integer a signature on `digest` raises to `d`: EMSA-PKCS1-v1_5
+    /// at `n`'s width. Errors as for [`encode`].
+    pub(crate) fn pkcs1v15_representative(
+        &self,
+        hash: HashAlg,
+        digest: &[u8],
+    ) -> Result<SecretUint, Error> {
+        let em = encode(hash, digest, self.size())?;
+        let nl = self.public_key().n().as_words().len();
+        // EM starts 00 01, so it is below 2^(8k − 15) < n.
+        SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
+            .ok()
+            .ok_or(Error::OutOfRange)
     }
 
     /// Decrypts an RSAES-PKCS1-v1_5 ciphertext with implicit rejection
@@ -202,7 +215,7 @@ impl RsaPrivateKey {
 ///    `k − 10`, and the message is the last that many bytes.
 /// 3. The real message, if `EM = 00 02 PS 00 M` with at least 8 bytes of
 ///    non-zero `PS`; otherwise the synthetic one. Constant time.
-fn implicit_rejection_unpad(
+pub(crate) fn implicit_rejection_unpad(
     em: &[u8],
     kdk_key: &[u8; 32],
     ciphertext: &[u8],

@@ -283,7 +283,11 @@ impl RsaPrivateKey {
     /// What signing with `params` needs of the key, whatever the message:
     /// SHA-1 only if `allow_sha1`, at least 2048 bits, an RSA-PSS key's
     /// restrictions met, and a salt that fits. The salt length.
-    fn pss_signing_preconditions(&self, params: &Params, allow_sha1: bool) -> Result<usize, Error> {
+    pub(crate) fn pss_signing_preconditions(
+        &self,
+        params: &Params,
+        allow_sha1: bool,
+    ) -> Result<usize, Error> {
         if params.hash.is_sha1() && !allow_sha1 {
             return Err(Error::WeakHash);
         }
@@ -301,6 +305,21 @@ impl RsaPrivateKey {
         allow_sha1: bool,
     ) -> Result<Vec<u8>, Error> {
         let s_len = self.pss_signing_preconditions(params, allow_sha1)?;
+        let m = self.pss_representative(rng, params, s_len, digest)?;
+        let s = self.private_op(Some(rng), &m, Mode::default())?;
+        Ok(self.public_key().i2osp(&s)?.to_vec())
+    }
+
+    /// The integer a PSS signature on `digest` raises to `d`: EMSA-PSS
+    /// with a fresh salt of `s_len` bytes from `rng`, at `n`'s width.
+    /// Errors: a digest of the wrong length, a generator that fails.
+    pub(crate) fn pss_representative<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        params: &Params,
+        s_len: usize,
+        digest: &[u8],
+    ) -> Result<SecretUint, Error> {
         params.hash.check_digest(digest)?;
         let em_bits = self.public_key().bits() - 1;
         let mut salt = Zeroizing::new(vec![0u8; s_len]);
@@ -308,11 +327,9 @@ impl RsaPrivateKey {
         let em = encode(params, digest, &salt, em_bits);
         let nl = self.public_key().n().as_words().len();
         // EM has em_bits = modBits − 1 bits, so it is below n.
-        let m = SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
+        SecretUint::from_be_slice(&em, nl as u32 * Limb::BITS)
             .ok()
-            .ok_or(Error::OutOfRange)?;
-        let s = self.private_op(Some(rng), &m, Mode::default())?;
-        Ok(self.public_key().i2osp(&s)?.to_vec())
+            .ok_or(Error::OutOfRange)
     }
 }
 

@@ -262,3 +262,49 @@ fn implicit_rejection_key_is_wiped() {
         &<sha2::Sha256 as sha2::Digest>::digest(d)[..]
     );
 }
+
+/// The batch private operation against num-bigint, every request blinded
+/// and checked on its own: a fault injected into one request's CRT half
+/// fails that request alone; the values entering the CRT and the check are
+/// the blinded ones (none equals its input), each checked against its own.
+#[test]
+fn batch_private_op_fails_a_faulty_lane_alone() {
+    use crate::private::trace;
+    let key = key(1, 2048);
+    let n = BigUint::from_bytes_be(&key.public_key().n().to_be_bytes());
+    let d = BigUint::from_bytes_be(&key.d().to_be_bytes());
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    let xs: Vec<BigUint> = (0..11u32)
+        .map(|i| (BigUint::from(3u32).pow(600 + i) + BigUint::from(i)) % &n)
+        .collect();
+    let secrets: Vec<SecretUint> = xs.iter().map(|x| secret(x, 32)).collect();
+    let faulty = Mode {
+        unblinded: false,
+        fault: Some(Fault {
+            in_p: false,
+            bit: 77,
+        }),
+    };
+    let inputs: Vec<_> = secrets
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (&key, x, if i == 3 { faulty } else { Mode::default() }))
+        .collect();
+    let (results, log) = trace::capture(|| RsaPrivateKey::private_op_batch(&mut rng, &inputs));
+    for (i, (r, x)) in results.iter().zip(&xs).enumerate() {
+        match i {
+            3 => assert_eq!(r.as_ref().unwrap_err(), &crate::Error::FaultDetected),
+            _ => assert_eq!(big(r.as_ref().unwrap()), x.modpow(&d, &n), "request {i}"),
+        }
+    }
+    let seen = |step| -> Vec<BigUint> {
+        log.iter()
+            .filter(|(s, _)| *s == step)
+            .map(|(_, v)| big(v))
+            .collect()
+    };
+    let crt_inputs = seen(trace::Step::CrtInput);
+    assert_eq!(crt_inputs.len(), xs.len());
+    assert!(crt_inputs.iter().all(|v| !xs.contains(v)), "blinded");
+    assert_eq!(seen(trace::Step::CheckInput), crt_inputs);
+}
