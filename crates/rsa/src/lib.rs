@@ -131,6 +131,8 @@ extern crate alloc;
 extern crate std;
 
 mod batch;
+#[cfg(feature = "std")]
+pub mod batch_signer;
 mod blinding;
 mod encoding;
 mod error;

@@ -1,0 +1,183 @@
+//! [`BatchSigner`]: a PKCS#1 v1.5 signer that many threads share, which
+//! signs whatever requests are waiting as one batch.
+//!
+//! Flat combining, no timer: a caller queues its request and, if no batch
+//! is being signed, becomes the combiner: it takes every waiting request
+//! (up to [`MAX_BATCH`]), signs them with
+//! [`sign_pkcs1v15_prehashed_batch_each`](RsaPrivateKey::sign_pkcs1v15_prehashed_batch_each)
+//! outside the lock, posts each result to its caller and wakes them. A
+//! lone caller thus signs at once (a batch of one); callers that arrive
+//! while a batch runs wait for it to end, and the first of them to wake
+//! signs all of theirs together. Nobody waits for a clock: the batch is
+//! whatever arrived during the previous one, which is large exactly when
+//! the signer is busy.
+//!
+//! Each request's signature is that of its own message (the same bytes as
+//! [`RsaPrivateKey::sign_pkcs1v15`]); a request that fails (a fault caught
+//! by its check) fails alone. The combiner's generator feeds the blinding
+//! of the whole batch: every caller passes one, any of them may be used.
+
+use std::collections::BTreeMap;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::vec::Vec;
+
+use rand_core::TryCryptoRng;
+
+use crate::hash::RsaHash;
+use crate::{Error, HashAlg, RsaPrivateKey};
+
+/// The most requests one batch signs: the rest wait for the next (this
+/// bounds how long a combiner works for others).
+pub const MAX_BATCH: usize = 32;
+
+/// A PKCS#1 v1.5 signer for many threads that batches their requests (see
+/// the [module](self)). `Send + Sync`: share it with an `Arc`.
+pub struct BatchSigner {
+    key: RsaPrivateKey,
+    hash: HashAlg,
+    state: Mutex<State>,
+    /// Signalled when a batch's results are posted.
+    posted: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    next_ticket: u64,
+    /// Requests not yet taken into a batch: ticket and digest.
+    waiting: Vec<(u64, Vec<u8>)>,
+    /// Results not yet collected by their callers.
+    results: BTreeMap<u64, Result<Vec<u8>, Error>>,
+    /// Whether a combiner is signing a batch.
+    combining: bool,
+    stats: BatchStats,
+}
+
+/// What a [`BatchSigner`] has done: requests signed and batches they took.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Requests signed (or failed).
+    pub requests: u64,
+    /// Batches signed.
+    pub batches: u64,
+}
+
+impl BatchSigner {
+    /// A signer with `key` and `hash`. Errors as for
+    /// [`RsaPrivateKey::sign_pkcs1v15`] for what concerns every request
+    /// (SHA-1, a key below 2048 bits, an RSA-PSS key), checked here once.
+    pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Result<Self, Error> {
+        key.pkcs1v15_signing_preconditions(hash, false)?;
+        Ok(Self {
+            key,
+            hash,
+            state: Mutex::new(State::default()),
+            posted: Condvar::new(),
+        })
+    }
+
+    /// The key.
+    pub fn key(&self) -> &RsaPrivateKey {
+        &self.key
+    }
+
+    /// Requests and batches so far.
+    pub fn stats(&self) -> BatchStats {
+        self.lock().stats
+    }
+
+    /// Signs `msg` (RSASSA-PKCS1-v1_5 with the signer's hash), in a batch
+    /// with whatever other requests are waiting.
+    pub fn sign<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        msg: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.sign_prehashed(rng, &self.hash.digest(msg))
+    }
+
+    /// Signs a message given by its digest (with the signer's hash):
+    /// [`Error::InvalidLength`] for a digest of the wrong length.
+    pub fn sign_prehashed<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        self.hash.check_digest(digest)?;
+        let mut state = self.lock();
+        let ticket = state.next_ticket;
+        state.next_ticket += 1;
+        state.waiting.push((ticket, digest.to_vec()));
+        loop {
+            if let Some(result) = state.results.remove(&ticket) {
+                return result;
+            }
+            if state.combining {
+                state = self
+                    .posted
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
+            // Become the combiner: sign what is waiting, outside the lock.
+            let take = state.waiting.len().min(MAX_BATCH);
+            let batch: Vec<(u64, Vec<u8>)> = state.waiting.drain(..take).collect();
+            state.combining = true;
+            drop(state);
+            let combining = Combining {
+                signer: self,
+                batch,
+            };
+            let digests: Vec<&[u8]> = combining.batch.iter().map(|(_, d)| d.as_slice()).collect();
+            let signed = self
+                .key
+                .sign_pkcs1v15_prehashed_batch_each(rng, self.hash, &digests);
+            state = self.lock();
+            for (i, (ticket, _)) in combining.batch.iter().enumerate() {
+                let result = match &signed {
+                    Ok(results) => results.get(i).cloned().unwrap_or(Err(Error::FaultDetected)),
+                    Err(e) => Err(*e),
+                };
+                state.results.insert(*ticket, result);
+            }
+            state.stats.requests += combining.batch.len() as u64;
+            state.stats.batches += 1;
+            state.combining = false;
+            drop(combining);
+            self.posted.notify_all();
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing panics while the lock is held; the state stays usable.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A combiner's turn: if its batch unwinds (a panic while signing), the
+/// batch's requests go back to the queue and the turn ends, so that a
+/// waiting caller becomes the combiner and nobody waits forever.
+struct Combining<'a> {
+    signer: &'a BatchSigner,
+    batch: Vec<(u64, Vec<u8>)>,
+}
+
+impl Drop for Combining<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut state = self.signer.lock();
+            state.waiting.append(&mut self.batch);
+            state.combining = false;
+            drop(state);
+            self.signer.posted.notify_all();
+        }
+    }
+}
+
+impl core::fmt::Debug for BatchSigner {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BatchSigner")
+            .field("key", &self.key)
+            .field("hash", &self.hash)
+            .finish_non_exhaustive()
+    }
+}
