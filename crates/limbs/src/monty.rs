@@ -388,8 +388,10 @@ impl<U: Unsigned> MontyParams<U> {
     /// ([`Selection::batch_exponentiation`](crate::backend::Selection::batch_exponentiation);
     /// all moduli of one limb count), the operands run as many a pass as it
     /// has lanes (eight with AVX-512 IFMA, four with AVX2), the last pass
-    /// padded with copies of its first operand whose results are dropped;
-    /// otherwise they run in pairs ([`pow_bounded_pair`](Self::pow_bounded_pair)).
+    /// padded with copies of its first operand whose results are dropped,
+    /// except that a last one or two run as a pair (a padded pass would
+    /// cost more); otherwise they run in pairs
+    /// ([`pow_bounded_pair`](Self::pow_bounded_pair)).
     /// The time depends on the number of operands, the widths and
     /// `exp_bits` only.
     ///
@@ -406,25 +408,37 @@ impl<U: Unsigned> MontyParams<U> {
         match uniform_limbs(operands.iter().map(|op| op.0)) {
             Some(n) => {
                 let backend = selection().batch_exponentiation(n);
-                Self::pow_batch_on(backend, operands, exp_bits, out);
+                // A last pass of one or two operands costs a whole pass of
+                // padding: a pair costs less (benches/RESULTS.md).
+                let lanes = backend.lanes();
+                let tail = match operands.len() % lanes {
+                    r if lanes > 2 && r <= 2 => r,
+                    _ => 0,
+                };
+                let full = operands.len() - tail;
+                Self::pow_batch_on(backend, &operands[..full], exp_bits, &mut out[..full]);
+                Self::pow_in_pairs(&operands[full..], exp_bits, &mut out[full..]);
             }
-            // Mixed sizes: pairs where two neighbours match, singly otherwise.
-            None => {
-                for (ops, out) in operands.chunks(2).zip(out.chunks_mut(2)) {
-                    match (ops, &mut *out) {
-                        ([a, b], [x, y]) if a.0.modulus.nlimbs() == b.0.modulus.nlimbs() => {
-                            [*x, *y] = Self::pow_bounded_pair([*a, *b], exp_bits);
-                        }
-                        _ => {
-                            for ((params, base, exp), o) in ops.iter().zip(out.iter_mut()) {
-                                *o = params.pow_bounded(base, exp, exp_bits);
-                            }
-                        }
+            None => Self::pow_in_pairs(operands, exp_bits, out),
+        }
+        Ok(())
+    }
+
+    /// The operands in pairs where two neighbours have one limb count
+    /// ([`pow_bounded_pair`](Self::pow_bounded_pair)), singly otherwise.
+    fn pow_in_pairs(operands: &[PowOperand<'_, U>], exp_bits: u32, out: &mut [MontyForm<U>]) {
+        for (ops, out) in operands.chunks(2).zip(out.chunks_mut(2)) {
+            match (ops, &mut *out) {
+                ([a, b], [x, y]) if a.0.modulus.nlimbs() == b.0.modulus.nlimbs() => {
+                    [*x, *y] = Self::pow_bounded_pair([*a, *b], exp_bits);
+                }
+                _ => {
+                    for ((params, base, exp), o) in ops.iter().zip(out.iter_mut()) {
+                        *o = params.pow_bounded(base, exp, exp_bits);
                     }
                 }
             }
         }
-        Ok(())
     }
 
     /// [`pow_bounded_batch`](Self::pow_bounded_batch) on the implementation

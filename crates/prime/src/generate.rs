@@ -14,7 +14,7 @@ use crate::control::{
     Cancelled, Control, FinalRounds, Flow, Inline, ItemSearch, Progress, ProgressFn,
 };
 use crate::int::PrimeInt;
-use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
+use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin, ROUNDS_AT_ONCE};
 use crate::sieve::{Sieve, Step, sieve_primes};
 use crate::small::is_prime_u64;
 use crate::table::Modulus64;
@@ -386,22 +386,24 @@ pub(crate) fn final_test<U: PrimeInt>(
     counts: &mut Progress,
     ctl: &mut dyn Control,
 ) -> Flow<()> {
-    // Unit i is rounds 2i and 2i + 1 (run as an interleaved pair), with
-    // the bases of those rounds in each stream whichever thread runs it:
-    // the same bases as running the rounds in order.
-    let units = rounds.div_ceil(2);
+    // Unit i is rounds AT·i to AT·i + AT − 1 (AT = ROUNDS_AT_ONCE, run as
+    // one batch of exponentiations), with the bases of those rounds in
+    // each stream whichever thread runs it: the same bases as running the
+    // rounds in order.
+    const AT: usize = ROUNDS_AT_ONCE;
+    let units = rounds.div_ceil(AT);
     let round = |i: usize| {
         let mut all = Choice::from(1);
         for (mr, bases) in tests {
             let mut b = (*bases).clone();
-            b.skip_limbs(2 * i * mr.limbs_per_base());
-            all &= mr.rounds_ct(&mut b, (rounds - 2 * i).min(2));
+            b.skip_limbs(AT * i * mr.limbs_per_base());
+            all &= mr.rounds_ct(&mut b, (rounds - AT * i).min(AT));
         }
         // Declassified: a unit's failure ends the candidate's rounds, which
         // reveals only that the discarded candidate is composite.
         Choice::from(numcrypt_limbs::ct_audit::declassified(all.unwrap_u8()))
     };
-    let per_unit = 2 * tests.len() as u64;
+    let per_unit = (AT * tests.len()) as u64;
     let job = FinalRounds {
         item,
         rounds: units,
@@ -409,9 +411,9 @@ pub(crate) fn final_test<U: PrimeInt>(
         round: &round,
     };
     let flow = ctl.final_rounds(&job, counts);
-    if rounds % 2 == 1 && matches!(flow, Flow::Done(_)) {
-        // The last unit held one round per test, not two.
-        counts.tests -= tests.len() as u64;
+    if matches!(flow, Flow::Done(_)) {
+        // The last unit may hold fewer than AT rounds per test.
+        counts.tests -= ((units * AT - rounds) * tests.len()) as u64;
     }
     match flow {
         Flow::Done(all) if bool::from(all) => Flow::Done(()),

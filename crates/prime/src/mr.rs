@@ -1,7 +1,7 @@
 //! Miller–Rabin rounds, in constant time (for secret candidates) and in
 //! variable time (for public ones), and where their bases come from.
 
-use numcrypt_limbs::{Limb, MontyForm, MontyParams, Unsigned};
+use numcrypt_limbs::{Limb, MontyForm, MontyParams, PowOperand, Unsigned};
 use rand_core::CryptoRng;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConstantTimeEq, ConstantTimeLess};
@@ -15,6 +15,10 @@ const CT_SQUARINGS: u32 = 32;
 
 /// Number of rounds in MR64.
 pub(crate) const MR64_ROUNDS: usize = 64;
+
+/// Rounds run as one batch of exponentiations: the lanes of the widest
+/// batch kernel (eight, AVX-512 IFMA).
+pub(crate) const ROUNDS_AT_ONCE: usize = 8;
 
 /// One odd modulus `n > 1` prepared for Miller–Rabin: `n - 1 = 2^s d`.
 pub(crate) struct MillerRabin<U: Unsigned> {
@@ -130,27 +134,42 @@ impl<U: Unsigned> MillerRabin<U> {
         pass
     }
 
-    /// Two Miller–Rabin rounds at once, as [`round_ct`](Self::round_ct)
-    /// computes each: true when neither base is a witness. The two
-    /// exponentiations share the modulus and run interleaved
-    /// ([`MontyParams::pow_bounded_pair`]), which on the IFMA backend hides
-    /// one's latency behind the other's products.
-    pub(crate) fn round_ct_pair(&self, a: &MontyForm<U>, b: &MontyForm<U>) -> Choice {
+    /// Up to [`ROUNDS_AT_ONCE`] Miller–Rabin rounds at once, as
+    /// [`round_ct`](Self::round_ct) computes each: true when no base is a
+    /// witness. The exponentiations share the modulus and run as one batch
+    /// ([`MontyParams::pow_bounded_batch`]): eight lanes of one pass with
+    /// AVX-512 IFMA, four with AVX2, interleaved pairs elsewhere.
+    pub(crate) fn rounds_ct_batch(&self, bases: &[MontyForm<U>]) -> Choice {
+        let count = bases.len().min(ROUNDS_AT_ONCE);
+        if count == 0 {
+            return Choice::from(1);
+        }
         let p = &self.params;
         let d = self.d.as_ref();
-        let [mut x, mut y] = MontyParams::pow_bounded_pair([(p, a, d), (p, b, d)], self.exp_bits);
-        let start = |v: &MontyForm<U>| v.ct_eq(&self.one) | v.ct_eq(&self.minus_one);
-        let (mut pass_x, mut pass_y) = (start(&x), start(&y));
-        for j in 1..self.squarings() {
-            x = p.square(&x);
-            y = p.square(&y);
-            let live = j.ct_lt(&self.s);
-            pass_x |= x.ct_eq(&self.minus_one) & live;
-            pass_y |= y.ct_eq(&self.minus_one) & live;
+        let operands: [PowOperand<'_, U>; ROUNDS_AT_ONCE] =
+            core::array::from_fn(|k| (p, &bases[k.min(count - 1)], d));
+        let mut xs: [MontyForm<U>; ROUNDS_AT_ONCE] = core::array::from_fn(|_| p.zero());
+        let xs = &mut xs[..count];
+        // The lengths match, so the batch runs; were it refused, no round
+        // would pass.
+        let ran = MontyParams::pow_bounded_batch(&operands[..count], self.exp_bits, xs).is_ok();
+        let mut passes = [Choice::from(0); ROUNDS_AT_ONCE];
+        for (pass, x) in passes.iter_mut().zip(xs.iter()) {
+            *pass = x.ct_eq(&self.one) | x.ct_eq(&self.minus_one);
         }
-        x.zeroize();
-        y.zeroize();
-        pass_x & pass_y
+        for j in 1..self.squarings() {
+            let live = j.ct_lt(&self.s);
+            for (pass, x) in passes.iter_mut().zip(xs.iter_mut()) {
+                *x = p.square(x);
+                *pass |= x.ct_eq(&self.minus_one) & live;
+            }
+        }
+        for x in xs.iter_mut() {
+            x.zeroize();
+        }
+        passes[..count]
+            .iter()
+            .fold(Choice::from(ran as u8), |all, &pass| all & pass)
     }
 
     /// One Miller–Rabin round, variable time: for public `n` only.
@@ -173,19 +192,20 @@ impl<U: Unsigned> MillerRabin<U> {
     }
 
     /// `rounds` constant-time rounds with bases from `source`, taken in
-    /// order: true when all pass. Always runs every round, two at a time
-    /// ([`round_ct_pair`](Self::round_ct_pair)).
+    /// order: true when all pass. Always runs every round,
+    /// [`ROUNDS_AT_ONCE`] at a time ([`rounds_ct_batch`](Self::rounds_ct_batch)).
     pub(crate) fn rounds_ct(&self, source: &mut impl BaseSource, rounds: usize) -> Choice {
         let mut wide = [0 as Limb; 2 * MAX_BASE_LIMBS];
         let mut all = Choice::from(1);
-        for _ in 0..rounds / 2 {
-            let a = self.next_base(source, &mut wide);
-            let b = self.next_base(source, &mut wide);
-            all &= self.round_ct_pair(&a, &b);
-        }
-        if rounds % 2 == 1 {
-            let base = self.next_base(source, &mut wide);
-            all &= self.round_ct(&base);
+        let mut left = rounds;
+        while left > 0 {
+            let count = left.min(ROUNDS_AT_ONCE);
+            let bases: [MontyForm<U>; ROUNDS_AT_ONCE] = core::array::from_fn(|k| match k < count {
+                true => self.next_base(source, &mut wide),
+                false => self.one.clone(),
+            });
+            all &= self.rounds_ct_batch(&bases[..count]);
+            left -= count;
         }
         wide.zeroize();
         all
@@ -336,11 +356,12 @@ mod tests {
     use super::*;
     use numcrypt_limbs::Uint;
 
-    /// A pair of rounds answers as the two rounds alone do, with strong
+    /// A batch of rounds answers as the rounds alone do, with strong
     /// liars among the bases (2 for 2047 = 23·89 and for the Arnault-style
-    /// 3215031751 = 151·751·28351, which fools bases 2, 3, 5 and 7).
+    /// 3215031751 = 151·751·28351, which fools bases 2, 3, 5 and 7), at
+    /// every batch size.
     #[test]
-    fn pairs_answer_as_single_rounds() {
+    fn batches_answer_as_single_rounds() {
         for n in [
             2047u64,
             3_215_031_751,
@@ -350,14 +371,21 @@ mod tests {
         ] {
             let mr = MillerRabin::new(&Uint::<1>::from_u64(n), 1).unwrap();
             let base = |b: u64| mr.params.to_monty(&Uint::<1>::from_u64(b));
-            for (a, b) in [(2, 3), (2, 5), (3, 7), (11, 2), (12_345, 2), (7, 7)] {
-                let (a, b) = (base(a), base(b));
-                let single = mr.round_ct(&a) & mr.round_ct(&b);
-                assert_eq!(
-                    bool::from(mr.round_ct_pair(&a, &b)),
-                    bool::from(single),
-                    "{n}"
-                );
+            let all = [2, 3, 5, 7, 11, 12_345, 2, 7];
+            for start in 0..all.len() {
+                for count in 1..=all.len() - start {
+                    let bases: [_; 8] = core::array::from_fn(|k| base(all[(start + k).min(7)]));
+                    let bases = &bases[..count];
+                    let single = bases
+                        .iter()
+                        .fold(Choice::from(1), |acc, b| acc & mr.round_ct(b));
+                    assert_eq!(
+                        bool::from(mr.rounds_ct_batch(bases)),
+                        bool::from(single),
+                        "{n}, bases {:?}",
+                        &all[start..start + count]
+                    );
+                }
             }
         }
     }
