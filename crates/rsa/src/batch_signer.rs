@@ -7,10 +7,14 @@
 //! [`sign_pkcs1v15_prehashed_batch_each`](RsaPrivateKey::sign_pkcs1v15_prehashed_batch_each)
 //! outside the lock, posts each result to its caller and wakes them. A
 //! lone caller thus signs at once (a batch of one); callers that arrive
-//! while a batch runs wait for it to end, and the first of them to wake
-//! signs all of theirs together. Nobody waits for a clock: the batch is
-//! whatever arrived during the previous one, which is large exactly when
-//! the signer is busy.
+//! while a batch runs wait for it to end and are signed together. A
+//! would-be combiner also waits, on events and not on a clock, for the
+//! callers of the last batch that have not collected their results: each
+//! of them either leaves or queues its next request at once, and
+//! starting before they do would sign a batch of one while they queue
+//! behind it (on 2 cores with 8 signing threads, batches of 2 instead of
+//! 8: benches/RESULTS.md). So the batch is every caller inside the signer,
+//! up to [`MAX_BATCH`]; nobody waits for a caller that is not.
 //!
 //! Each request's signature is that of its own message (the same bytes as
 //! [`RsaPrivateKey::sign_pkcs1v15`]); a request that fails (a fault caught
@@ -49,6 +53,9 @@ struct State {
     results: BTreeMap<u64, Result<Vec<u8>, Error>>,
     /// Whether a combiner is signing a batch.
     combining: bool,
+    /// Callers inside `sign_prehashed`: queued, in the running batch, or
+    /// holding a result they have not collected yet.
+    active: usize,
     stats: BatchStats,
 }
 
@@ -107,11 +114,21 @@ impl BatchSigner {
         let ticket = state.next_ticket;
         state.next_ticket += 1;
         state.waiting.push((ticket, digest.to_vec()));
+        state.active += 1;
+        self.posted.notify_all();
         loop {
             if let Some(result) = state.results.remove(&ticket) {
+                state.active -= 1;
+                drop(state);
+                self.posted.notify_all();
                 return result;
             }
-            if state.combining {
+            // Wait while a batch runs, and while callers that have not yet
+            // queued (their last result posted, not yet collected) may
+            // still join: each of them collects and leaves, or queues,
+            // and says so.
+            let queued = state.waiting.len();
+            if state.combining || queued < state.active.min(MAX_BATCH) {
                 state = self
                     .posted
                     .wait(state)
@@ -125,6 +142,7 @@ impl BatchSigner {
             drop(state);
             let combining = Combining {
                 signer: self,
+                own: ticket,
                 batch,
             };
             let digests: Vec<&[u8]> = combining.batch.iter().map(|(_, d)| d.as_slice()).collect();
@@ -154,10 +172,13 @@ impl BatchSigner {
 }
 
 /// A combiner's turn: if its batch unwinds (a panic while signing), the
-/// batch's requests go back to the queue and the turn ends, so that a
-/// waiting caller becomes the combiner and nobody waits forever.
+/// other requests of the batch go back to the queue, the combiner leaves
+/// and the turn ends, so that a waiting caller becomes the combiner and
+/// nobody waits forever.
 struct Combining<'a> {
     signer: &'a BatchSigner,
+    /// The combiner's own request, which leaves with it.
+    own: u64,
     batch: Vec<(u64, Vec<u8>)>,
 }
 
@@ -165,8 +186,12 @@ impl Drop for Combining<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             let mut state = self.signer.lock();
+            let own = self.own;
+            self.batch.retain(|(ticket, _)| *ticket != own);
+            state.waiting.retain(|(ticket, _)| *ticket != own);
             state.waiting.append(&mut self.batch);
             state.combining = false;
+            state.active -= 1;
             drop(state);
             self.signer.posted.notify_all();
         }
