@@ -42,6 +42,11 @@ pub struct SpeedArgs {
     /// mark the one chosen, instead of the tables.
     #[arg(long)]
     variants: bool,
+    /// Also time RSA signing in batches of this many messages
+    /// (`sign_pkcs1v15_batch`, 1 to 64): the `batch` columns count
+    /// signatures, not calls.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    batch: Option<u16>,
 }
 
 /// What `numcrypt speed` can time.
@@ -217,7 +222,13 @@ pub fn run(args: &SpeedArgs) -> Result<(), String> {
     } else {
         args.algorithms.clone()
     };
-    let mut rsa = Table::new(&["keygen", "sign", "verify"]);
+    let mut rsa = match args.batch {
+        Some(n) => {
+            outln!("rsa batch: {n} messages a sign_pkcs1v15_batch call, figures per signature");
+            Table::new(&["keygen", "sign", "verify", "batch"])
+        }
+        None => Table::new(&["keygen", "sign", "verify"]),
+    };
     for (alg, bits) in [
         (Algorithm::Rsa2048, 2048),
         (Algorithm::Rsa3072, 3072),
@@ -274,7 +285,30 @@ fn rsa_rates(args: &SpeedArgs, bits: u32) -> Result<Vec<Rate>, String> {
     let verify = measure(args.threads, args.seconds, || {
         let _ = black_box(public.verify_pkcs1v15(HashAlg::Sha256, MESSAGE, &sig));
     });
-    Ok(vec![keygen, sign, verify])
+    let mut rates = vec![keygen, sign, verify];
+    if let Some(n) = args.batch {
+        let msgs: Vec<Vec<u8>> = (0..n)
+            .map(|i| [MESSAGE, &i.to_le_bytes()].concat())
+            .collect();
+        let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+        let sigs = key
+            .sign_pkcs1v15_batch(&mut getrandom::SysRng, HashAlg::Sha256, &msgs)
+            .map_err(|e| format!("rsa {bits} batch: {e}"))?;
+        for (m, sig) in msgs.iter().zip(&sigs) {
+            public
+                .verify_pkcs1v15(HashAlg::Sha256, m, sig)
+                .map_err(|e| format!("rsa {bits} batch: {e}"))?;
+        }
+        let calls = measure(args.threads, args.seconds, || {
+            let _ =
+                black_box(key.sign_pkcs1v15_batch(&mut getrandom::SysRng, HashAlg::Sha256, &msgs));
+        });
+        rates.push(Rate {
+            seconds_per_op: calls.seconds_per_op / f64::from(n),
+            per_second: calls.per_second * f64::from(n),
+        });
+    }
+    Ok(rates)
 }
 
 /// A random odd modulus of `bits` bits with its top bit set, a base below
