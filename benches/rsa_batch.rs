@@ -13,7 +13,7 @@
 //!   SHA-256, each signature blinded and checked as a single one is).
 //!   Before timing, every batch's signatures are checked equal to
 //!   aws-lc-rs's signatures of the same messages.
-//! - `rsa_sign_threads` (2048 bits, wall time only): 64 signatures split
+//! - `rsa_sign_threads` (2048 bits, wall time only): 256 signatures split
 //!   among `t` threads (t = 1, 2, 4, 8, 16) calling, each for its own
 //!   messages, aws-lc-rs single signing (`aws-lc/<t>`), numcrypt single
 //!   signing (`numcrypt/<t>`), or one shared `BatchSigner`
@@ -39,7 +39,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 const MAX_BATCH: usize = 8;
-const THREAD_WORK: usize = 64;
+const THREAD_WORK: usize = 256;
 
 struct Key {
     bits: u32,
@@ -142,7 +142,7 @@ fn in_threads(threads: usize, msgs: &[[u8; 32]], sign: &(dyn Fn(usize, &[u8]) + 
 
 fn bench_threads(c: &mut Criterion<WallTime>) {
     let mut g = c.benchmark_group(group_name::<WallTime>("rsa_sign_threads"));
-    g.sample_size(20)
+    g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(3))
         .throughput(Throughput::Elements(THREAD_WORK as u64));

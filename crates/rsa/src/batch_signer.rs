@@ -1,13 +1,14 @@
 //! [`BatchSigner`]: a PKCS#1 v1.5 signer that many threads share, which
 //! signs whatever requests are waiting as one batch.
 //!
-//! Flat combining, no timer: a caller queues its request and, if no batch
-//! is being signed, becomes the combiner: it takes every waiting request
+//! Flat combining, no timer: a caller queues its request and, if fewer
+//! batches are being signed than the process has cores, becomes a
+//! combiner: it takes every waiting request
 //! (up to [`MAX_BATCH`]), signs them with
 //! [`sign_pkcs1v15_prehashed_batch_each`](RsaPrivateKey::sign_pkcs1v15_prehashed_batch_each)
 //! outside the lock, posts each result to its caller and wakes them. A
 //! lone caller thus signs at once (a batch of one); callers that arrive
-//! while a batch runs wait for it to end and are signed together. A
+//! while every core runs a batch wait and are signed together. A
 //! would-be combiner also waits, on events and not on a clock, for the
 //! callers of the last batch that have not collected their results: each
 //! of them either leaves or queues its next request at once, and
@@ -40,8 +41,14 @@ pub struct BatchSigner {
     key: RsaPrivateKey,
     hash: HashAlg,
     state: Mutex<State>,
-    /// Signalled when a batch's results are posted.
+    /// Signalled when a request arrives, a batch's results are posted or
+    /// a caller leaves.
     posted: Condvar,
+    /// The most batches signed at once: the cores this process may use.
+    cores: usize,
+    /// Requests that fill one pass of the batch exponentiation (two CRT
+    /// halves each): the least a batch beside a running one takes.
+    full_pass: usize,
 }
 
 #[derive(Default)]
@@ -51,11 +58,17 @@ struct State {
     waiting: Vec<(u64, Vec<u8>)>,
     /// Results not yet collected by their callers.
     results: BTreeMap<u64, Result<Vec<u8>, Error>>,
-    /// Whether a combiner is signing a batch.
-    combining: bool,
-    /// Callers inside `sign_prehashed`: queued, in the running batch, or
+    /// Combiners signing a batch now.
+    combiners: usize,
+    /// Requests in the batches being signed.
+    signing: usize,
+    /// Callers inside `sign_prehashed`: queued, in a running batch, or
     /// holding a result they have not collected yet.
     active: usize,
+    /// The most callers inside at once during the last batch, and so far
+    /// during the current one.
+    peak: usize,
+    cycle_peak: usize,
     stats: BatchStats,
 }
 
@@ -75,10 +88,16 @@ impl BatchSigner {
     pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Result<Self, Error> {
         key.pkcs1v15_signing_preconditions(hash, false)?;
         Ok(Self {
+            full_pass: (numcrypt_limbs::backend::selection()
+                .batch_exponentiation(key.prime_limbs())
+                .lanes()
+                / 2)
+            .max(1),
             key,
             hash,
             state: Mutex::new(State::default()),
             posted: Condvar::new(),
+            cores: std::thread::available_parallelism().map_or(1, usize::from),
         })
     }
 
@@ -115,6 +134,7 @@ impl BatchSigner {
         state.next_ticket += 1;
         state.waiting.push((ticket, digest.to_vec()));
         state.active += 1;
+        state.cycle_peak = state.cycle_peak.max(state.active);
         self.posted.notify_all();
         loop {
             if let Some(result) = state.results.remove(&ticket) {
@@ -123,12 +143,23 @@ impl BatchSigner {
                 self.posted.notify_all();
                 return result;
             }
-            // Wait while a batch runs, and while callers that have not yet
-            // queued (their last result posted, not yet collected) may
-            // still join: each of them collects and leaves, or queues,
-            // and says so.
+            // Wait while every core runs a batch, while nothing is queued,
+            // and while callers that have not yet queued (their last
+            // result posted, not yet collected) may still join: each of
+            // them collects and leaves, or queues, and says so.
+            // A batch beside a running one only when it fills a pass of the
+            // batch exponentiation, or holds every caller that could join:
+            // smaller ones wait for the running one to end (an event, not
+            // a clock) and grow meanwhile.
             let queued = state.waiting.len();
-            if state.combining || queued < state.active.min(MAX_BATCH) {
+            let could_queue = state.active - state.signing;
+            let enough = match state.combiners {
+                0 => queued >= could_queue.min(MAX_BATCH),
+                // As many as a pass holds, or as could join: the callers
+                // seen at once lately, less those being signed.
+                _ => queued >= self.full_pass.min(state.peak.saturating_sub(state.signing)),
+            };
+            if state.combiners >= self.cores || queued == 0 || !enough {
                 state = self
                     .posted
                     .wait(state)
@@ -138,7 +169,8 @@ impl BatchSigner {
             // Become the combiner: sign what is waiting, outside the lock.
             let take = state.waiting.len().min(MAX_BATCH);
             let batch: Vec<(u64, Vec<u8>)> = state.waiting.drain(..take).collect();
-            state.combining = true;
+            state.combiners += 1;
+            state.signing += batch.len();
             drop(state);
             let combining = Combining {
                 signer: self,
@@ -159,7 +191,10 @@ impl BatchSigner {
             }
             state.stats.requests += combining.batch.len() as u64;
             state.stats.batches += 1;
-            state.combining = false;
+            state.combiners -= 1;
+            state.signing -= combining.batch.len();
+            state.peak = state.cycle_peak;
+            state.cycle_peak = state.active;
             drop(combining);
             self.posted.notify_all();
         }
@@ -187,10 +222,11 @@ impl Drop for Combining<'_> {
         if std::thread::panicking() {
             let mut state = self.signer.lock();
             let own = self.own;
+            state.combiners -= 1;
+            state.signing -= self.batch.len();
             self.batch.retain(|(ticket, _)| *ticket != own);
             state.waiting.retain(|(ticket, _)| *ticket != own);
             state.waiting.append(&mut self.batch);
-            state.combining = false;
             state.active -= 1;
             drop(state);
             self.signer.posted.notify_all();

@@ -291,6 +291,11 @@ impl RsaPrivateKey {
         Ok(key)
     }
 
+    /// The limb count of `p` (public: it follows from the key size).
+    pub(crate) fn prime_limbs(&self) -> usize {
+        self.p.modulus().nlimbs()
+    }
+
     /// The public key.
     pub fn public_key(&self) -> &RsaPublicKey {
         &self.public
