@@ -73,7 +73,12 @@ def kernel(N, square):
     e = out.append
     ACC = [ymm(i) for i in range(W)]
     X, T, Q, CARRY, K0, MASK = (ymm(i) for i in range(W, W + 6))
-    e(f"vpbroadcastq {MASK}, {{mask}}")
+    # AVX2 broadcasts from an xmm register or memory only (the form from
+    # a general register is AVX-512's, EVEX-encoded, and faults on an
+    # AVX2-only CPU): through the low lane.
+    mask_x = MASK.replace("ymm", "xmm")
+    e(f"vmovq {mask_x}, {{mask}}")
+    e(f"vpbroadcastq {MASK}, {mask_x}")
     e(f"vmovdqu {K0}, [{{k0}}]")
     e(f"vpxor {CARRY}, {CARRY}, {CARRY}")
     # Scratch: q digits at vector i, 2a at vector N + i (square only).

@@ -43,7 +43,8 @@ unsafe fn amm_mb4_d37(
     // register it changes and uses no stack.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastq ymm15, {mask}",
+            "vmovq xmm15, {mask}",
+            "vpbroadcastq ymm15, xmm15",
             "vmovdqu ymm14, [{k0}]",
             "vpxor ymm13, ymm13, ymm13",
             "vpxor ymm0, ymm0, ymm0",
@@ -2411,7 +2412,8 @@ unsafe fn ams_mb4_d37(r: *mut u64, a: *const u64, m: *const u64, k0: *const u64,
     // register it changes and uses no stack.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastq ymm15, {mask}",
+            "vmovq xmm15, {mask}",
+            "vpbroadcastq ymm15, xmm15",
             "vmovdqu ymm14, [{k0}]",
             "vpxor ymm13, ymm13, ymm13",
             "vmovdqu ymm10, [{a} + 0]",
@@ -4900,7 +4902,8 @@ unsafe fn amm_mb4_d55(
     // register it changes and uses no stack.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastq ymm15, {mask}",
+            "vmovq xmm15, {mask}",
+            "vpbroadcastq ymm15, xmm15",
             "vmovdqu ymm14, [{k0}]",
             "vpxor ymm13, ymm13, ymm13",
             "vpxor ymm0, ymm0, ymm0",
@@ -8440,7 +8443,8 @@ unsafe fn ams_mb4_d55(r: *mut u64, a: *const u64, m: *const u64, k0: *const u64,
     // register it changes and uses no stack.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastq ymm15, {mask}",
+            "vmovq xmm15, {mask}",
+            "vpbroadcastq ymm15, xmm15",
             "vmovdqu ymm14, [{k0}]",
             "vpxor ymm13, ymm13, ymm13",
             "vmovdqu ymm10, [{a} + 0]",
@@ -12205,7 +12209,8 @@ unsafe fn amm_mb4_d74(
     // register it changes and uses no stack.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastq ymm15, {mask}",
+            "vmovq xmm15, {mask}",
+            "vpbroadcastq ymm15, xmm15",
             "vmovdqu ymm14, [{k0}]",
             "vpxor ymm13, ymm13, ymm13",
             "vpxor ymm0, ymm0, ymm0",
@@ -16929,7 +16934,8 @@ unsafe fn ams_mb4_d74(r: *mut u64, a: *const u64, m: *const u64, k0: *const u64,
     // register it changes and uses no stack.
     unsafe {
         core::arch::asm!(
-            "vpbroadcastq ymm15, {mask}",
+            "vmovq xmm15, {mask}",
+            "vpbroadcastq ymm15, xmm15",
             "vmovdqu ymm14, [{k0}]",
             "vpxor ymm13, ymm13, ymm13",
             "vmovdqu ymm10, [{a} + 0]",
