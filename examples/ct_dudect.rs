@@ -1,7 +1,9 @@
 //! A statistical timing test in the manner of dudect (Reparaz, Balasch and
-//! Verbauwhede, 2017) for the exponentiation kernels: valgrind cannot run
-//! AVX-512 IFMA, so this is the constant-time evidence for it, and a second
-//! opinion on the mulx/adx and AVX2 kernels beside `.ci/ct-memcheck`.
+//! Verbauwhede, 2017) for the exponentiation kernels, the batch kernels
+//! (every lane fixed against every lane random) included: valgrind cannot
+//! run AVX-512 IFMA, so this is the constant-time evidence for it, and a
+//! second opinion on the mulx/adx and AVX2 kernels beside
+//! `.ci/ct-memcheck`.
 //!
 //! ```text
 //! cargo run --release --example ct_dudect [-- [--budget SECONDS] [--only TEXT]]
@@ -366,6 +368,7 @@ fn main() -> ExitCode {
     let mut rng = ChaCha20Rng::seed_from_u64(4_500);
     let one = [modulus(2048, &mut rng)];
     let pair = [modulus(1024, &mut rng), modulus(1024, &mut rng)];
+    let batch: [_; 8] = core::array::from_fn(|_| modulus(1024, &mut rng));
     // The 2048-bit exponentiation keeps the largest window (6 bits, which
     // exponents above 1280 bits get) on an exponent of 1281 bits; the pair
     // is RSA-2048's CRT on its full 1024-bit exponents.
@@ -415,6 +418,34 @@ fn main() -> ExitCode {
                 }),
             });
         }
+    }
+    // The batch kernels: one pass, every lane fixed (zero base and
+    // exponent) against every lane random.
+    for kernel in [Exponentiation::IfmaBatch, Exponentiation::Avx2Batch] {
+        let lanes = kernel.lanes();
+        if !kernel.available(batch[0].modulus().nlimbs(), lanes) {
+            continue;
+        }
+        tests.push(Test {
+            name: format!(
+                "{}: {lanes} 1024-bit exponentiations in one pass (a batch)",
+                kernel.name()
+            ),
+            moduli: &batch[..lanes],
+            exp_bits: PAIR_EXP_BITS,
+            expect: Expect::ConstantTime,
+            run: Box::new(move |m, x| {
+                let operands: Vec<_> = m
+                    .iter()
+                    .zip(x)
+                    .map(|(p, (base, exp))| (p, base, exp.as_ref()))
+                    .collect();
+                let mut out: Vec<_> = m.iter().map(|p| p.zero()).collect();
+                MontyParams::pow_bounded_batch_on(kernel, &operands, PAIR_EXP_BITS, &mut out)
+                    .expect("available");
+                black_box(out);
+            }),
+        });
     }
     tests.push(Test {
         name: "control: variable-time exponentiation (must leak)".into(),

@@ -194,6 +194,34 @@ fn limbs(audit: &mut Audit) {
             },
         );
     }
+    // The AVX2 batch kernel (four lanes of radix 2^28), named for the same
+    // reason: four secret moduli, bases and exponents, one per lane.
+    let avx2_batch = backend::Exponentiation::Avx2Batch;
+    if avx2_batch.available(16, avx2_batch.lanes()) {
+        audit.section(
+            "limbs: batch modexp on AVX2 (4 lanes), secret moduli, bases, exponents",
+            |rng| {
+                let half = U1024::ONE.shl_vartime(1023);
+                let lanes: Vec<_> = (0..4)
+                    .map(|_| {
+                        let mut m = U1024::random_below(rng, &U1024::MAX).expect("bound");
+                        m.as_mut()[0] |= 1;
+                        m.as_mut()[15] |= 1 << 63;
+                        let params = MontyParams::new(m).expect("odd");
+                        let base = U1024::random_below(rng, &half).expect("bound");
+                        let base = params.to_monty(&base);
+                        let exp = U1024::random_below(rng, &U1024::MAX).expect("bound");
+                        (params, base, exp)
+                    })
+                    .collect();
+                let operands: Vec<_> = lanes.iter().map(|(p, b, e)| (p, b, e.as_ref())).collect();
+                let mut out = vec![lanes[0].0.zero(); 4];
+                MontyParams::pow_bounded_batch_on(avx2_batch, &operands, 1024, &mut out)
+                    .expect("AVX2 batch");
+                black_box(out);
+            },
+        );
+    }
     audit.section(
         "limbs: inversion of a secret modulo a public prime",
         |rng| {
@@ -292,6 +320,18 @@ fn rsa(audit: &mut Audit) {
             public
                 .verify_pkcs1v15(HashAlg::Sha256, b"message", &sig)
                 .expect("verifies");
+        });
+        audit.section(&format!("rsa ({which}): PKCS#1 v1.5 batch of 5"), |rng| {
+            let msgs: [&[u8]; 5] = [b"m0", b"m1", b"m2", b"m3", b"m4"];
+            let sigs = key
+                .sign_pkcs1v15_batch(rng, HashAlg::Sha256, &msgs)
+                .expect("sign");
+            for (m, sig) in msgs.iter().zip(sigs) {
+                let sig = revealed(sig);
+                public
+                    .verify_pkcs1v15(HashAlg::Sha256, m, &sig)
+                    .expect("verifies");
+            }
         });
         audit.section(&format!("rsa ({which}): PSS signature"), |rng| {
             let sig = key

@@ -50,10 +50,13 @@ use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 /// The exponent patterns, all of the full declared width.
 const PATTERNS: [&str; 6] = ["zero", "one", "ones", "top", "alternating", "random"];
 
-/// The backend `CT_PROBE_BACKEND` names (`avx2`), if any.
+/// The backend `CT_PROBE_BACKEND` names (`avx2`, `ifma-batch`,
+/// `avx2-batch`), if any.
 fn named_backend() -> Option<Exponentiation> {
     match std::env::var("CT_PROBE_BACKEND").as_deref() {
         Ok("avx2") => Some(Exponentiation::Avx2),
+        Ok("ifma-batch") => Some(Exponentiation::IfmaBatch),
+        Ok("avx2-batch") => Some(Exponentiation::Avx2Batch),
         _ => None,
     }
 }
@@ -135,6 +138,20 @@ fn probe_target_pair1024(
     };
     marker();
     r
+}
+
+/// The measured batch of exponentiations at 1024 bits: one pass of the
+/// named batch kernel, a lane each.
+#[inline(never)]
+fn probe_target_batch1024(
+    backend: Exponentiation,
+    operands: &[(&MontyParams<Uint<16>>, &MontyForm<Uint<16>>, &[u64])],
+    out: &mut [MontyForm<Uint<16>>],
+) {
+    marker();
+    MontyParams::pow_bounded_batch_on(backend, operands, SHORT_EXP_BITS, out)
+        .expect("the named batch backend runs here");
+    marker();
 }
 
 /// The measured field chain: products, squares and loose sums and
@@ -313,6 +330,58 @@ fn run_pair1024(e: Vec<u64>) -> u64 {
     params[0].from_monty(&r0).as_words()[0]
 }
 
+/// One pass of the batch kernel `CT_PROBE_BACKEND` names, its lanes'
+/// data all different and all changing with the pattern: lane `k` has its
+/// own modulus and base and the exponent of the pattern `k` places after
+/// `pattern` (so every run holds each pattern in some lane, and no two
+/// runs hold the same lanes).
+fn run_batch1024(pattern: &str) -> Option<u64> {
+    let backend = named_backend().filter(|b| b.lanes() > 1)?;
+    let at = PATTERNS.iter().position(|p| *p == pattern)?;
+    let lanes = backend.lanes();
+    let m0 = Uint::<16>::from_words(modulus(16).try_into().expect("16 limbs"));
+    let params: Vec<_> = (0..lanes)
+        .map(|k| {
+            MontyParams::new(m0.wrapping_sub(&Uint::<16>::from_u64(2 * k as u64))).expect("odd")
+        })
+        .collect();
+    let bases: Vec<_> = params
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let b = Uint::<16>::from_words(
+                limbs(0x6261_7365 + (at + k) as u64, 16)
+                    .try_into()
+                    .expect("16 limbs"),
+            );
+            p.to_monty(&b.shr_vartime(1))
+        })
+        .collect();
+    let exps: Vec<Uint<16>> = (0..lanes)
+        .map(|k| {
+            let e = exponent(PATTERNS[(at + k) % PATTERNS.len()], 16).expect("known pattern");
+            Uint::<16>::from_words(e.try_into().expect("16 limbs"))
+        })
+        .collect();
+    let operands: Vec<_> = (0..lanes)
+        .map(|k| (&params[k], &bases[k], exps[k].as_ref()))
+        .collect();
+    let mut out = vec![params[0].zero(); lanes];
+    probe_target_batch1024(backend, black_box(&operands), &mut out);
+    for (k, ((p, base, _), r)) in operands.iter().zip(&out).enumerate() {
+        let low = Uint::<16>::from_words(core::array::from_fn(|i| match i {
+            0 => exps[k].as_words()[0],
+            _ => 0,
+        }));
+        assert_eq!(
+            p.from_monty(r),
+            p.from_monty(&p.pow_vartime(base, &low)),
+            "lane {k}"
+        );
+    }
+    Some(params[0].from_monty(&out[0]).as_words()[0])
+}
+
 fn run_boxed2048(e: Vec<u64>) -> u64 {
     let m = BoxedUint::from_words(modulus(32));
     let exp = BoxedUint::from_words(e);
@@ -341,6 +410,8 @@ fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
         Exponentiation::Ifma256 => return "x86_64 avx512 ifma256",
         Exponentiation::Ifma512 => return "x86_64 avx512 ifma512",
         Exponentiation::Avx2 => return "x86_64 avx2",
+        Exponentiation::IfmaBatch => return "x86_64 avx512 ifma batch",
+        Exponentiation::Avx2Batch => return "x86_64 avx2 batch",
         _ => {}
     }
     match selection.limb_kernels() {
@@ -354,7 +425,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024short|1024pair|2048|goldilocks|p521|p256|r521> <{}>",
+            "usage: ct_probe <1024|1024short|1024pair|1024batch|2048|goldilocks|p521|p256|r521> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -385,6 +456,13 @@ fn main() -> ExitCode {
         ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), false),
         ("1024short", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), true),
         ("1024pair", Some(_)) => run_pair1024(exponent(pattern, 16).expect("known pattern")),
+        ("1024batch", Some(_)) => match run_batch1024(pattern) {
+            Some(digest) => digest,
+            None => {
+                eprintln!("1024batch needs CT_PROBE_BACKEND=ifma-batch or avx2-batch");
+                return usage();
+            }
+        },
         ("2048", Some(e)) => run_boxed2048(e),
         _ => return usage(),
     };
@@ -392,6 +470,7 @@ fn main() -> ExitCode {
     let (nlimbs, interleave) = match width.as_str() {
         "2048" => (32, 1),
         "1024pair" => (16, 2),
+        "1024batch" => (16, named_backend().map_or(1, |b| b.lanes())),
         _ => (16, 1),
     };
     println!("kernels: {}", kernel_backend(nlimbs, interleave));
