@@ -40,9 +40,9 @@ the digit pair (a_j, m_j) is loaded once and feeds eight IFMA,
     lo(a_j b_i+1), lo(m_j q_i+1)      -> position j + 1
     hi(a_j b_i+1), hi(m_j q_i+1)      -> position j + 2,
 
-which keeps loads at a quarter of the IFMA (an IFMA with a memory
-operand runs about a third slower on Sapphire Rapids than one on
-registers; measured, benches/RESULTS.md). Before the loop over j, the
+which keeps loads at a quarter of the IFMA, all of whose operands are
+registers (an earlier version with memory operands ran slower on
+Sapphire Rapids; the figure was not kept). Before the loop over j, the
 two quotient digits: q_i from position 0, then position 1's terms of row
 i and lo(a_0 b_i+1), then q_i+1, so that a pass's serial chain (about
 17 cycles) is well below its IFMA work. The pass ends by moving every
