@@ -108,20 +108,20 @@ impl RsaPrivateKey {
                 key.pkcs1v15_representative(hash, &hash.digest(msg))
             })
             .collect();
-        let lanes: Vec<(usize, BatchInput<'_>)> = inputs
+        let lanes: Vec<BatchInput<'_>> = requests
             .iter()
-            .enumerate()
-            .filter_map(|(i, x)| Some((i, (requests[i].0, x.as_ref().ok()?, Mode::default()))))
+            .zip(&inputs)
+            .filter_map(|((key, _), x)| Some((*key, x.as_ref().ok()?, Mode::default())))
             .collect();
-        let only: Vec<BatchInput<'_>> = lanes.iter().map(|l| l.1).collect();
-        let mut done = Self::private_op_batch(rng, &only).into_iter();
-        Ok(inputs
+        // One result per lane, in the order of the inputs that were made.
+        let mut done = Self::private_op_batch(rng, &lanes).into_iter();
+        Ok(requests
             .iter()
-            .enumerate()
-            .map(|(i, x)| {
+            .zip(&inputs)
+            .map(|((key, _), x)| {
                 let _ = x.as_ref().map_err(|e| *e)?;
                 let s = done.next().ok_or(Error::FaultDetected)??;
-                Ok(requests[i].0.public_key().i2osp(&s)?.to_vec())
+                Ok(key.public_key().i2osp(&s)?.to_vec())
             })
             .collect())
     }
@@ -238,6 +238,7 @@ impl RsaPrivateKey {
             .iter()
             .filter_map(|x| Some((self, x.as_ref().ok()?, Mode::default())))
             .collect();
+        // One result per lane, in the order of the inputs that were made.
         let mut done = Self::private_op_batch(rng, &lanes).into_iter();
         inputs
             .iter()

@@ -41,9 +41,17 @@ pub struct BatchSigner {
     key: RsaPrivateKey,
     hash: HashAlg,
     state: Mutex<State>,
-    /// Signalled when a request arrives, a batch's results are posted or
-    /// a caller leaves.
+    /// Where callers whose requests are in a running batch wait:
+    /// signalled (all) when a batch's results are posted.
     posted: Condvar,
+    /// Where callers whose requests are queued wait for their turn to
+    /// sign: one is woken when something that may let a batch start
+    /// happens (a caller leaves, a batch ends), all when a batch takes
+    /// requests (those taken move to `posted`). Whether a batch may start
+    /// is the same for every queued caller, so waking one is enough, and
+    /// an arriving caller decides for itself: no herd of wake-ups a
+    /// request.
+    turn: Condvar,
     /// The most batches signed at once: the cores this process may use.
     cores: usize,
     /// Requests that fill one pass of the batch exponentiation (two CRT
@@ -97,6 +105,7 @@ impl BatchSigner {
             hash,
             state: Mutex::new(State::default()),
             posted: Condvar::new(),
+            turn: Condvar::new(),
             cores: std::thread::available_parallelism().map_or(1, usize::from),
         })
     }
@@ -135,12 +144,11 @@ impl BatchSigner {
         state.waiting.push((ticket, digest.to_vec()));
         state.active += 1;
         state.cycle_peak = state.cycle_peak.max(state.active);
-        self.posted.notify_all();
         loop {
             if let Some(result) = state.results.remove(&ticket) {
                 state.active -= 1;
                 drop(state);
-                self.posted.notify_all();
+                self.turn.notify_one();
                 return result;
             }
             // Wait while every core runs a batch, while nothing is queued,
@@ -159,9 +167,17 @@ impl BatchSigner {
                 // seen at once lately, less those being signed.
                 _ => queued >= self.full_pass.min(state.peak.saturating_sub(state.signing)),
             };
-            if state.combiners >= self.cores || queued == 0 || !enough {
+            let mine_queued = state.waiting.iter().any(|(t, _)| *t == ticket);
+            if !mine_queued {
                 state = self
                     .posted
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
+            if state.combiners >= self.cores || !enough {
+                state = self
+                    .turn
                     .wait(state)
                     .unwrap_or_else(PoisonError::into_inner);
                 continue;
@@ -172,6 +188,7 @@ impl BatchSigner {
             state.combiners += 1;
             state.signing += batch.len();
             drop(state);
+            self.turn.notify_all();
             let combining = Combining {
                 signer: self,
                 own: ticket,
@@ -196,7 +213,10 @@ impl BatchSigner {
             state.peak = state.cycle_peak;
             state.cycle_peak = state.active;
             drop(combining);
+            drop(state);
             self.posted.notify_all();
+            self.turn.notify_one();
+            state = self.lock();
         }
     }
 
@@ -230,6 +250,7 @@ impl Drop for Combining<'_> {
             state.active -= 1;
             drop(state);
             self.signer.posted.notify_all();
+            self.signer.turn.notify_all();
         }
     }
 }

@@ -587,7 +587,7 @@ impl Selection {
     }
 
     /// The implementation that runs a batch of exponentiations modulo
-    /// `nlimbs`-limb moduli: a multi-buffer kernel where [`batch_rule`]
+    /// `nlimbs`-limb moduli: a multi-buffer kernel where `batch_rule`
     /// prefers it and it takes the size (IFMA, else AVX2), else the one that
     /// runs them in pairs ([`exponentiation`](Self::exponentiation)`(nlimbs,
     /// 2)`).
