@@ -308,8 +308,12 @@ fn modexp(args: &SpeedArgs) {
     table.print();
 }
 
+/// How much slower than the fastest variant the selection's choice may be.
+const SELECTION_TOLERANCE: f64 = 1.03;
+
 /// Every backend variant this CPU has, at each size, one exponentiation at
-/// a time and as a CRT pair of two; `*` marks the selection's choice.
+/// a time and as a CRT pair of two; `*` marks the selection's choice, and
+/// a size where it is more than 3 % slower than the fastest is flagged.
 fn variants(args: &SpeedArgs) {
     const ALL_VARIANTS: [Exponentiation; 5] = [
         Exponentiation::LimbKernels,
@@ -319,18 +323,21 @@ fn variants(args: &SpeedArgs) {
         Exponentiation::Neon,
     ];
     outln!(
-        "{:>6} {:>5} {:>12} {:>12}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT)",
+        "{:>6} {:>5} {:>12} {:>12} {:>9}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT)",
         "bits",
         "shape",
         "time",
-        "ops/s"
+        "ops/s",
+        "÷ fastest"
     );
+    let mut flagged = Vec::new();
     for bits in MODEXP_BITS {
         let (params, base, exp) = modexp_inputs(bits, 0);
         let (params2, base2, exp2) = modexp_inputs(bits, 1);
         let limbs = params.modulus().nlimbs();
         for (shape, k) in [("one", 1), ("pair", 2)] {
             let chosen = backend::selection().exponentiation(limbs, k);
+            let mut rates = Vec::new();
             for variant in ALL_VARIANTS {
                 let runs = match k {
                     1 => variant.available(limbs, 1),
@@ -351,14 +358,44 @@ fn variants(args: &SpeedArgs) {
                         black_box(MontyParams::pow_bounded_pair_on(variant, pair, bits));
                     }
                 });
-                let mark = if variant == chosen { "*" } else { " " };
+                rates.push((variant, rate));
+            }
+            let fastest = rates
+                .iter()
+                .map(|(_, r)| r.seconds_per_op)
+                .fold(f64::INFINITY, f64::min);
+            for (variant, rate) in &rates {
+                let mark = if *variant == chosen { "*" } else { " " };
                 outln!(
-                    "{bits:>6} {shape:>5} {:>12} {:>12.1} {mark} {}",
+                    "{bits:>6} {shape:>5} {:>12} {:>12.1} {:>9.2} {mark} {}",
                     format_seconds(rate.seconds_per_op),
                     rate.per_second,
+                    rate.seconds_per_op / fastest,
                     variant.name()
                 );
             }
+            let chosen_time = rates
+                .iter()
+                .find(|(v, _)| *v == chosen)
+                .map_or(f64::INFINITY, |(_, r)| r.seconds_per_op);
+            if chosen_time > SELECTION_TOLERANCE * fastest {
+                flagged.push(format!(
+                    "{bits} bits, {shape}: {} takes {:.2}× the fastest",
+                    chosen.name(),
+                    chosen_time / fastest
+                ));
+            }
+        }
+    }
+    if flagged.is_empty() {
+        outln!("\nselection check: ok (the choice within 3 % of the fastest at every size)");
+    } else {
+        outln!(
+            "\nselection check: NOT THE FASTEST at {} sizes:",
+            flagged.len()
+        );
+        for line in flagged {
+            outln!("  {line}");
         }
     }
 }

@@ -26,10 +26,11 @@
 //!    IFMA variants), `ifma256`, `ifma512`, `neon`, each of which turns that backend
 //!    off for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
-//! 3. rules where the faster implementation depends on the
-//!    microarchitecture: the IFMA variant (`ifma_rule`), and AVX2 against
-//!    the `mulx` limb kernels for exponentiation (`avx2_rule`), NEON
-//!    against the `mul`/`umulh` limb kernels (`neon_rule`).
+//! 3. for the exponentiation, which backend is fastest on this CPU at each
+//!    modulus size and shape: `preference`'s table of measured CPUs, or,
+//!    on a CPU (or a size) nobody measured, a calibration that times the
+//!    backends on public inputs the first time a size is needed (with
+//!    `std`); and for NEON's field kernels, `neon_rule`.
 //!
 //! Everything else asks [`selection`]: the slice and field kernels'
 //! `dispatch!`, the exponentiations, and the benches, which print it.
@@ -41,6 +42,8 @@ use crate::Limb;
 use crate::ops::montmul::{ExpTask, MontyCtx};
 
 pub use cpu::Cpu;
+#[cfg(feature = "std")]
+pub use preference::time_variants;
 
 /// The slice-kernel backends of this architecture, by name: tests and
 /// benches force a path with them ([`kernels`](crate::kernels) re-exports
@@ -73,6 +76,7 @@ pub(crate) mod aarch64;
 pub(crate) mod barrier;
 pub(crate) mod cpu;
 pub(crate) mod portable;
+pub(crate) mod preference;
 #[cfg(feature = "ct-audit")]
 pub(crate) mod valgrind;
 
@@ -478,16 +482,15 @@ const DISABLE_NEON: u32 = 1 << 4;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
 const HAS_ADX: u32 = 1 << 8;
 const HAS_IFMA: u32 = 1 << 9;
-/// The rule prefers 512-bit IFMA kernels on this CPU.
-const PREFERS_IFMA512: u32 = 1 << 10;
 const HAS_AVX2: u32 = 1 << 11;
-/// The rule prefers AVX2 to the limb kernels for exponentiation here.
-const PREFERS_AVX2: u32 = 1 << 12;
 #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
 const HAS_NEON: u32 = 1 << 13;
-/// The rule prefers NEON to the limb kernels for exponentiation here.
+/// `neon_rule` prefers NEON's field kernels here.
 #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
 const PREFERS_NEON: u32 = 1 << 14;
+/// One more than this CPU's index in `preference::KNOWN` (0: unknown).
+const KNOWN_SHIFT: u32 = 16;
+const KNOWN_MASK: u32 = 0xff << KNOWN_SHIFT;
 /// Set once the rest is filled in.
 const READY: u32 = 1 << 31;
 
@@ -524,33 +527,54 @@ impl Selection {
     }
 
     /// The implementation that runs `interleave` (1 or 2) exponentiations
-    /// modulo `nlimbs`-limb moduli: the IFMA variant the rule prefers if it
-    /// takes the size, else the other variant, else AVX2 where its rule
-    /// prefers it and it takes the size, else NEON where its rule prefers it
-    /// and it takes the size, else the limb kernels.
+    /// modulo `nlimbs`-limb moduli: the first that can run of the order
+    /// measured on this CPU at this size and shape; where none was
+    /// measured, the fastest of a calibration (with `std`), else the first
+    /// that can run of a modelled order or of `preference::UNMEASURED`.
+    /// The limb kernels always can.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
-        let order = if self.0 & PREFERS_IFMA512 != 0 {
-            [Exponentiation::Ifma512, Exponentiation::Ifma256]
-        } else {
-            [Exponentiation::Ifma256, Exponentiation::Ifma512]
+        let first_that_runs = |order: &[Exponentiation]| {
+            order
+                .iter()
+                .copied()
+                .find(|e| e.available(nlimbs, interleave))
+                .unwrap_or(Exponentiation::LimbKernels)
         };
-        if let Some(ifma) = order
-            .into_iter()
-            .find(|&e| self.ifma_usable(e) && ifma_takes(e, nlimbs, interleave))
-        {
-            return ifma;
+        let known = self
+            .known()
+            .filter(|k| k.source == preference::Source::Measured || !preference::CAN_CALIBRATE);
+        if let Some(order) = known.and_then(|k| k.order(nlimbs, interleave)) {
+            return first_that_runs(order);
         }
-        if self.0 & PREFERS_AVX2 != 0
-            && self.avx2_usable()
-            && avx2_takes(nlimbs)
-            && (1..=2).contains(&interleave)
-        {
-            return Exponentiation::Avx2;
+        #[cfg(all(feature = "std", not(feature = "ct-audit")))]
+        return preference::calibrate(nlimbs, interleave);
+        #[allow(unreachable_code)]
+        first_that_runs(preference::UNMEASURED)
+    }
+
+    /// This CPU's entry in the table of measured and modelled CPUs.
+    fn known(self) -> Option<&'static preference::Known> {
+        let index = ((self.0 & KNOWN_MASK) >> KNOWN_SHIFT) as usize;
+        index.checked_sub(1).map(|i| &preference::KNOWN[i])
+    }
+
+    /// How [`exponentiation`](Self::exponentiation) chooses on this CPU,
+    /// in words (the benches and `numcrypt speed` print it).
+    pub fn exponentiation_basis(self) -> &'static str {
+        match self.known() {
+            Some(k) if k.source == preference::Source::Measured => {
+                "as measured on this CPU (sizes nobody measured: calibrated at first use)"
+            }
+            Some(_) if !preference::CAN_CALIBRATE => "as modelled for this CPU",
+            _ if preference::CAN_CALIBRATE => "calibrated at first use on this CPU",
+            _ => "unmeasured CPU: IFMA, else the limb kernels",
         }
-        if self.neon_preferred() && neon_takes(nlimbs) && (1..=2).contains(&interleave) {
-            return Exponentiation::Neon;
-        }
-        Exponentiation::LimbKernels
+    }
+
+    /// The name this CPU's measurements go under in `benches/RESULTS.md`,
+    /// if it has any.
+    pub fn measured_cpu(self) -> Option<&'static str> {
+        self.known().map(|k| k.name)
     }
 
     fn ifma_usable(self, e: Exponentiation) -> bool {
@@ -590,29 +614,18 @@ impl fmt::Display for Selection {
             LimbKernels::Aarch64 => f.write_str("aarch64 mul/umulh")?,
         }
         write!(f, "; exponentiation: {}", self.exponentiation(16, 2).name())?;
-        if self.0 & HAS_IFMA != 0 {
-            let rule = if self.0 & PREFERS_IFMA512 != 0 {
-                512
-            } else {
-                256
-            };
-            write!(f, " (IFMA rule for this CPU: {rule}-bit)")?;
+        write!(f, " ({}", self.exponentiation_basis())?;
+        if let Some(name) = self.measured_cpu() {
+            write!(f, ": {name}")?;
         }
-        if self.0 & HAS_AVX2 != 0 {
-            let rule = if self.0 & PREFERS_AVX2 != 0 {
-                "AVX2"
-            } else {
-                "limb kernels"
-            };
-            write!(f, " (without IFMA, rule for this CPU: {rule})")?;
-        }
+        f.write_str(")")?;
         if self.0 & HAS_NEON != 0 {
             let rule = if self.0 & PREFERS_NEON != 0 {
                 "NEON"
             } else {
                 "limb kernels"
             };
-            write!(f, " (rule for this CPU: {rule})")?;
+            write!(f, " (field kernels: {rule})")?;
         }
         let off = [
             (DISABLE_ADX, "adx"),
@@ -639,41 +652,6 @@ impl fmt::Debug for Selection {
     }
 }
 
-/// Which 256- or 512-bit IFMA kernels a CPU with IFMA should prefer.
-///
-/// AMD's Zen 4 (family 19h; Zen 3 shares the family but has no AVX-512)
-/// executes each 512-bit operation as two 256-bit halves, so a 512-bit IFMA
-/// multiplies no more digits per cycle than a 256-bit one, and the 256-bit
-/// kernels waste fewer lanes on padding and need fewer shuffles per digit:
-/// they are faster at every RSA size there (benches/RESULTS.md, "Zen 4").
-/// Zen 5 (family 1Ah) has full-width units, where the 512-bit kernels were
-/// measured faster (benches/RESULTS.md, "Zen 5"). Everywhere else, Intel
-/// included, this crate has no measurement and follows OpenSSL and AWS-LC,
-/// which run 256-bit IFMA kernels on every CPU.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
-pub(crate) fn ifma_rule(cpu: &Cpu) -> Exponentiation {
-    match (cpu.vendor(), cpu.family()) {
-        ("AuthenticAMD", 0x1a..) => Exponentiation::Ifma512,
-        _ => Exponentiation::Ifma256,
-    }
-}
-
-/// Whether AVX2 exponentiation ([`Exponentiation::Avx2`]) should replace
-/// the `mulx` limb kernels on a CPU without (or with turned-off) IFMA.
-///
-/// AMD from Zen 3 (family 19h) issues two 256-bit `vpmuludq` a cycle and
-/// dispatches six operations a cycle: measured on Zen 4 with IFMA turned
-/// off, the AVX2 kernels beat the limb kernels from 1024 to 2880 bits;
-/// `llvm-mca` models Zen 3 as Zen 4 for both kernels.
-/// The models predict a loss on Zen 2, Skylake, Ice Lake and Haswell, and
-/// nothing credible for newer Intel cores, so every other CPU keeps the
-/// limb kernels (crates/limbs/README.md, "CPU selection"; the figures in
-/// benches/RESULTS.md, "Zen 4").
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
-pub(crate) fn avx2_rule(cpu: &Cpu) -> bool {
-    matches!((cpu.vendor(), cpu.family()), ("AuthenticAMD", 0x19..))
-}
-
 #[cfg(target_arch = "x86_64")]
 fn detect() -> u32 {
     let mut bits = 0;
@@ -682,21 +660,21 @@ fn detect() -> u32 {
     }
     if x86_64_ifma::Ifma::detect().is_some() {
         bits |= HAS_IFMA;
-        if ifma_rule(&Cpu::current()) == Exponentiation::Ifma512 {
-            bits |= PREFERS_IFMA512;
-        }
     }
     if x86_64_avx2::Avx2::detect().is_some() {
         bits |= HAS_AVX2;
-        if avx2_rule(&Cpu::current()) {
-            bits |= PREFERS_AVX2;
-        }
     }
-    bits
+    bits | known_bits()
 }
 
-/// Whether NEON exponentiation ([`Exponentiation::Neon`]) should replace
-/// the `mul`/`umulh` limb kernels on an aarch64 core.
+/// This CPU's index in `preference::KNOWN`, as `Selection` keeps it.
+fn known_bits() -> u32 {
+    preference::known(&Cpu::current()).map_or(0, |i| (i as u32 + 1) << KNOWN_SHIFT)
+}
+
+/// Whether NEON's field kernels (and, where nothing can calibrate, its
+/// exponentiation, `preference`'s modelled row) should replace the
+/// `mul`/`umulh` limb kernels on an aarch64 core.
 ///
 /// There is no aarch64 machine here, so the rule rests on llvm-mca 19's
 /// scheduling models of both kernels (`tools/mca_aarch64.py`; the table
@@ -716,8 +694,8 @@ fn detect() -> u32 {
         return 0;
     }
     match neon_rule(&Cpu::current()) {
-        true => HAS_NEON | PREFERS_NEON,
-        false => HAS_NEON,
+        true => HAS_NEON | PREFERS_NEON | known_bits(),
+        false => HAS_NEON | known_bits(),
     }
 }
 
@@ -771,25 +749,6 @@ mod tests {
             parse_disable("ifma512,neon,bogus"),
             DISABLE_IFMA512 | DISABLE_NEON
         );
-    }
-
-    #[test]
-    fn rule() {
-        let cpu = |vendor: &[u8; 12], family| Cpu {
-            vendor: *vendor,
-            family,
-            model: 0,
-            brand: [0; 48],
-        };
-        assert_eq!(
-            ifma_rule(&cpu(b"AuthenticAMD", 0x19)),
-            Exponentiation::Ifma256
-        );
-        assert_eq!(
-            ifma_rule(&cpu(b"AuthenticAMD", 0x1a)),
-            Exponentiation::Ifma512
-        );
-        assert_eq!(ifma_rule(&cpu(b"GenuineIntel", 6)), Exponentiation::Ifma256);
     }
 
     #[test]
