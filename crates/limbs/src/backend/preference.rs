@@ -170,8 +170,8 @@ pub(crate) const KNOWN: &[Known] = &[
     Known {
         // Measured on a KVM guest reporting family 6 model 0xa7 with AMX
         // and AVX512-FP16 (Sapphire Rapids' features): the 256-bit IFMA
-        // kernels except for pairs at 1536 bits, and the limb kernels over
-        // AVX2 at every size.
+        // kernels except at 1536 bits (the pair clearly, one at a time by
+        // a hair), and the limb kernels over AVX2 at every size.
         name: "Intel Xeon, Sapphire Rapids class",
         vendor: "GenuineIntel",
         family: 6,
@@ -181,7 +181,7 @@ pub(crate) const KNOWN: &[Known] = &[
         rows: &[
             Row {
                 limbs: 21..=28,
-                shapes: PAIR,
+                shapes: BOTH,
                 fastest_first: &[Ifma512, Ifma256, LimbKernels, Avx2],
             },
             Row {
@@ -414,7 +414,8 @@ mod tests {
         // Ice Lake's single exponentiations were never timed: calibrated.
         assert_eq!(order(&icx, 32, 1), None);
         assert_eq!(order(&spr_guest, 24, 2), Some(Ifma512));
-        assert_eq!(order(&spr_guest, 24, 1), Some(Ifma256));
+        assert_eq!(order(&spr_guest, 24, 1), Some(Ifma512));
+        assert_eq!(order(&spr_guest, 32, 1), Some(Ifma256));
         assert_eq!(order(&spr_guest, 16, 2), Some(Ifma256));
         assert_eq!(known(&rocket_lake), None);
         assert_eq!(known(&cpu(b"GenuineIntel", 6, 0xad, true)), None);
