@@ -32,8 +32,8 @@ use std::hint::black_box;
 use std::sync::OnceLock;
 
 use common::group_name;
-use criterion::measurement::Measurement;
 use criterion::Criterion;
+use criterion::measurement::Measurement;
 use numcrypt::limbs::{BoxedUint, MontyParams, Unsigned};
 use numcrypt_shared_rsa::{
     HashAlg, KeyGenConfig, MemoryNetwork, PartialCheck, SharedKeyShare, encode_pkcs1v15,

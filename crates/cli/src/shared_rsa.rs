@@ -16,11 +16,11 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand, ValueEnum};
 use numcrypt_rsa::HashAlg;
 use numcrypt_shared_rsa::{
-    Error, IdentityKey, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress,
-    PartialSignature, PartyConfig, PartyIdentity, SharedKeyShare, SharedPublicKey, TlsPeer,
-    TlsTransport, certificate_from_pem, combine_checked, encode_pkcs1v15,
-    encode_pkcs1v15_prehashed, encode_pss_prehashed, fingerprint, generate_key,
-    generate_key_with_progress, names_party, sign_jointly,
+    Error, IdentityKey, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, PartialSignature,
+    PartyConfig, PartyIdentity, SharedKeyShare, SharedPublicKey, TlsPeer, TlsTransport,
+    certificate_from_pem, combine_checked, encode_pkcs1v15, encode_pkcs1v15_prehashed,
+    encode_pss_prehashed, fingerprint, generate_key, generate_key_with_progress, names_party,
+    sign_jointly,
 };
 
 use crate::files;

@@ -92,7 +92,13 @@ fn free_base_port(n: u16) -> u16 {
 /// Each of `n` parties makes its identity in its own folder
 /// (`dir/party-<i>`), then `init` writes their `party.toml` from the
 /// certificates alone; returns `init`'s output.
-fn identities_then_init(dir: &Path, n: usize, bits: &str, base_port: &str, extra: &[&str]) -> Output {
+fn identities_then_init(
+    dir: &Path,
+    n: usize,
+    bits: &str,
+    base_port: &str,
+    extra: &[&str],
+) -> Output {
     for i in 1..=n {
         let folder = dir.join(format!("party-{i}"));
         let out = numcrypt(&[
@@ -104,7 +110,11 @@ fn identities_then_init(dir: &Path, n: usize, bits: &str, base_port: &str, extra
             s(&folder),
         ]);
         assert!(out.status.success(), "{}", text(&out.stderr));
-        assert!(text(&out.stdout).contains("secret"), "{}", text(&out.stdout));
+        assert!(
+            text(&out.stdout).contains("secret"),
+            "{}",
+            text(&out.stdout)
+        );
     }
     let certs: Vec<PathBuf> = (1..=n)
         .map(|i| dir.join(format!("party-{i}")).join("tls-cert.pem"))
@@ -157,7 +167,10 @@ fn identities_init_five_parties_then_any_three_sign() {
     // No step wrote a private key outside its own party's folder, and init
     // wrote none at all.
     let toml = std::fs::read_to_string(party(2).join("party.toml")).unwrap();
-    assert!(!toml.contains("PRIVATE KEY") && !toml.contains("ca ="), "{toml}");
+    assert!(
+        !toml.contains("PRIVATE KEY") && !toml.contains("ca ="),
+        "{toml}"
+    );
     let cert = |i: usize| party(i).join("tls-cert.pem");
     // A second init over the same folder is refused, and so are
     // certificates in the wrong order.
@@ -313,9 +326,10 @@ fn identities_init_five_parties_then_any_three_sign() {
 
         // Party 5 signs a wrong value as its own: the combiner names it;
         // with party 4's too, it signs anyway and warns.
-        let public_key =
-            numcrypt_shared_rsa::SharedPublicKey::from_pem(&std::fs::read_to_string(&public).unwrap())
-                .unwrap();
+        let public_key = numcrypt_shared_rsa::SharedPublicKey::from_pem(
+            &std::fs::read_to_string(&public).unwrap(),
+        )
+        .unwrap();
         let pem = std::fs::read_to_string(partial(5)).unwrap();
         let mut p = numcrypt_shared_rsa::PartialSignature::from_pem(&pem).unwrap();
         p.value = numcrypt_limbs::BoxedUint::from_u64(12345, 1);
@@ -334,7 +348,11 @@ fn identities_init_five_parties_then_any_three_sign() {
         );
         let out = combine(&[bad, partial(1), partial(3), partial(4)], Some(&sig));
         assert!(out.status.success(), "{}", text(&out.stderr));
-        assert!(text(&out.stderr).contains("party 5"), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("party 5"),
+            "{}",
+            text(&out.stderr)
+        );
         // Someone else's forgery in party 5's name (its old signature no
         // longer covers it): nobody is blamed.
         let forged_file = dir.join("partial-forged.pem");
@@ -391,7 +409,11 @@ fn identities_init_five_parties_then_any_three_sign() {
     // Without its identity key, or with another party's, a party cannot sign.
     let out = numcrypt(&["shared-rsa", "sign", "--key", s(&share), "--in", s(&msg)]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("--identity-key"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("--identity-key"),
+        "{}",
+        text(&out.stderr)
+    );
     let other = party(2).join("tls-key.pem");
     let out = numcrypt(&[
         "shared-rsa",
@@ -404,7 +426,11 @@ fn identities_init_five_parties_then_any_three_sign() {
         s(&msg),
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("not this party's"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not this party's"),
+        "{}",
+        text(&out.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -100,9 +100,11 @@ impl PartyIdentity {
 
     /// The certificate, DER.
     pub fn certificate_der(&self) -> Result<Vec<u8>, Error> {
-        Ok(CertificateDer::from_pem_slice(self.certificate_pem.as_bytes())
-            .map_err(pem_error)?
-            .to_vec())
+        Ok(
+            CertificateDer::from_pem_slice(self.certificate_pem.as_bytes())
+                .map_err(pem_error)?
+                .to_vec(),
+        )
     }
 
     /// The key, to sign partial signatures with.
@@ -182,8 +184,7 @@ impl IdentityKey {
     /// verifies under the certificate.
     pub fn matches(&self, certificate: &[u8]) -> bool {
         const PROBE: &[u8] = b"numcrypt shared-rsa: does this key match this certificate?";
-        self.sign(PROBE)
-            .is_ok_and(|s| s.verify(certificate, PROBE))
+        self.sign(PROBE).is_ok_and(|s| s.verify(certificate, PROBE))
     }
 }
 
@@ -216,8 +217,10 @@ impl IdentitySignature {
             return false;
         };
         let der = CertificateDer::from(certificate);
-        webpki::EndEntityCert::try_from(&der)
-            .is_ok_and(|cert| cert.verify_signature(*algorithm, message, &self.signature).is_ok())
+        webpki::EndEntityCert::try_from(&der).is_ok_and(|cert| {
+            cert.verify_signature(*algorithm, message, &self.signature)
+                .is_ok()
+        })
     }
 }
 
@@ -250,12 +253,18 @@ mod tests {
     fn an_identity_signs_and_its_certificate_verifies() {
         let one = PartyIdentity::generate(0).unwrap();
         let two = PartyIdentity::generate(1).unwrap();
-        let (cert_one, cert_two) = (one.certificate_der().unwrap(), two.certificate_der().unwrap());
+        let (cert_one, cert_two) = (
+            one.certificate_der().unwrap(),
+            two.certificate_der().unwrap(),
+        );
         assert!(names_party(&cert_one, 0) && !names_party(&cert_one, 1));
         let key = one.identity_key().unwrap();
         assert!(key.matches(&cert_one) && !key.matches(&cert_two));
         let sig = key.sign(b"m").unwrap();
-        assert_eq!(sig.scheme, u16::from(SignatureScheme::ECDSA_NISTP256_SHA256));
+        assert_eq!(
+            sig.scheme,
+            u16::from(SignatureScheme::ECDSA_NISTP256_SHA256)
+        );
         assert!(sig.verify(&cert_one, b"m"));
         assert!(!sig.verify(&cert_one, b"n"));
         assert!(!sig.verify(&cert_two, b"m"));
@@ -266,6 +275,9 @@ mod tests {
         };
         assert!(!legacy.verify(&cert_one, b"m"), "only TLS 1.3 schemes");
         assert_eq!(fingerprint(&cert_one), one.fingerprint);
-        assert!(IdentityKey::from_pem("-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n").is_err());
+        assert!(
+            IdentityKey::from_pem("-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n")
+                .is_err()
+        );
     }
 }

@@ -256,9 +256,10 @@ impl PartialSignature {
         };
         let d = PartialDer::from_der(der).map_err(|e| {
             // Version 1's shape differs: read its version alone to say so.
-            match <&der::asn1::SequenceRef>::from_der(der).ok().and_then(|seq| {
-                u8::decode(&mut der::SliceReader::new(seq.as_bytes()).ok()?).ok()
-            }) {
+            match <&der::asn1::SequenceRef>::from_der(der)
+                .ok()
+                .and_then(|seq| u8::decode(&mut der::SliceReader::new(seq.as_bytes()).ok()?).ok())
+            {
                 Some(1) => version_one(),
                 _ => e.into(),
             }
@@ -406,7 +407,9 @@ fn challenge(
         h.update(&bytes);
     }
     let d: [u8; 32] = h.finalize().into();
-    Ok(BoxedUint::from_be_slice_auto(&d[..(CHALLENGE_BITS / 8) as usize]))
+    Ok(BoxedUint::from_be_slice_auto(
+        &d[..(CHALLENGE_BITS / 8) as usize],
+    ))
 }
 
 /// `m^Δ` for the key's `Δ = n!`, Montgomery form (variable time: `m` and
@@ -800,13 +803,7 @@ impl SignMessage {
         Ok(out)
     }
 
-    fn decode(
-        &self,
-        id: &[u8],
-        em: &[u8],
-        from: usize,
-        msg: &[u8],
-    ) -> Result<Reply, Error> {
+    fn decode(&self, id: &[u8], em: &[u8], from: usize, msg: &[u8]) -> Result<Reply, Error> {
         let Some((theirs, rest)) = msg.split_at_checked(REQUEST_ID_BYTES) else {
             return Err(Error::Malformed {
                 party: from + 1,
@@ -880,9 +877,8 @@ where
     let msg = format.encode(&id, &mine)?;
     for j in (0..n).filter(|&j| j != me) {
         // A party that has gone is told nothing; the others suffice.
-        match transport.send(j, SIGN_CHANNEL, msg.clone()) {
-            Err(Error::Aborted) => return Err(Error::Aborted),
-            Ok(()) | Err(_) => {}
+        if let Err(Error::Aborted) = transport.send(j, SIGN_CHANNEL, msg.clone()) {
+            return Err(Error::Aborted);
         }
     }
     let params = public.monty()?;
@@ -996,7 +992,10 @@ mod tests {
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap().unwrap()).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap().unwrap())
+                .collect()
         });
         let public = shares[0].public_key();
         let mut rng = ChaCha20Rng::seed_from_u64(1);
@@ -1019,7 +1018,10 @@ mod tests {
             combine(public, &em, &[honest.clone(), wrong]),
             Err(Error::InvalidPartials { valid: 1, .. })
         ));
-        let negated = prove_for(n.wrapping_sub(&mine.value.resize(n.nlimbs()).unwrap()), &mut rng);
+        let negated = prove_for(
+            n.wrapping_sub(&mine.value.resize(n.nlimbs()).unwrap()),
+            &mut rng,
+        );
         assert_eq!(negated.check(public), PartialCheck::Valid);
         let sig = combine(public, &em, &[honest.clone(), negated]).unwrap();
         assert_eq!(sig, combine(public, &em, &[honest, mine]).unwrap());

@@ -213,7 +213,9 @@ pub(crate) fn two_delta_power(n: usize, k: u32) -> BoxedUint {
     let delta = delta(n);
     let width = (k as usize) * delta.nlimbs() + 1;
     let mut acc = BoxedUint::from_u64(2, width);
-    let delta = delta.resize(width).unwrap_or_else(|_| unreachable!("widening"));
+    let delta = delta
+        .resize(width)
+        .unwrap_or_else(|_| unreachable!("widening"));
     for _ in 0..k {
         acc = acc.wrapping_mul(&delta);
     }

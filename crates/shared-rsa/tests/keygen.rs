@@ -129,8 +129,8 @@ fn a_composite_public_exponent() {
         c.retain_factor_shares = true;
         let outputs = run_parties(MemoryNetwork::new(3), &c, seed)
             .into_iter()
-        .map(|r| r.unwrap_or_else(|e| panic!("seed {seed}: {e}")))
-        .collect::<Vec<_>>();
+            .map(|r| r.unwrap_or_else(|e| panic!("seed {seed}: {e}")))
+            .collect::<Vec<_>>();
         let (p, q, d) = check_key(&outputs, 512);
         let phi = (p - 1u32) * (q - 1u32);
         assert_eq!(

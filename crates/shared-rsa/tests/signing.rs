@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use common::*;
 use numcrypt_limbs::{BoxedUint, Unsigned};
 use numcrypt_shared_rsa::{
-    Error, HashAlg, MemoryNetwork, MemoryTransport, PartialCheck, PartialSignature,
-    ReceivedFrom, SharedKeyShare, SharedPublicKey, Transport, combine, combine_checked,
-    encode_pkcs1v15, sign_jointly,
+    Error, HashAlg, MemoryNetwork, MemoryTransport, PartialCheck, PartialSignature, ReceivedFrom,
+    SharedKeyShare, SharedPublicKey, Transport, combine, combine_checked, encode_pkcs1v15,
+    sign_jointly,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -193,9 +193,12 @@ fn a_forged_partial_names_no_innocent_party() {
             }
             other => panic!("{other:?}"),
         }
-        let combined =
-            combine_checked(public, &em, &[bad.clone(), genuine[0].clone(), genuine[2].clone()])
-                .unwrap();
+        let combined = combine_checked(
+            public,
+            &em,
+            &[bad.clone(), genuine[0].clone(), genuine[2].clone()],
+        )
+        .unwrap();
         assert!(combined.faulty.is_empty());
         assert_eq!(combined.unattributed, [2]);
     }
@@ -230,7 +233,9 @@ fn a_dishonest_partial_with_a_fitted_proof_is_named() {
         }
     }
     let mut negated = honest[1].clone();
-    negated.value = public.n().wrapping_sub(&negated.value.resize(public.n().nlimbs()).unwrap());
+    negated.value = public
+        .n()
+        .wrapping_sub(&negated.value.resize(public.n().nlimbs()).unwrap());
     negated.sign_identity(public, &key).unwrap();
     assert_eq!(negated.check(public), PartialCheck::Faulty);
     assert_eq!(
@@ -307,7 +312,9 @@ fn files_round_trip() {
     assert!(back.is_attributed(public));
     // Version 1: version, index, message, value, check.
     let v1 = [
-        &[0x30, 0x0c, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x04, 0x01, 0x00][..],
+        &[
+            0x30, 0x0c, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x04, 0x01, 0x00,
+        ][..],
         &[0x02, 0x01, 0x05],
     ]
     .concat();
@@ -449,9 +456,7 @@ fn sign_jointly_outvotes_a_lying_party() {
             .collect();
         (
             l.join().unwrap(),
-            h.into_iter()
-                .map(|h| h.join().unwrap())
-                .collect::<Vec<_>>(),
+            h.into_iter().map(|h| h.join().unwrap()).collect::<Vec<_>>(),
         )
     });
     for r in honest_results.iter().chain([&liar_result]) {

@@ -40,10 +40,7 @@ fn pinned(n: usize, timeout: Duration) -> (Vec<PartyIdentity>, Vec<(TlsConfig, T
     (identities, configs)
 }
 
-fn configs_for(
-    identities: &[PartyIdentity],
-    timeout: Duration,
-) -> Vec<(TlsConfig, TcpListener)> {
+fn configs_for(identities: &[PartyIdentity], timeout: Duration) -> Vec<(TlsConfig, TcpListener)> {
     let (listeners, addresses) = listeners(identities.len());
     let peers: Vec<TlsPeer> = addresses
         .into_iter()
@@ -202,7 +199,9 @@ fn three_parties_over_tls_generate_and_sign() {
                 let em = &em;
                 s.spawn(move || {
                     let mut rng =
-                        <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(i as u64);
+                        <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(
+                            i as u64,
+                        );
                     sign_jointly(&mut rng, t, &o.share, em, Duration::from_secs(20)).unwrap()
                 })
             })
@@ -321,7 +320,14 @@ fn a_pinned_party_cannot_take_an_unpinned_partys_index() {
             fingerprint: None,
         },
     ];
-    let one = config(0, one_cert, one_key, one_peers, Some(&authority.certificate), timeout);
+    let one = config(
+        0,
+        one_cert,
+        one_key,
+        one_peers,
+        Some(&authority.certificate),
+        timeout,
+    );
     // Party 2, as itself and as "party 3", pinning what it likes.
     let its_peers = vec![
         TlsPeer {
@@ -350,7 +356,10 @@ fn a_pinned_party_cannot_take_an_unpinned_partys_index() {
             party: Some(3),
             what,
         }) => assert!(what.contains("another party's certificate"), "{what}"),
-        other => panic!("party 1 let party 2 in as party 3: {:?}", other.as_ref().err()),
+        other => panic!(
+            "party 1 let party 2 in as party 3: {:?}",
+            other.as_ref().err()
+        ),
     }
 }
 
@@ -451,9 +460,9 @@ fn a_flood_of_connections_is_bounded() {
 #[test]
 fn a_party_that_leaves_stops_the_others() {
     let mut transports: Vec<TlsTransport> = connect_all(pinned(3, Duration::from_secs(20)).1)
-            .into_iter()
-            .map(|r| r.expect("connect"))
-            .collect();
+        .into_iter()
+        .map(|r| r.expect("connect"))
+        .collect();
     // Party 3 connects, then its process ends before key generation.
     drop(transports.pop());
     for r in run_parties_ref(&transports, &key_config(512)) {
@@ -467,9 +476,9 @@ fn a_party_that_leaves_stops_the_others() {
 #[test]
 fn a_party_killed_mid_run_is_named() {
     let transports: Vec<TlsTransport> = connect_all(pinned(3, Duration::from_secs(20)).1)
-            .into_iter()
-            .map(|r| r.expect("connect"))
-            .collect();
+        .into_iter()
+        .map(|r| r.expect("connect"))
+        .collect();
     // 2048 bits: seconds of work, so party 3 dies in the middle of it.
     let mut config = key_config(2048);
     config.timeout = Duration::from_secs(10);

@@ -20,10 +20,10 @@ use crate::arith::{Interpolator, Ring};
 use crate::key::{SharedKeyShare, SharedPublicKey, verification_base};
 use crate::sieve::{PrimeRange, SieveModulus, TrialDivision, field_prime, odd_primes_up_to};
 use crate::threshold::{self, Sizes, poly_shares};
-use run::{RunTransport, run_id};
 use crate::transport::Transport;
 use crate::wire::{Reader, Writer};
 use crate::{Error, MAX_KEY_BITS, MAX_PARTIES, MIN_KEY_BITS};
+use run::{RunTransport, run_id};
 
 /// The four improvements of Malkin, Wu and Boneh, each of which can be
 /// switched off to measure what it brings.

@@ -84,7 +84,9 @@ pub trait Transport: Send + Sync {
     fn recv_any(&self, from: &[bool], channel: u16, timeout: Duration) -> ReceivedFrom {
         let deadline = Instant::now() + timeout.min(crate::MAX_TIMEOUT);
         let waiting = || from.iter().enumerate().filter(|&(_, &w)| w).map(|(j, _)| j);
-        let first = waiting().next().ok_or(Error::InvalidInput("no party to wait for"))?;
+        let first = waiting()
+            .next()
+            .ok_or(Error::InvalidInput("no party to wait for"))?;
         loop {
             for j in waiting() {
                 match self.recv(j, channel, Duration::from_millis(1)) {
@@ -424,7 +426,11 @@ mod tests {
         mailbox.deliver(1, CONTROL_CHANNEL, notice.encode());
         mailbox.close(1);
         match mailbox.recv(1, 0, Duration::from_secs(1)) {
-            Err(Error::Reported { by: 2, party: 3, what }) => assert_eq!(what, "disconnected"),
+            Err(Error::Reported {
+                by: 2,
+                party: 3,
+                what,
+            }) => assert_eq!(what, "disconnected"),
             other => panic!("{other:?}"),
         }
     }
@@ -441,7 +447,10 @@ mod tests {
         mailbox.close(2);
         let mut seen = Vec::new();
         for _ in 0..2 {
-            match mailbox.recv_any(&waiting, 5, Duration::from_secs(1)).unwrap() {
+            match mailbox
+                .recv_any(&waiting, 5, Duration::from_secs(1))
+                .unwrap()
+            {
                 (3, Ok(m)) => seen.push((3, m == b"x")),
                 (2, Err(Error::Disconnected { party: 3 })) => seen.push((2, true)),
                 other => panic!("{other:?}"),

@@ -366,7 +366,9 @@ impl ServerCertVerifier for PartyVerifier {
         match (self.pins[index], &self.server) {
             (Some(pin), _) if fingerprint(end_entity) == pin => Ok(ServerCertVerified::assertion()),
             (Some(_), _) | (None, None) => Err(refused()),
-            (None, Some(v)) => v.verify_server_cert(end_entity, intermediates, server_name, ocsp, now),
+            (None, Some(v)) => {
+                v.verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+            }
         }
     }
 
@@ -1190,7 +1192,9 @@ mod tests {
             .collect();
         assert!(slots.acquire(stranger).is_none(), "one address, too many");
         let party: IpAddr = [198, 51, 100, 7].into();
-        let other = slots.acquire(party).expect("another address still gets one");
+        let other = slots
+            .acquire(party)
+            .expect("another address still gets one");
         drop(held);
         let again = slots.acquire(stranger).expect("freed");
         drop((other, again));
