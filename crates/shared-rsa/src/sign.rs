@@ -842,7 +842,9 @@ impl SignMessage {
 ///
 /// Requests carry an identifier (a hash of the key and `em`): replies to
 /// an earlier request, left over from a call that gave up, are dropped,
-/// never taken for this one's. Should the first `t + 1` not make a
+/// never taken for this one's. (So is a reply to a later request from a
+/// party already one call ahead that skipped this one: a party that lags
+/// needs `t` others that reply to its own request.) Should the first `t + 1` not make a
 /// signature, the proofs of all that arrived are checked and more replies
 /// awaited; a party whose proof fails is named faulty (the transport
 /// authenticates who sent what), and this party returns
