@@ -33,7 +33,7 @@ mod common;
 use std::hint::black_box;
 use std::time::Duration;
 
-use common::group_name;
+use common::{group_name, openssl_peer};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use numcrypt::dsa::sha2::Sha256;
@@ -129,7 +129,7 @@ fn bench_sign<M: Measurement>(c: &mut Criterion<M>) {
                     .to_der()
             })
         });
-        g.bench_function(format!("{}/openssl", p.id), |b| {
+        g.bench_function(format!("{}/{}", p.id, openssl_peer()), |b| {
             b.iter(|| openssl_sign(black_box(&p.theirs)))
         });
     }
@@ -149,7 +149,7 @@ fn bench_verify<M: Measurement>(c: &mut Criterion<M>) {
                     .unwrap()
             })
         });
-        g.bench_function(format!("{}/openssl", p.id), |b| {
+        g.bench_function(format!("{}/{}", p.id, openssl_peer()), |b| {
             b.iter(|| assert!(openssl_verify(black_box(&p.theirs), black_box(&sig))))
         });
     }
@@ -231,7 +231,7 @@ fn bench_paramgen<M: Measurement>(c: &mut Criterion<M>) {
     g.bench_function("2048_256/numcrypt", |b| {
         b.iter(|| DomainParameters::generate(ParameterSizes::L2048N256, &mut rng).unwrap())
     });
-    g.bench_function("2048_256/openssl", |b| {
+    g.bench_function(format!("2048_256/{}", openssl_peer()), |b| {
         b.iter(|| Dsa::generate_params(2048).unwrap())
     });
     g.finish();

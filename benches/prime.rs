@@ -49,7 +49,7 @@ use std::hint::black_box;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use common::group_name;
+use common::{group_name, openssl_peer};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use numcrypt::limbs::{U2048, Uint};
@@ -101,12 +101,15 @@ fn prime_gen_at<M: Measurement, const L: usize, P>(
         b.iter(|| crypto_primes_gen(&mut rng, bits))
     });
     let mut p = BigNum::new().expect("bignum");
-    g.bench_function(format!("{bits}/openssl_BN_generate_prime_ex"), |b| {
-        b.iter(|| {
-            p.generate_prime(bits as i32, false, None, None)
-                .expect("openssl prime")
-        })
-    });
+    g.bench_function(
+        format!("{bits}/{}_BN_generate_prime_ex", openssl_peer()),
+        |b| {
+            b.iter(|| {
+                p.generate_prime(bits as i32, false, None, None)
+                    .expect("openssl prime")
+            })
+        },
+    );
     let mut rng = ChaCha20Rng::seed_from_u64(0x0067_6d70 ^ bits as u64);
     g.bench_function(format!("{bits}/gmp_mpz_nextprime_ref"), |b| {
         b.iter(|| {
@@ -142,12 +145,15 @@ where
         })
     });
     let mut p = BigNum::new().expect("bignum");
-    g.bench_function(format!("{bits}/openssl_BN_generate_prime_ex_safe"), |b| {
-        b.iter(|| {
-            p.generate_prime(bits as i32, true, None, None)
-                .expect("openssl safe prime")
-        })
-    });
+    g.bench_function(
+        format!("{bits}/{}_BN_generate_prime_ex_safe", openssl_peer()),
+        |b| {
+            b.iter(|| {
+                p.generate_prime(bits as i32, true, None, None)
+                    .expect("openssl safe prime")
+            })
+        },
+    );
 }
 
 /// Fewer samples at 2048 bits, where OpenSSL takes about 20 s per safe
@@ -186,12 +192,13 @@ fn bench_is_prime<M: Measurement>(c: &mut Criterion<M>) {
     g.bench_function(format!("{bits}/numcrypt_is_prime_ct"), |b| {
         b.iter(|| nprime::is_prime(black_box(&n)))
     });
-    g.bench_function(format!("{bits}/openssl_BN_check_prime"), |b| {
+    g.bench_function(format!("{bits}/{}_BN_check_prime", openssl_peer()), |b| {
         b.iter(|| on.is_prime_fasttest(0, &mut ctx, true).expect("openssl"))
     });
-    g.bench_function(format!("{bits}/openssl_BN_check_prime_128_rounds"), |b| {
-        b.iter(|| on.is_prime_fasttest(128, &mut ctx, true).expect("openssl"))
-    });
+    g.bench_function(
+        format!("{bits}/{}_BN_check_prime_128_rounds", openssl_peer()),
+        |b| b.iter(|| on.is_prime_fasttest(128, &mut ctx, true).expect("openssl")),
+    );
     g.bench_function(format!("{bits}/gmp_mpz_probab_prime_p_64"), |b| {
         b.iter(|| black_box(&gn).is_probably_prime(64))
     });

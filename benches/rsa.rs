@@ -41,7 +41,7 @@ mod common;
 use std::hint::black_box;
 use std::time::Duration;
 
-use common::group_name;
+use common::{group_name, openssl_peer};
 use criterion::measurement::Measurement;
 use criterion::{Criterion, SamplingMode};
 use numcrypt::rsa::bench_hooks::{refresh_blinding, sign_pkcs1v15_unblinded};
@@ -170,7 +170,9 @@ fn bench_sign<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
         g.bench_function(format!("{bits}/aws-lc"), |b| {
             b.iter(|| k.sign_aws_lc(&aws_rng))
         });
-        g.bench_function(format!("{bits}/openssl"), |b| b.iter(|| k.sign_openssl()));
+        g.bench_function(format!("{bits}/{}", openssl_peer()), |b| {
+            b.iter(|| k.sign_openssl())
+        });
         g.bench_function(format!("{bits}/ring"), |b| {
             b.iter(|| k.sign_ring(&ring_rng))
         });
@@ -234,7 +236,7 @@ fn bench_verify<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
         g.bench_function(format!("{bits}/aws-lc"), |b| {
             b.iter(|| aws_lc.verify(black_box(MESSAGE), &sig).unwrap())
         });
-        g.bench_function(format!("{bits}/openssl"), |b| {
+        g.bench_function(format!("{bits}/{}", openssl_peer()), |b| {
             b.iter(|| assert!(openssl_verify()))
         });
         g.bench_function(format!("{bits}/ring"), |b| {
@@ -305,7 +307,7 @@ fn bench_keygen<M: Measurement>(c: &mut Criterion<M>) {
     g.bench_function(format!("{bits}/aws-lc"), |b| {
         b.iter(|| aws_lc_rs::rsa::KeyPair::generate(aws_lc_rs::rsa::KeySize::Rsa2048).unwrap())
     });
-    g.bench_function(format!("{bits}/openssl"), |b| {
+    g.bench_function(format!("{bits}/{}", openssl_peer()), |b| {
         b.iter(|| openssl::rsa::Rsa::generate(bits).unwrap())
     });
     g.bench_function(format!("{bits}/graviola"), |b| {

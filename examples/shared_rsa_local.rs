@@ -9,7 +9,7 @@
 
 use std::error::Error;
 
-use numcrypt::rand::OsRng;
+use numcrypt::rand::{OsRng, UnwrapErr};
 use numcrypt::shared_rsa::{
     HashAlg, KeyGenConfig, MemoryNetwork, combine, encode_pkcs1v15, generate_key,
 };
@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             .map(|transport| {
                 let config = &config;
                 // Each party draws from its own operating-system generator.
-                s.spawn(move || generate_key(&transport, config, &mut OsRng::default()))
+                s.spawn(move || generate_key(&transport, config, &mut UnwrapErr(OsRng)))
             })
             .collect();
         parties
@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     // proof that it used its share.
     let partials = [&outputs[0], &outputs[2]]
         .iter()
-        .map(|out| out.share.sign_partial(&mut OsRng::default(), &em))
+        .map(|out| out.share.sign_partial(&mut UnwrapErr(OsRng), &em))
         .collect::<Result<Vec<_>, _>>()?;
     let signature = combine(public, &em, &partials)?;
     // An ordinary PKCS#1 v1.5 signature under an ordinary public key.

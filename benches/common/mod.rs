@@ -34,10 +34,30 @@ pub fn ifma_off() -> bool {
     numcrypt && std::env::var_os("OPENSSL_ia32cap").is_some()
 }
 
-/// Prints what every figure depends on: the CPU, numcrypt's backends, and
-/// the variables that turn backends off.
+/// The `openssl` peer's name in bench ids: `openssl` for the system's
+/// library, `openssl-<major>.<minor>` for the one built from source (the
+/// `openssl-vendored` feature), so that runs with each keep their own
+/// results.
+pub fn openssl_peer() -> String {
+    if cfg!(feature = "openssl-vendored") {
+        // OPENSSL_VERSION_NUMBER is 0xMNN00PP0.
+        let n = openssl::version::number();
+        format!("openssl-{}.{}", n >> 28, (n >> 20) & 0xff)
+    } else {
+        "openssl".to_owned()
+    }
+}
+
+/// Prints what every figure depends on: the CPU, numcrypt's backends, the
+/// OpenSSL the `openssl` peer links, and the variables that turn backends
+/// off.
 pub fn print_environment() {
     println!("{}", numcrypt::limbs::backend::selection());
+    println!(
+        "OpenSSL peer: {} ({})",
+        openssl::version::version(),
+        openssl_peer()
+    );
     for var in ["NUMCRYPT_DISABLE", "OPENSSL_ia32cap"] {
         if let Some(v) = std::env::var_os(var) {
             println!("{var}={}", v.to_string_lossy());

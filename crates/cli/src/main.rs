@@ -23,6 +23,7 @@ mod output;
 mod proxy;
 mod rsa;
 mod shared_rsa;
+mod speed;
 
 use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
@@ -130,6 +131,10 @@ enum Command {
         #[command(subcommand)]
         command: shared_rsa::SharedRsaCommand,
     },
+    /// Operations a second, as `openssl speed` prints them: RSA, modexp,
+    /// DSA, ElGamal and the prime fields, after the CPU and every backend
+    /// choice.
+    Speed(speed::SpeedArgs),
 }
 
 fn main() -> ExitCode {
@@ -148,6 +153,15 @@ fn main() -> ExitCode {
         Command::Dsa { command } => return dsa::run(command),
         Command::Elgamal { command } => return elgamal::run(command),
         Command::SharedRsa { command } => return shared_rsa::run(command),
+        Command::Speed(args) => {
+            return match speed::run(&args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("numcrypt: error: {message}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         other => other,
     };
     match run(command) {
@@ -170,7 +184,8 @@ fn run(command: Command) -> Result<String, String> {
         | Command::Rsa { .. }
         | Command::Dsa { .. }
         | Command::Elgamal { .. }
-        | Command::SharedRsa { .. } => {
+        | Command::SharedRsa { .. }
+        | Command::Speed(_) => {
             unreachable!("handled in main")
         }
     }
