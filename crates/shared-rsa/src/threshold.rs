@@ -249,3 +249,98 @@ pub(crate) fn root_from_power(
         &params.pow_vartime(power, &b),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::{BigInt, BigUint, Sign};
+    use num_integer::Integer;
+    use num_traits::{One, Zero};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    use super::*;
+    use crate::{KeyGenConfig, KeyGenOutput, MemoryNetwork, generate_key};
+
+    fn big(x: &BoxedUint) -> BigUint {
+        BigUint::from_bytes_be(&x.to_be_bytes())
+    }
+
+    /// The secrecy bound is `min(t, ⌊(n − 1)/2⌋)`, not `⌊(n − 1)/2⌋`
+    /// (issue 36, finding 7): with `n = 5` and `t = 1`, the shares of any
+    /// two parties give `Δ²·d`, so `e·Δ²·d − Δ²`, a multiple of `φ(N)`,
+    /// and from it `p` and `q`. Checked with num-bigint against the factor
+    /// shares the parties kept.
+    #[test]
+    fn any_t_plus_1_parties_factor_n() {
+        let outputs: Vec<KeyGenOutput> = std::thread::scope(|s| {
+            let handles: Vec<_> = MemoryNetwork::new(5)
+                .into_iter()
+                .enumerate()
+                .map(|(i, transport)| {
+                    s.spawn(move || {
+                        let mut config = KeyGenConfig::new(512);
+                        config.threshold = Some(1);
+                        config.retain_factor_shares = true;
+                        let mut rng = ChaCha20Rng::seed_from_u64(70 + i as u64);
+                        generate_key(&transport, &config, &mut rng)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap().unwrap())
+                .collect()
+        });
+        let public = outputs[0].share.public_key();
+        assert_eq!(public.threshold(), 1);
+        let n = big(public.n());
+        let factor = |f: fn(&crate::keygen::FactorShares) -> &BoxedUint| -> BigUint {
+            outputs
+                .iter()
+                .map(|o| big(f(o.factor_shares.as_ref().unwrap())))
+                .sum()
+        };
+        let (p, q) = (factor(|s| &s.p), factor(|s| &s.q));
+        assert_eq!(&p * &q, n);
+        let phi = BigInt::from((&p - 1u32) * (&q - 1u32));
+        let delta = BigInt::from(big(&delta(5)));
+        let e = BigInt::from(public.e());
+
+        for set in [[0, 1], [1, 3], [2, 4]] {
+            // Σ λ'_j f(j) = Δ²·d, from these two parties' shares alone.
+            let lambdas = lagrange_times_delta(&set, 0, 5);
+            let delta2_d: BigInt = set
+                .iter()
+                .zip(&lambdas)
+                .map(|(&j, l)| {
+                    let sign = if l.negative { Sign::Minus } else { Sign::Plus };
+                    BigInt::from_biguint(sign, big(&l.magnitude))
+                        * BigInt::from(big(outputs[j].share.exponent()))
+                })
+                .sum();
+            let multiple = &e * &delta2_d - &delta * &delta;
+            assert!(!multiple.is_zero());
+            assert!(multiple.is_multiple_of(&phi), "parties {set:?}");
+
+            // A multiple of φ(N) factors N: write it 2^s·r with r odd; for
+            // some g, a power g^(2^i·r) is a square root of 1 other than ±1.
+            let multiple = multiple.magnitude().clone();
+            let s = multiple.trailing_zeros().unwrap();
+            let r = &multiple >> s;
+            let minus_one = &n - 1u32;
+            let found = (2u32..100).find_map(|g| {
+                let mut x = BigUint::from(g).modpow(&r, &n);
+                for _ in 0..s {
+                    let y = x.modpow(&BigUint::from(2u32), &n);
+                    if y.is_one() && x != minus_one && !x.is_one() {
+                        return Some((&x - 1u32).gcd(&n));
+                    }
+                    x = y;
+                }
+                None
+            });
+            let f = found.expect("a multiple of φ(N) factors N");
+            assert!(f == p || f == q, "parties {set:?} found {f}");
+        }
+    }
+}
