@@ -1118,4 +1118,57 @@ mod tests {
         let queued = 2 * MAX_LANES * (largest + MESSAGE_OVERHEAD);
         assert!(queued <= MAX_QUEUED, "{queued} > {MAX_QUEUED}");
     }
+
+    /// The final round: three parties compare what they computed before
+    /// anyone keeps a share. Equal public keys in one run pass; a party
+    /// with another verification value, or in another run, is named by
+    /// the others (and names the first of them).
+    #[test]
+    fn the_parties_agree_on_the_public_key_before_keeping_shares() {
+        // Any odd 512-bit N will do: the round compares, it does not check.
+        let mut n = [0u8; 64];
+        (n[0], n[63]) = (0x80, 1);
+        let n = BoxedUint::from_be_slice_auto(&n);
+        let key = |v: u64| {
+            let verification = vec![
+                BoxedUint::from_u64(4, 1),
+                BoxedUint::from_u64(v, 1),
+                BoxedUint::from_u64(16, 1),
+            ];
+            SharedPublicKey::from_parts(n.clone(), 65537, 3, 1, verification, None).unwrap()
+        };
+        let agree = |keys: [SharedPublicKey; 3], runs: [[u8; 32]; 3]| -> Vec<Result<(), Error>> {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = MemoryNetwork::new(3)
+                    .into_iter()
+                    .zip(keys.iter().zip(&runs))
+                    .enumerate()
+                    .map(|(me, (t, (key, run)))| {
+                        s.spawn(move || {
+                            let setup = Setup::new(&KeyGenConfig::new(512), 3, me).unwrap();
+                            agree_on_public_key(&t, &setup, key, run)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            })
+        };
+        let run = [7u8; 32];
+        let results = agree([key(9), key(9), key(9)], [run; 3]);
+        assert!(results.iter().all(Result::is_ok), "{results:?}");
+
+        let named = |results: Vec<Result<(), Error>>| -> Vec<usize> {
+            results
+                .into_iter()
+                .map(|r| match r {
+                    Err(Error::PublicKeyMismatch { party }) => party,
+                    other => panic!("expected a mismatch: {other:?}"),
+                })
+                .collect()
+        };
+        let results = agree([key(9), key(9), key(25)], [run; 3]);
+        assert_eq!(named(results), [3, 3, 1]);
+        let results = agree([key(9), key(9), key(9)], [run, [8u8; 32], run]);
+        assert_eq!(named(results), [2, 1, 2]);
+    }
 }
