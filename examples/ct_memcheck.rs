@@ -445,11 +445,11 @@ fn shared_rsa(audit: &mut Audit) {
     let public = outputs[0].share.public_key().clone();
     let em = encode_pkcs1v15(&public, HashAlg::Sha256, b"message").expect("encode");
     audit.section(
-        "shared-rsa: partial signatures with checks, combined",
-        |_| {
+        "shared-rsa: partial signatures with proofs, combined",
+        |rng| {
             let partials: Vec<_> = outputs
                 .iter()
-                .map(|out| out.share.sign_partial_checked(&em).expect("partial"))
+                .map(|out| out.share.sign_partial(rng, &em).expect("partial"))
                 .collect();
             let sig = combine(&public, &em, &partials).expect("combine");
             black_box(sig);
