@@ -399,6 +399,38 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "std")]
+    #[test]
+    fn time_variants_times_every_backend_that_runs() {
+        for (n, k) in [(16, 1), (24, 2), (8, 1)] {
+            let times = time_variants(n, k, 64, 2);
+            let runs: std::vec::Vec<Exponentiation> = [LimbKernels, Ifma256, Ifma512, Avx2, Neon]
+                .into_iter()
+                .filter(|e| e.available(n, k))
+                .collect();
+            let timed: std::vec::Vec<Exponentiation> = times.iter().map(|&(e, _)| e).collect();
+            assert_eq!(timed, runs, "{n} limbs, {k} at once");
+            if runs.len() > 1 {
+                assert!(times.iter().all(|&(_, t)| t > std::time::Duration::ZERO));
+            }
+        }
+        assert!(time_variants(0, 1, 64, 2).is_empty());
+    }
+
+    #[cfg(all(feature = "std", not(feature = "ct-audit")))]
+    #[test]
+    fn a_calibration_is_made_once_and_runs() {
+        // Sizes no row covers on any CPU here: past every vector kernel,
+        // and an odd size.
+        for (n, k) in [(104, 1), (21, 2)] {
+            let first = calibrate(n, k);
+            assert!(first.available(n, k), "{first:?} at {n} limbs");
+            assert_eq!(calibrate(n, k), first, "remembered");
+        }
+        assert_eq!(calibrate(104, 1), LimbKernels);
+        assert_eq!(calibrate(16, 3), LimbKernels);
+    }
+
     #[test]
     fn the_measured_choices() {
         let order = |c: &Cpu, n, k| known(c).and_then(|i| KNOWN[i].order(n, k)).map(|o| o[0]);
