@@ -559,15 +559,18 @@ impl Selection {
     }
 
     /// How [`exponentiation`](Self::exponentiation) chooses on this CPU,
-    /// in words (the benches and `numcrypt speed` print it).
-    pub fn exponentiation_basis(self) -> &'static str {
+    /// in words, as `Display` prints it.
+    fn write_basis(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let elsewhere = match preference::CAN_CALIBRATE {
+            true => "calibrated at first use",
+            false => "IFMA, else the limb kernels",
+        };
         match self.known() {
             Some(k) if k.source == preference::Source::Measured => {
-                "as measured on this CPU (sizes nobody measured: calibrated at first use)"
+                write!(f, "choice measured on {}; other sizes {elsewhere}", k.name)
             }
-            Some(_) if !preference::CAN_CALIBRATE => "as modelled for this CPU",
-            _ if preference::CAN_CALIBRATE => "calibrated at first use on this CPU",
-            _ => "unmeasured CPU: IFMA, else the limb kernels",
+            Some(k) if !preference::CAN_CALIBRATE => write!(f, "choice modelled for {}", k.name),
+            _ => write!(f, "choice {elsewhere}: no measurements of this CPU"),
         }
     }
 
@@ -614,10 +617,8 @@ impl fmt::Display for Selection {
             LimbKernels::Aarch64 => f.write_str("aarch64 mul/umulh")?,
         }
         write!(f, "; exponentiation: {}", self.exponentiation(16, 2).name())?;
-        write!(f, " ({}", self.exponentiation_basis())?;
-        if let Some(name) = self.measured_cpu() {
-            write!(f, ": {name}")?;
-        }
+        f.write_str(" (")?;
+        self.write_basis(f)?;
         f.write_str(")")?;
         if self.0 & HAS_NEON != 0 {
             let rule = if self.0 & PREFERS_NEON != 0 {
