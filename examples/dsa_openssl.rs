@@ -46,7 +46,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let ours: Signature = key.try_sign(&message)?;
     assert_eq!(key.try_sign(&message)?, ours);
     // ...unless fresh randomness is mixed in (RFC 6979 section 3.6).
-    let hedged: Signature = key.try_sign_with_rng(&mut OsRng::default(), &message)?;
+    let hedged: Signature = key.try_sign_with_rng(&mut OsRng, &message)?;
     assert_ne!(hedged, ours);
     for sig in [&ours, &hedged] {
         Verifier::verify(&public, &message, sig)?;

@@ -13,7 +13,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use numcrypt::elgamal::{NamedGroup, SecretKey};
-use numcrypt::rand::OsRng;
+use numcrypt::rand::{OsRng, UnwrapErr};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let input = std::env::args_os()
@@ -21,7 +21,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(file!()));
     let plain = std::fs::read(&input)?;
-    let mut rng = OsRng::default();
+    let mut rng = UnwrapErr(OsRng);
     let key = SecretKey::generate(&NamedGroup::Ffdhe2048.group(), &mut rng)?;
     // The file name as associated data: the ciphertext opens only for it.
     let aad = input

@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let key = RsaPrivateKey::from_pem(&read_to_string(format!("{dir}rsa-2048.pem"))?)?;
     let message = read(format!("{dir}message.txt"))?;
 
-    let signing_key = SigningKey::new(key.clone(), HashAlg::Sha256);
+    let signing_key = SigningKey::try_new(key.clone(), HashAlg::Sha256)?;
     let signature = signing_key.sign(&message);
     signing_key.verifying_key().verify(&message, &signature)?;
     let theirs = read(format!("{dir}message.sha256.sig"))?;
@@ -23,7 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .verify(&message, &theirs.as_slice().try_into()?)?;
 
     let ciphertext = read(format!("{dir}secret.oaep-sha256"))?;
-    let secret = key.decrypt_oaep(&mut OsRng::default(), HashAlg::Sha256, b"", &ciphertext)?;
+    let secret = key.decrypt_oaep(&mut OsRng, HashAlg::Sha256, b"", &ciphertext)?;
     println!("signature {}", hex::encode(signature.as_bytes()));
     println!("secret {}", String::from_utf8_lossy(&secret));
     Ok(())

@@ -22,7 +22,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let mut rng = OsRng::default();
+    let mut rng = OsRng; // a failure of it is an error, not a panic
     let key = RsaPrivateKey::from_pem(&std::fs::read_to_string(data("rsa-2048.pem"))?)?;
     let public = RsaPublicKey::from_pem(&std::fs::read_to_string(data("rsa-2048.pub.pem"))?)?;
     assert_eq!(key.public_key(), &public);
@@ -33,15 +33,15 @@ fn main() -> Result<(), Box<dyn Error>> {
     let message = std::fs::read(data("message.txt"))?;
     let theirs = std::fs::read(data("message.sha256.sig"))?;
     public.verify_pkcs1v15(HashAlg::Sha256, &message, &theirs)?;
-    let signer = pkcs1v15::SigningKey::new(key.clone(), HashAlg::Sha256);
+    let signer = pkcs1v15::SigningKey::try_new(key.clone(), HashAlg::Sha256)?;
     let ours = signer.sign(&message); // blinding from the operating system
     assert_eq!(ours.as_bytes(), &theirs[..]);
     signer.verifying_key().verify(&message, &ours)?;
     println!("openssl's PKCS#1 v1.5 signature verifies, and numcrypt's is byte-equal");
 
     // PSS is randomized: openssl checks it instead.
-    let pss_signer = pss::SigningKey::new(key.clone(), HashAlg::Sha256);
-    let pss_sig = pss_signer.sign_with_rng(&mut rng, &message);
+    let pss_signer = pss::SigningKey::try_new(key.clone(), HashAlg::Sha256)?;
+    let pss_sig = pss_signer.try_sign_with_rng(&mut rng, &message)?;
     pss_signer.verifying_key().verify(&message, &pss_sig)?;
     let dir = std::env::temp_dir().join(format!("numcrypt-rsa-example-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;

@@ -9,7 +9,7 @@
 
 use std::error::Error;
 
-use numcrypt::rand::OsRng;
+use numcrypt::rand::{OsRng, UnwrapErr};
 use numcrypt::shared_rsa::{
     HashAlg, KeyGenConfig, MemoryNetwork, combine, encode_pkcs1v15, generate_key,
 };
@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             .map(|transport| {
                 let config = &config;
                 // Each party draws from its own operating-system generator.
-                s.spawn(move || generate_key(&transport, config, &mut OsRng::default()))
+                s.spawn(move || generate_key(&transport, config, &mut UnwrapErr(OsRng)))
             })
             .collect();
         parties

@@ -1,7 +1,9 @@
 //! A tour of numcrypt, one crate at a time: the backend this CPU gets,
 //! constant-time modular exponentiation, a prime found with progress, prime
 //! field arithmetic, RSA, DSA and ElGamal. Every key and signature comes
-//! from the operating system's generator (`numcrypt::rand::OsRng`).
+//! from the operating system's generator (`numcrypt::rand::OsRng`): RSA
+//! takes it as it is (a failure of it is an error), the others as
+//! `UnwrapErr(OsRng)` (a failure panics).
 //!
 //! ```text
 //! cargo run --release --example tour
@@ -16,12 +18,12 @@ use numcrypt::elgamal::{NamedGroup, SecretKey};
 use numcrypt::field::Fp25519;
 use numcrypt::limbs::{MontyParams, U2048, Unsigned, backend};
 use numcrypt::prime::{PrimeGen, PrimeKind, is_prime};
-use numcrypt::rand::OsRng;
+use numcrypt::rand::{OsRng, UnwrapErr};
 use numcrypt::rsa::{HashAlg, KeyGen, RsaPublicKey, pss::SaltLength};
 use numcrypt::signature::{Signer, Verifier};
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let mut rng = OsRng::default();
+    let mut rng = UnwrapErr(OsRng);
 
     // numcrypt-limbs: the kernels this CPU gets (NUMCRYPT_DISABLE turns
     // some off), and a constant-time exponentiation.
@@ -53,13 +55,13 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("field: 7 · 7⁻¹ = 1 and √4² = 4 in GF(2^255 − 19)");
 
     // numcrypt-rsa: a key, PSS and PKCS#1 v1.5 signatures, OAEP.
-    let key = KeyGen::new(2048).generate(&mut rng)?;
+    let key = KeyGen::new(2048).generate(&mut OsRng)?;
     let public: &RsaPublicKey = key.public_key();
-    let sig = key.sign_pss(&mut rng, HashAlg::Sha256, b"tour", SaltLength::Digest)?;
+    let sig = key.sign_pss(&mut OsRng, HashAlg::Sha256, b"tour", SaltLength::Digest)?;
     public.verify_pss(HashAlg::Sha256, b"tour", &sig, SaltLength::Digest)?;
-    let ct = public.encrypt_oaep(&mut rng, HashAlg::Sha256, b"", b"a secret")?;
+    let ct = public.encrypt_oaep(&mut OsRng, HashAlg::Sha256, b"", b"a secret")?;
     assert_eq!(
-        &key.decrypt_oaep(&mut rng, HashAlg::Sha256, b"", &ct)?[..],
+        &key.decrypt_oaep(&mut OsRng, HashAlg::Sha256, b"", &ct)?[..],
         b"a secret"
     );
     println!(

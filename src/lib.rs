@@ -48,13 +48,15 @@ pub use numcrypt_rsa::{der, pkcs1, pkcs8, signature, spki};
 #[cfg(feature = "getrandom")]
 pub mod rand {
     pub use getrandom::SysRng;
-    pub use rand_core::{CryptoRng, UnwrapErr};
+    pub use rand_core::{CryptoRng, TryCryptoRng, UnwrapErr};
 
-    /// The operating system's generator (getrandom's [`SysRng`]) as the
-    /// infallible [`CryptoRng`] that numcrypt's functions take: it panics
-    /// if the operating system cannot supply randomness, which no key or
-    /// signature can do without. `OsRng::default()` makes one.
-    pub type OsRng = UnwrapErr<SysRng>;
+    /// The operating system's generator (getrandom's [`SysRng`]), as the
+    /// fallible [`TryCryptoRng`] it is: numcrypt's RSA takes it as it is,
+    /// and if the operating system cannot supply randomness the operation
+    /// returns `rsa::Error::Rng` rather than panicking. The functions that
+    /// take an infallible [`CryptoRng`] (prime generation, DSA, ElGamal,
+    /// shared RSA) take `UnwrapErr(OsRng)`, which panics instead.
+    pub use getrandom::SysRng as OsRng;
 }
 
 // The README's examples are compiled and run as doc tests.

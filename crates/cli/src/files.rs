@@ -16,6 +16,8 @@ use rand_core::SeedableRng;
 use spki::SubjectPublicKeyInfoRef;
 use zeroize::Zeroizing;
 
+use numcrypt_common::encrypted_key;
+
 use crate::output::{Output, SecretOut, write_all, write_public};
 
 /// Prints `message` as the one error line and returns exit status 2.
@@ -354,16 +356,9 @@ impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
                 ));
             };
             let password = password("--passin", source)?;
-            let der = EncryptedPrivateKeyInfoRef::from_der(&encrypted)
-                .map_err(pkcs8::Error::from)
-                .and_then(|info| info.decrypt(password.as_bytes()))
-                .map_err(|_| {
-                    format!(
-                        "{}: cannot decrypt the key: wrong password, or an encryption \
-                         numcrypt does not read (it reads PBES2 with scrypt or PBKDF2)",
-                        path.display()
-                    )
-                })?;
+            // The key derivation's cost is checked before anything is derived.
+            let der = encrypted_key::decrypt_der(&encrypted, password.as_bytes())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             return (self.private_der)(der.as_bytes())
                 .map_err(|e| self.explain(path, &data, e, true));
         }
@@ -372,13 +367,19 @@ impl<S, P, E: std::fmt::Display> KeyFiles<S, P, E> {
     }
 
     /// The public key in the file at `path`; a private key file gives its
-    /// public half. A file that is neither is reported with the public key
-    /// error.
+    /// public half (and its own error, when it is refused). A file that is
+    /// neither is reported with the public key error.
     pub fn load_public(&self, path: &Path) -> Result<P, String> {
         let data = read(path)?;
         let key = match self.parse(path, &data, self.public_pem, self.public_der)? {
             Err(e) => match self.parse(path, &data, self.private_pem, self.private_der) {
                 Ok(Ok(private)) => Ok((self.public_half)(&private)),
+                Ok(Err(refused))
+                    if identify(&data)
+                        .is_some_and(|k| !k.public && !k.encrypted && k.algorithm.is_some()) =>
+                {
+                    Err(refused)
+                }
                 _ => Err(e),
             },
             public => public,

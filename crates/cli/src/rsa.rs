@@ -31,7 +31,7 @@ pub enum RsaCommand {
         /// --allow-weak).
         #[arg(long, default_value_t = 2048)]
         bits: u32,
-        /// The public exponent: odd, above 65536, below 2^64 (decimal, or
+        /// The public exponent: odd, above 65536, below 2^33 (decimal, or
         /// hexadecimal with 0x).
         #[arg(long, default_value_t = numcrypt_rsa::DEFAULT_PUBLIC_EXPONENT,
               value_parser = crate::numbers::parse_u64)]
@@ -317,7 +317,7 @@ fn keygen(
         .generate(&mut rng()?)
         .map_err(|e| match e {
             numcrypt_rsa::Error::InvalidExponent => {
-                format!("--exponent {exponent}: {e} (odd, above 65536, below 2^64)")
+                format!("--exponent {exponent}: {e} (odd, above 65536, below 2^33)")
             }
             numcrypt_rsa::Error::Prime(e @ numcrypt_prime::Error::TooManyThreads { .. }) => {
                 format!("--threads {}: {e}", threads.map_or(0, NonZeroUsize::get))
@@ -339,23 +339,24 @@ fn sign(args: &SchemeArgs, allow_sha1: bool, files: &SignFiles) -> Result<(), St
     }
     let digest = digest_file(signing.hash(), input)?;
     let mut rng = rng()?;
+    let key_error = |e: numcrypt_rsa::Error| format!("{}: {e}", files.key.path.display());
     let sig = match signing {
         Signing::Pkcs1v15(hash) => {
-            let signer = pkcs1v15::SigningKey::new(key, hash);
             let signer = if allow_sha1 {
-                signer.allow_sha1()
+                pkcs1v15::SigningKey::try_new_allowing_sha1(key, hash)
             } else {
-                signer
-            };
+                pkcs1v15::SigningKey::try_new(key, hash)
+            }
+            .map_err(key_error)?;
             signer.sign_prehash_with_rng(&mut rng, &digest)
         }
         Signing::Pss(params) => {
-            let signer = pss::SigningKey::with_params(key, params);
             let signer = if allow_sha1 {
-                signer.allow_sha1()
+                pss::SigningKey::try_with_params_allowing_sha1(key, params)
             } else {
-                signer
-            };
+                pss::SigningKey::try_with_params(key, params)
+            }
+            .map_err(key_error)?;
             signer.sign_prehash_with_rng(&mut rng, &digest)
         }
     }

@@ -9,7 +9,9 @@
 //! - [`Signature`]: the pair `(r, s)` of DSA and ElGamal, in DER and P1363;
 //! - [`Subgroup`]: `p`, `q`, `g` and their Montgomery constants, which
 //!   DSA's domain parameters and ElGamal's groups dereference to;
-//! - [`dl_key`]: the SPKI and PKCS#8 wrapping of discrete-log keys.
+//! - [`dl_key`]: the SPKI and PKCS#8 wrapping of discrete-log keys;
+//! - [`encrypted_key`]: password-protected PKCS#8 keys, decrypted only
+//!   within limits on their key derivation's cost.
 //!
 //! Most users reach these through `numcrypt-rsa`, `numcrypt-dsa` and
 //! `numcrypt-elgamal`, which re-export what their APIs name.
@@ -20,6 +22,7 @@
 extern crate alloc;
 
 pub mod dl_key;
+pub mod encrypted_key;
 mod error;
 pub mod hash;
 pub mod rfc6979;

@@ -14,10 +14,20 @@ use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha2::{Digest, Sha224, Sha256, Sha384, Sha512};
+use std::sync::Mutex;
 
+/// The parameters of each size, from a seed of that size: the same every
+/// time, so generated once per test binary and shared by the tests.
 fn params(sizes: ParameterSizes) -> DomainParameters {
+    static MADE: Mutex<Vec<(ParameterSizes, DomainParameters)>> = Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, params)) = made.iter().find(|(s, _)| *s == sizes) {
+        return params.clone();
+    }
     let mut rng = ChaCha20Rng::seed_from_u64(sizes.l() as u64 + sizes.n() as u64);
-    DomainParameters::generate(sizes, &mut rng).expect("parameters")
+    let params = DomainParameters::generate(sizes, &mut rng).expect("parameters");
+    made.push((sizes, params.clone()));
+    params
 }
 
 /// FIPS 186-4 section 4.7, written independently with num-bigint.

@@ -9,13 +9,20 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use der::asn1::{AnyRef, BitStringRef, ObjectIdentifier, OctetStringRef, UintRef};
+use der::asn1::{
+    AnyRef, BitStringRef, ContextSpecificRef, ObjectIdentifier, OctetStringRef, UintRef,
+};
 use der::pem::{LineEnding, PemLabel};
-use der::{Decode, Document, Encode, SecretDocument};
+use der::{
+    Decode, DecodeValue, Document, Encode, EncodeValue, Length, Reader, SecretDocument, Sequence,
+    TagMode, TagNumber, Writer,
+};
 use numcrypt_limbs::BoxedUint;
 use pkcs1::{RsaPrivateKeyRef, RsaPublicKeyRef};
 use pkcs8::PrivateKeyInfoRef;
-use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
+use spki::{
+    AlgorithmIdentifier, AlgorithmIdentifierOwned, AlgorithmIdentifierRef, SubjectPublicKeyInfoRef,
+};
 use zeroize::Zeroizing;
 
 use crate::pss::PssRestriction;
@@ -44,7 +51,7 @@ fn read_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<KeyAlgorithm, Erro
         return Ok(KeyAlgorithm::RsaPss(None));
     };
     let der = params.to_der()?;
-    let params = pkcs1::RsaPssParamsOwned::try_from(der.as_slice())?;
+    let params = PssParams::from_der(&der)?;
     let hash = |oid: &ObjectIdentifier| HashAlg::from_oid(oid).ok_or(Error::UnsupportedHash);
     let mgf1_hash = match params.mask_gen.parameters {
         Some(ref h) if params.mask_gen.oid == MGF1_OID => hash(&h.oid)?,
@@ -53,9 +60,122 @@ fn read_algorithm(alg: &AlgorithmIdentifierRef<'_>) -> Result<KeyAlgorithm, Erro
     Ok(KeyAlgorithm::RsaPss(Some(PssRestriction {
         hash: hash(&params.hash.oid)?,
         mgf1_hash,
-        min_salt_len: params.salt_len.into(),
+        min_salt_len: usize::try_from(params.salt_len).map_err(|_| Error::InvalidSaltLength)?,
     })))
 }
+
+/// `RSASSA-PSS-params` (RFC 8017 A.2.3, RFC 4055 §3.1), read and written
+/// here rather than through `pkcs1`, whose salt length is a byte: a key
+/// may ask for a longer salt (up to `emLen − hLen − 2`, 478 bytes for a
+/// 4096-bit key and SHA-256), and `openssl genpkey` writes such keys.
+///
+/// ```text
+/// RSASSA-PSS-params ::= SEQUENCE {
+///     hashAlgorithm      [0] HashAlgorithm      DEFAULT sha1,
+///     maskGenAlgorithm   [1] MaskGenAlgorithm   DEFAULT mgf1SHA1,
+///     saltLength         [2] INTEGER            DEFAULT 20,
+///     trailerField       [3] TrailerField       DEFAULT trailerFieldBC }
+/// ```
+struct PssParams {
+    hash: AlgorithmIdentifierOwned,
+    mask_gen: AlgorithmIdentifier<AlgorithmIdentifierOwned>,
+    salt_len: u32,
+}
+
+/// `sha1` with NULL parameters: the default hash.
+fn sha1_identifier() -> AlgorithmIdentifierOwned {
+    AlgorithmIdentifierOwned {
+        oid: HashAlg::Sha1.oid(),
+        parameters: Some(der::Any::null()),
+    }
+}
+
+/// `mgf1SHA1`: the default mask generation.
+fn mgf1_sha1_identifier() -> AlgorithmIdentifier<AlgorithmIdentifierOwned> {
+    AlgorithmIdentifier {
+        oid: MGF1_OID,
+        parameters: Some(sha1_identifier()),
+    }
+}
+
+/// The default salt length, and the only trailer field (`trailerFieldBC`).
+const PSS_DEFAULT_SALT_LEN: u32 = 20;
+const PSS_TRAILER_FIELD_BC: u8 = 1;
+
+impl<'a> DecodeValue<'a> for PssParams {
+    type Error = der::Error;
+
+    fn decode_value<R: Reader<'a>>(reader: &mut R, _header: der::Header) -> der::Result<Self> {
+        let params = Self {
+            hash: reader
+                .context_specific(TagNumber(0), TagMode::Explicit)?
+                .unwrap_or_else(sha1_identifier),
+            mask_gen: reader
+                .context_specific(TagNumber(1), TagMode::Explicit)?
+                .unwrap_or_else(mgf1_sha1_identifier),
+            salt_len: reader
+                .context_specific(TagNumber(2), TagMode::Explicit)?
+                .unwrap_or(PSS_DEFAULT_SALT_LEN),
+        };
+        let trailer: u8 = reader
+            .context_specific(TagNumber(3), TagMode::Explicit)?
+            .unwrap_or(PSS_TRAILER_FIELD_BC);
+        if trailer != PSS_TRAILER_FIELD_BC {
+            return Err(reader.error(der::Tag::Integer.value_error()));
+        }
+        Ok(params)
+    }
+}
+
+/// An explicitly tagged field of `RSASSA-PSS-params`, absent when it has
+/// its default value.
+type PssField<'a, T> = Option<ContextSpecificRef<'a, T>>;
+
+impl PssParams {
+    /// The fields that differ from their defaults (DER leaves defaults
+    /// out).
+    fn fields(
+        &self,
+    ) -> (
+        PssField<'_, AlgorithmIdentifierOwned>,
+        PssField<'_, AlgorithmIdentifier<AlgorithmIdentifierOwned>>,
+        PssField<'_, u32>,
+    ) {
+        (
+            (self.hash != sha1_identifier()).then_some(ContextSpecificRef {
+                tag_number: TagNumber(0),
+                tag_mode: TagMode::Explicit,
+                value: &self.hash,
+            }),
+            (self.mask_gen != mgf1_sha1_identifier()).then_some(ContextSpecificRef {
+                tag_number: TagNumber(1),
+                tag_mode: TagMode::Explicit,
+                value: &self.mask_gen,
+            }),
+            (self.salt_len != PSS_DEFAULT_SALT_LEN).then_some(ContextSpecificRef {
+                tag_number: TagNumber(2),
+                tag_mode: TagMode::Explicit,
+                value: &self.salt_len,
+            }),
+        )
+    }
+}
+
+impl EncodeValue for PssParams {
+    fn value_len(&self) -> der::Result<Length> {
+        let (hash, mask_gen, salt_len) = self.fields();
+        hash.encoded_len()? + mask_gen.encoded_len()? + salt_len.encoded_len()?
+    }
+
+    fn encode_value(&self, writer: &mut impl Writer) -> der::Result<()> {
+        let (hash, mask_gen, salt_len) = self.fields();
+        hash.encode(writer)?;
+        mask_gen.encode(writer)?;
+        salt_len.encode(writer)
+    }
+}
+
+impl<'a> Sequence<'a> for PssParams {}
 
 /// The DER of a key algorithm's parameters: NULL for `rsaEncryption`,
 /// none for an unrestricted RSA-PSS key, `RSASSA-PSS-params` otherwise.
@@ -65,19 +185,17 @@ fn algorithm_parameters(algorithm: KeyAlgorithm) -> Result<Option<Vec<u8>>, Erro
         KeyAlgorithm::RsaPss(None) => return Ok(None),
         KeyAlgorithm::RsaPss(Some(r)) => r,
     };
-    let hash = |h: HashAlg| AlgorithmIdentifierRef {
+    let hash = |h: HashAlg| AlgorithmIdentifierOwned {
         oid: h.oid(),
-        parameters: Some(AnyRef::NULL),
+        parameters: Some(der::Any::null()),
     };
-    let params = pkcs1::RsaPssParamsRef {
+    let params = PssParams {
         hash: hash(r.hash),
-        mask_gen: spki::AlgorithmIdentifier {
+        mask_gen: AlgorithmIdentifier {
             oid: MGF1_OID,
             parameters: Some(hash(r.mgf1_hash)),
         },
-        // pkcs1's RSASSA-PSS-params holds the salt length in a byte.
-        salt_len: u8::try_from(r.min_salt_len).map_err(|_| Error::InvalidSaltLength)?,
-        trailer_field: pkcs1::TrailerField::BC,
+        salt_len: u32::try_from(r.min_salt_len).map_err(|_| Error::InvalidSaltLength)?,
     };
     Ok(Some(params.to_der()?))
 }
@@ -138,6 +256,28 @@ impl RsaPrivateKey {
         let info = PrivateKeyInfoRef::from_der(der)?;
         let algorithm = read_algorithm(&info.algorithm)?;
         Ok(Self::from_pkcs1_der(info.private_key.as_bytes())?.with_algorithm(algorithm))
+    }
+
+    /// Reads a password-protected PKCS#8 key (`EncryptedPrivateKeyInfo`,
+    /// DER: PBES2 with PBKDF2 or scrypt and AES, as `openssl genpkey
+    /// -aes256` and `openssl pkcs8 -topk8` write). The key derivation's
+    /// cost is checked against [`numcrypt_common::encrypted_key`]'s limits
+    /// before anything is derived ([`Error::KdfTooCostly`]); a wrong
+    /// password is [`Error::KeyDecryption`]. (The `pkcs8` crate's
+    /// `DecodePrivateKey::from_pkcs8_encrypted_der`, which this type also
+    /// has, runs whatever the file asks for: prefer this.)
+    #[cfg(feature = "encryption")]
+    pub fn from_pkcs8_encrypted_der(der: &[u8], password: impl AsRef<[u8]>) -> Result<Self, Error> {
+        let doc = numcrypt_common::encrypted_key::decrypt_der(der, password.as_ref())?;
+        Self::from_pkcs8_der(doc.as_bytes())
+    }
+
+    /// Reads a password-protected PKCS#8 PEM key (`-----BEGIN ENCRYPTED
+    /// PRIVATE KEY-----`), as [`from_pkcs8_encrypted_der`](Self::from_pkcs8_encrypted_der).
+    #[cfg(feature = "encryption")]
+    pub fn from_pkcs8_encrypted_pem(pem: &str, password: impl AsRef<[u8]>) -> Result<Self, Error> {
+        let doc = numcrypt_common::encrypted_key::decrypt_pem(pem, password.as_ref())?;
+        Self::from_pkcs8_der(doc.as_bytes())
     }
 
     /// Reads PKCS#8 (`PRIVATE KEY`) or PKCS#1 (`RSA PRIVATE KEY`) DER.

@@ -33,8 +33,20 @@ pub enum Error {
     /// The modulus is even, so it cannot be an RSA modulus.
     EvenModulus,
     /// The public exponent is even, below 3, or not below the modulus; or,
-    /// for key generation, outside FIPS 186-5's `2^16 < e < 2^64` here.
+    /// for key generation, outside `2^16 < e < 2^33` (FIPS 186-5 asks for
+    /// `2^16 < e`, and [`MAX_PUBLIC_EXPONENT_BITS`](crate::MAX_PUBLIC_EXPONENT_BITS)
+    /// caps it).
     InvalidExponent,
+    /// The public exponent has more bits than
+    /// [`MAX_PUBLIC_EXPONENT_BITS`](crate::MAX_PUBLIC_EXPONENT_BITS): refused
+    /// before any arithmetic, since every use of the key would cost in
+    /// proportion.
+    PublicExponentTooLarge {
+        /// The exponent's bit length.
+        bits: u32,
+        /// The largest bit length accepted.
+        max: u32,
+    },
     /// The private key's parts do not fit together (`p·q ≠ n`, `d` does not
     /// invert `e`, a CRT value is wrong, a factor is even or 1, or the key
     /// fails a trial private operation).
@@ -80,10 +92,18 @@ pub enum Error {
     /// multi-prime key, or an algorithm other than `rsaEncryption` and
     /// `id-RSASSA-PSS`.
     UnsupportedKeyFormat,
-    /// A password-protected PKCS#8 key (`ENCRYPTED PRIVATE KEY`): decrypt
-    /// it with `pkcs8::DecodePrivateKey::from_pkcs8_encrypted_pem` (with
-    /// `pkcs8`'s `encryption` feature), which this key type supports.
+    /// A password-protected PKCS#8 key (`ENCRYPTED PRIVATE KEY`) where a
+    /// plain one was expected: read it with
+    /// [`RsaPrivateKey::from_pkcs8_encrypted_pem`](crate::RsaPrivateKey::from_pkcs8_encrypted_pem)
+    /// (feature `encryption`).
     EncryptedKey,
+    /// A password-protected key whose key derivation would cost more than
+    /// the limits of [`numcrypt_common::encrypted_key`] allow (PBKDF2
+    /// iterations, scrypt's memory or work); nothing was derived.
+    KdfTooCostly(numcrypt_common::encrypted_key::KdfLimit),
+    /// A password-protected key did not decrypt: a wrong password or a
+    /// damaged file (the two cannot be told apart).
+    KeyDecryption,
     /// The private operation's result failed the check against the public
     /// key (a fault in the computation); nothing was returned.
     FaultDetected,
@@ -113,6 +133,10 @@ impl fmt::Display for Error {
             }
             Error::EvenModulus => f.write_str("RSA modulus must be odd"),
             Error::InvalidExponent => f.write_str("invalid RSA public exponent"),
+            Error::PublicExponentTooLarge { bits, max } => write!(
+                f,
+                "RSA public exponent of {bits} bits is above the maximum of {max}"
+            ),
             Error::InconsistentKey => f.write_str("inconsistent RSA private key"),
             Error::InvalidLength { expected, actual } => {
                 write!(
@@ -149,8 +173,12 @@ impl fmt::Display for Error {
             }
             Error::EncryptedKey => f.write_str(
                 "an encrypted private key: decrypt it with a password \
-                 (pkcs8's from_pkcs8_encrypted_pem, or numcrypt --passin)",
+                 (RsaPrivateKey::from_pkcs8_encrypted_pem, or numcrypt --passin)",
             ),
+            Error::KdfTooCostly(limit) => fmt::Display::fmt(limit, f),
+            Error::KeyDecryption => {
+                f.write_str("cannot decrypt the key: wrong password, or a damaged file")
+            }
             Error::FaultDetected => {
                 f.write_str("fault detected in the RSA private operation; no output")
             }
@@ -200,6 +228,18 @@ impl From<pkcs8::Error> for Error {
             pkcs8::Error::Asn1(e) => Error::Encoding(e),
             pkcs8::Error::PublicKey(e) => e.into(),
             pkcs8::Error::KeyMalformed(_) => Error::InconsistentKey,
+            _ => Error::UnsupportedKeyFormat,
+        }
+    }
+}
+
+impl From<numcrypt_common::encrypted_key::EncryptedKeyError> for Error {
+    fn from(e: numcrypt_common::encrypted_key::EncryptedKeyError) -> Self {
+        use numcrypt_common::encrypted_key::EncryptedKeyError as E;
+        match e {
+            E::TooCostly(limit) => Error::KdfTooCostly(limit),
+            E::Decryption => Error::KeyDecryption,
+            E::Encoding(e) => Error::Encoding(e),
             _ => Error::UnsupportedKeyFormat,
         }
     }

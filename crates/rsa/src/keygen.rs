@@ -5,13 +5,14 @@ use core::num::NonZeroUsize;
 
 use numcrypt_limbs::{BoxedUint, SecretUint, Unsigned, limbs_for_bits};
 use numcrypt_prime::{PrimeGen, PrimeKind};
-use rand_core::CryptoRng;
+use rand_core::{CryptoRng, TryCryptoRng};
 use subtle::ConstantTimeLess;
 
 use crate::prime_modulus::minus_one;
+use crate::rng::{Draws, MAX_DRAWS};
 use crate::{
-    Error, MAX_MODULUS_BITS, MIN_MODULUS_BITS, MIN_PRIVATE_MODULUS_BITS, RsaPrivateKey,
-    RsaPublicKey,
+    Error, MAX_MODULUS_BITS, MAX_PUBLIC_EXPONENT_BITS, MIN_MODULUS_BITS, MIN_PRIVATE_MODULUS_BITS,
+    RsaPrivateKey, RsaPublicKey,
 };
 
 /// How many times FIPS 186-5 B.3.3 is run before its failure is reported.
@@ -60,8 +61,9 @@ impl KeyGen {
         }
     }
 
-    /// The public exponent: odd, `2^16 < e < 2^64` (FIPS 186-5 asks for
-    /// `2^16 < e < 2^256`; the prime generator takes a `u64`).
+    /// The public exponent: odd, `2^16 < e < 2^33` (FIPS 186-5 allows up to
+    /// `2^256`; keys read here are capped at
+    /// [`MAX_PUBLIC_EXPONENT_BITS`](crate::MAX_PUBLIC_EXPONENT_BITS)).
     pub fn public_exponent(mut self, e: u64) -> Self {
         self.e = e;
         self
@@ -94,8 +96,21 @@ impl KeyGen {
     /// [`Error::Prime`] if FIPS 186-5's procedure, which gives up after
     /// `5·nlen/2` candidates for a prime, fails 8 times running (it is run
     /// again after a failure, as the standard allows).
-    pub fn generate<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> Result<RsaPrivateKey, Error> {
+    ///
+    /// A generator that fails, or is stuck on one value, gives
+    /// [`Error::Rng`] (and no key).
+    pub fn generate<R: TryCryptoRng + ?Sized>(&self, rng: &mut R) -> Result<RsaPrivateKey, Error> {
         let _dit = numcrypt_limbs::DataIndependentTiming::enable();
+        let mut draws = Draws::new(rng);
+        let key = self.generate_from(&mut draws);
+        draws.finish(key)
+    }
+
+    /// [`generate`](Self::generate) from the guarded generator.
+    fn generate_from<R: TryCryptoRng + ?Sized>(
+        &self,
+        draws: &mut Draws<'_, R>,
+    ) -> Result<RsaPrivateKey, Error> {
         let bits = self.bits;
         let min = if self.allow_weak {
             MIN_MODULUS_BITS
@@ -114,12 +129,16 @@ impl KeyGen {
         if !bits.is_multiple_of(2) {
             return Err(Error::InvalidKeySize { bits });
         }
-        if self.e.is_multiple_of(2) || self.e <= 1 << 16 {
+        if self.e.is_multiple_of(2) || self.e <= 1 << 16 || self.e >> MAX_PUBLIC_EXPONENT_BITS != 0
+        {
             return Err(Error::InvalidExponent);
         }
         let mut failures = 0;
-        loop {
-            let (p, q) = match self.primes(rng) {
+        // A redraw (`d <= 2^(nlen/2)`) happens about once in 2^(nlen/2)
+        // generations; more than a few means the generator is broken.
+        for _ in 0..MAX_DRAWS {
+            draws.check()?;
+            let (p, q) = match self.primes(draws) {
                 Ok(pq) => pq,
                 // B.3.3 gives up after 5·nlen/2 candidates for a prime; the
                 // procedure may then be run again from the start.
@@ -135,6 +154,7 @@ impl KeyGen {
                 return Ok(key);
             }
         }
+        Err(draws.give_up())
     }
 
     /// The two primes, `p > q`.
@@ -172,14 +192,19 @@ impl KeyGen {
         rng: &mut R,
     ) -> Result<(BoxedUint, BoxedUint), Error> {
         let half = self.bits / 2;
-        let p = loop {
-            let p = self.one_prime(half, rng)?;
-            if coprime_to_e(&p, self.e) {
-                break p;
+        // Each draw is accepted with probability well above 1/2, so running
+        // out of tries means a broken generator.
+        let mut p = None;
+        for _ in 0..MAX_DRAWS {
+            let candidate = self.one_prime(half, rng)?;
+            if coprime_to_e(&candidate, self.e) {
+                p = Some(candidate);
+                break;
             }
-        };
+        }
+        let p = p.ok_or(Error::Rng)?;
         let bound = BoxedUint::from_u64(1, p.nlimbs()).shl_vartime(half - 100);
-        loop {
+        for _ in 0..MAX_DRAWS {
             let q = self.one_prime(half, rng)?;
             let diff = if bool::from(q.ct_lt(&p)) {
                 p.wrapping_sub(&q)
@@ -190,6 +215,7 @@ impl KeyGen {
                 return Ok((p, q));
             }
         }
+        Err(Error::Rng)
     }
 
     fn one_prime<R: CryptoRng + ?Sized>(&self, bits: u32, rng: &mut R) -> Result<BoxedUint, Error> {

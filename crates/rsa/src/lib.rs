@@ -30,34 +30,52 @@
 //! # Sizes
 //! Public keys of [`MIN_MODULUS_BITS`] (1024) to [`MAX_MODULUS_BITS`]
 //! (16384) bits are read and verify; signing, decryption and encryption
-//! need at least [`MIN_PRIVATE_MODULUS_BITS`] (2048). Any odd `e >= 3` is
-//! read; generation uses `e = 65537` unless told otherwise (FIPS 186-5:
-//! `2^16 < e`).
+//! need at least [`MIN_PRIVATE_MODULUS_BITS`] (2048). Any odd `e >= 3` of
+//! at most [`MAX_PUBLIC_EXPONENT_BITS`] (33) bits is read, checked before
+//! any arithmetic; generation uses `e = 65537` unless told otherwise
+//! (FIPS 186-5: `2^16 < e`). An imported private key's parts are checked
+//! against `n`'s size (`p`, `q`, `d` no wider than `n`, `dP` and `qInv`
+//! than `p`, `dQ` than `q`, `p·q = n` at full width) before any arithmetic
+//! on them, so a hostile file costs no more than its reading.
 //!
 //! # The private operation
-//! CRT with Garner's recombination: two constant-time exponentiations
-//! modulo `p` and `q` (the limbs crate's fixed-window `pow`, on its AVX-512
-//! IFMA backend where the CPU has one), the reductions modulo `p` and `q`
-//! by Montgomery reduction rather than division, and constant-time
-//! arithmetic throughout. Around it:
-//! - **Blinding** of the base by `r^e` ([`blinding`](crate#blinding)),
-//!   undone by `r^-1` afterwards.
-//! - **The check**: the result `s` leaves the function only if
-//!   `s^e mod n` equals the input (variable time in the public `e` only).
-//!   A fault in one CRT half would otherwise hand out a factor of `n` as
-//!   `gcd(s^e − m, n)`; the operation fails with
-//!   [`Error::FaultDetected`] instead.
+//! In OpenSSL's order: blinding modulo `n`, CRT with Garner's
+//! recombination on the blinded value, the fault check on the blinded
+//! values, unblinding modulo `n`. The two constant-time exponentiations
+//! modulo `p` and `q` run as one interleaved pass (the limbs crate's
+//! fixed-window `pow`, on its AVX-512 IFMA backend where the CPU has one),
+//! the reductions modulo `p` and `q` by Montgomery reduction rather than
+//! division, constant-time arithmetic throughout.
+//! - **Blinding** ([`blinding`](crate#blinding)): `x' = x·r^e mod n`
+//!   before anything else, `m = m'·r^-1 mod n` after everything else.
+//! - **The check**: the result leaves the function only if `m'^e ≡ x'`
+//!   (variable time in the public `e` only). A fault in one CRT half would
+//!   otherwise hand out a factor of `n` as `gcd(s^e − m, n)`; the operation
+//!   fails with [`Error::FaultDetected`] instead.
 //!
 //! # Blinding
-//! Each key keeps a pair `(r^e, r^-1)` and squares both halves after every
-//! use, drawing a fresh `r` from the caller's generator every 32 uses
-//! (OpenSSL's scheme): a fresh pair costs about as much as a signature, a
-//! squared one two Montgomery squarings. The pair sits behind a mutex held
-//! only for the copy and the squarings.
-//! What blinding adds to constant-time code: the arithmetic never sees the
-//! attacker's input, so value-dependent power or electromagnetic leakage
-//! says nothing about it. What it does not: it does not hide `d`, and the
-//! 31 squarings after a refresh are predictable from the refreshed `r`.
+//! What it covers: everything between the two multiplications modulo the
+//! public `n` sees `x' = x·r^e` (or values derived from it), never the
+//! attacker's `x`: the reductions of `x'` modulo the secret primes, both
+//! exponentiations, Garner's recombination of the halves and the check.
+//! Those are where value-dependent power or electromagnetic leakage would
+//! otherwise correlate with a chosen input (den Boer, Lemke and Wicke,
+//! CHES 2002); constant time already rules out timing. What it does not
+//! cover: `d` (the exponents are not blinded), and the pairs after a
+//! refresh, which are the refreshed one squared: whoever learns one `r`
+//! knows the next 31. Each key keeps a pair `(r^e, r^-1)` modulo `n` and
+//! squares both after every use, drawing a fresh `r` from the caller's
+//! generator every 32 uses (OpenSSL's scheme); the pair sits behind a
+//! mutex (the standard library's with `std`) held only for the copy and
+//! the squarings.
+//!
+//! # Generators
+//! Every function that draws takes a `rand_core::TryCryptoRng` (any
+//! `CryptoRng` is one), so the operating system's generator
+//! (`getrandom::SysRng`) can be passed as it is. A generator that fails,
+//! or that is stuck on one value (the same 64-bit word four times
+//! running), ends the operation in [`Error::Rng`]; every loop that draws
+//! gives up after a bounded number of tries. Nothing panics or hangs.
 //!
 //! # Implicit rejection
 //! [`RsaPrivateKey::decrypt_pkcs1v15`] never reports a padding error: as in
@@ -65,6 +83,9 @@
 //! padding decrypts to a pseudorandom message derived from the ciphertext
 //! with HMAC-SHA256 under a key derived from `d`, chosen in constant time,
 //! so a Bleichenbacher or Marvin attacker has no oracle to time.
+//! [`RsaPrivateKey::decrypt_pkcs1v15_fixed_len`] is the TLS 1.2 shape: the
+//! length is the caller's, and a bad ciphertext gives that many bytes of
+//! the same synthetic stream.
 //! [`RsaPublicKey::encrypt_pkcs1v15`] exists for peers that read nothing
 //! else; new designs should use OAEP.
 //!
@@ -74,7 +95,7 @@
 //! (`sha3::Sha3_256`, …); the `signature` traits' `DigestSigner` and
 //! `DigestVerifier` take any such digest. SHA-1 verifies and serves OAEP
 //! and MGF1, but signs only when asked for
-//! ([`pkcs1v15::SigningKey::allow_sha1`]). PSS and OAEP take their MGF1
+//! ([`pkcs1v15::SigningKey::try_new_allowing_sha1`]). PSS and OAEP take their MGF1
 //! hash separately ([`pss::Params`], [`oaep::Params`]).
 //!
 //! # RSA-PSS keys
@@ -93,7 +114,12 @@
 //!
 //! # Features
 //! - `std` (default): multi-threaded key generation
-//!   ([`KeyGen::threads`]). Without it the crate is `no_std` with `alloc`.
+//!   ([`KeyGen::threads`]), and the standard library's mutex for the
+//!   blinding state (a spin lock without it). Without it the crate is
+//!   `no_std` with `alloc`.
+//! - `encryption` (default): password-protected PKCS#8 keys
+//!   ([`RsaPrivateKey::from_pkcs8_encrypted_pem`]), their key derivation
+//!   bounded by [`numcrypt_common::encrypted_key`]'s limits.
 //! - `getrandom` (default): the `signature` crate's `Signer`, whose
 //!   blinding and salts come from the operating system, since `Signer`
 //!   takes no generator.
@@ -101,7 +127,7 @@
 #![forbid(unsafe_code)]
 
 extern crate alloc;
-#[cfg(feature = "std")]
+#[cfg(any(feature = "std", test))]
 extern crate std;
 
 mod blinding;
@@ -115,6 +141,7 @@ mod prime_modulus;
 mod private;
 pub mod pss;
 mod public;
+mod rng;
 mod signer;
 
 pub use error::Error;
@@ -133,7 +160,7 @@ pub use {der, pkcs1, pkcs8, signature, spki};
 pub mod bench_hooks {
     use alloc::vec::Vec;
 
-    use rand_core::CryptoRng;
+    use rand_core::TryCryptoRng;
 
     use crate::{Error, HashAlg, RsaPrivateKey};
 
@@ -150,7 +177,7 @@ pub mod bench_hooks {
 
     /// Draws a fresh blinding pair into the key's state (as happens every
     /// 32 operations), to time a refresh.
-    pub fn refresh_blinding<R: CryptoRng + ?Sized>(
+    pub fn refresh_blinding<R: TryCryptoRng + ?Sized>(
         key: &RsaPrivateKey,
         rng: &mut R,
     ) -> Result<(), Error> {
@@ -166,6 +193,17 @@ pub const MIN_PRIVATE_MODULUS_BITS: u32 = 2048;
 
 /// The largest modulus: 16384 bits.
 pub const MAX_MODULUS_BITS: u32 = 16384;
+
+/// The longest public exponent read or generated: 33 bits (`e < 2^33`),
+/// the cap of BoringSSL, AWS-LC and RustCrypto's `rsa`. It bounds what a
+/// key from someone else costs to use: a verification takes at most 32
+/// squarings and 32 multiplications modulo `n`, where a 16383-bit `e`
+/// would make each one about a thousand times dearer than `e = 65537`.
+/// Keys in use have `e = 65537` (or 3, 17, …); BoringSSL and AWS-LC refuse
+/// larger ones already, so nothing interoperable is lost. OpenSSL's rule
+/// (64 bits, above 3072-bit moduli only) leaves a 2048-bit key's `e` free
+/// up to 2047 bits.
+pub const MAX_PUBLIC_EXPONENT_BITS: u32 = 33;
 
 #[cfg(test)]
 mod tests;

@@ -5,12 +5,13 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use numcrypt_limbs::{Limb, SecretUint};
-use rand_core::CryptoRng;
+use rand_core::TryCryptoRng;
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use crate::hash::RsaHash;
 use crate::private::Mode;
+use crate::rng::Draws;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 
 /// OAEP's parameters: the label hash, the MGF1 hash (the label hash unless
@@ -70,7 +71,7 @@ impl RsaPublicKey {
     ///
     /// Errors: [`Error::MessageTooLong`], [`Error::KeyTooSmall`] below 2048
     /// bits, [`Error::KeyRestricted`] for an RSA-PSS key.
-    pub fn encrypt_oaep<R: CryptoRng + ?Sized>(
+    pub fn encrypt_oaep<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         hash: HashAlg,
@@ -81,7 +82,7 @@ impl RsaPublicKey {
     }
 
     /// Encrypts `msg` with RSAES-OAEP and any [`Params`].
-    pub fn encrypt_oaep_with<R: CryptoRng + ?Sized>(
+    pub fn encrypt_oaep_with<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         params: &Params<'_>,
@@ -93,7 +94,8 @@ impl RsaPublicKey {
         let k = self.size();
         let h_len = hash.output_len();
         let max = self.oaep_max_message_len(hash);
-        if msg.len() > max {
+        // A hash so long that not even the empty message fits (k < 2·hLen + 2).
+        if msg.len() > max || k < 2 * h_len + 2 {
             return Err(Error::MessageTooLong { max });
         }
         // EM = 00 || maskedSeed || maskedDB, DB = lHash || PS || 01 || M.
@@ -103,7 +105,7 @@ impl RsaPublicKey {
         let db_len = db.len();
         db[db_len - msg.len() - 1] = 1;
         db[db_len - msg.len()..].copy_from_slice(msg);
-        rng.fill_bytes(seed);
+        Draws::new(rng).fill(seed)?;
         params.mgf1_hash.mgf1_xor(seed, db);
         params.mgf1_hash.mgf1_xor(db, seed);
         let nl = self.n().as_words().len();
@@ -121,7 +123,7 @@ impl RsaPrivateKey {
     /// can be wrong gives the same [`Error::Decryption`] (no Manger oracle).
     /// A ciphertext of the wrong length is [`Error::InvalidLength`], one not
     /// below `n` [`Error::OutOfRange`] (both public).
-    pub fn decrypt_oaep<R: CryptoRng + ?Sized>(
+    pub fn decrypt_oaep<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         hash: HashAlg,
@@ -132,7 +134,7 @@ impl RsaPrivateKey {
     }
 
     /// Decrypts an RSAES-OAEP ciphertext made with `params`.
-    pub fn decrypt_oaep_with<R: CryptoRng + ?Sized>(
+    pub fn decrypt_oaep_with<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         params: &Params<'_>,

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use hmac::{Hmac, KeyInit, Mac};
 use numcrypt_limbs::{Limb, SecretUint};
-use rand_core::CryptoRng;
+use rand_core::TryCryptoRng;
 use sha2::Sha256;
 use subtle::{
     Choice, ConditionallySelectable, ConstantTimeEq, ConstantTimeGreater, ConstantTimeLess,
@@ -16,6 +16,7 @@ use zeroize::Zeroizing;
 
 use crate::hash::RsaHash;
 use crate::private::Mode;
+use crate::rng::{Draws, MAX_DRAWS};
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 
 /// EMSA-PKCS1-v1_5 (RFC 8017 §9.2): `00 01 FF…FF 00 DigestInfo`, `k`
@@ -44,9 +45,9 @@ pub fn encode(hash: HashAlg, digest: &[u8], k: usize) -> Result<Vec<u8>, Error> 
 impl RsaPrivateKey {
     /// Signs `msg` with RSASSA-PKCS1-v1_5 and `hash` (the signature is
     /// deterministic; `rng` feeds the blinding). SHA-1 is
-    /// [`Error::WeakHash`] (see [`SigningKey::allow_sha1`]); an RSA-PSS key
+    /// [`Error::WeakHash`] (see [`SigningKey::try_new_allowing_sha1`]); an RSA-PSS key
     /// is [`Error::KeyRestricted`].
-    pub fn sign_pkcs1v15<R: CryptoRng + ?Sized>(
+    pub fn sign_pkcs1v15<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         hash: HashAlg,
@@ -56,27 +57,23 @@ impl RsaPrivateKey {
     }
 
     /// Signs a message given by its `hash` digest.
-    pub fn sign_pkcs1v15_prehashed<R: CryptoRng + ?Sized>(
+    pub fn sign_pkcs1v15_prehashed<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         hash: HashAlg,
         digest: &[u8],
     ) -> Result<Vec<u8>, Error> {
-        if hash.is_sha1() {
-            return Err(Error::WeakHash);
-        }
-        self.sign_pkcs1v15_allowing_sha1(rng, hash, digest)
+        self.sign_pkcs1v15_in(Some(rng), hash, digest, Mode::default(), false)
     }
 
-    /// [`sign_pkcs1v15_prehashed`](Self::sign_pkcs1v15_prehashed) with
-    /// SHA-1 allowed (only when the caller asked for it).
-    pub(crate) fn sign_pkcs1v15_allowing_sha1<R: CryptoRng + ?Sized>(
-        &self,
-        rng: &mut R,
-        hash: HashAlg,
-        digest: &[u8],
-    ) -> Result<Vec<u8>, Error> {
-        self.sign_pkcs1v15_in(Some(rng), hash, digest, Mode::default())
+    /// What signing with `hash` needs of the key, whatever the message:
+    /// SHA-1 only if `allow_sha1`, at least 2048 bits, not an RSA-PSS key.
+    fn pkcs1v15_signing_preconditions(&self, hash: HashAlg, allow_sha1: bool) -> Result<(), Error> {
+        if hash.is_sha1() && !allow_sha1 {
+            return Err(Error::WeakHash);
+        }
+        self.check_private_size()?;
+        self.public_key().check_not_pss_only()
     }
 
     /// [`sign_pkcs1v15`](Self::sign_pkcs1v15) without blinding (see
@@ -92,18 +89,19 @@ impl RsaPrivateKey {
             hash,
             &hash.digest(msg),
             Mode::unblinded(),
+            false,
         )
     }
 
-    fn sign_pkcs1v15_in<R: CryptoRng + ?Sized>(
+    fn sign_pkcs1v15_in<R: TryCryptoRng + ?Sized>(
         &self,
         rng: Option<&mut R>,
         hash: HashAlg,
         digest: &[u8],
         mode: Mode,
+        allow_sha1: bool,
     ) -> Result<Vec<u8>, Error> {
-        self.check_private_size()?;
-        self.public_key().check_not_pss_only()?;
+        self.pkcs1v15_signing_preconditions(hash, allow_sha1)?;
         let k = self.size();
         let em = encode(hash, digest, k)?;
         let nl = self.public_key().n().as_words().len();
@@ -130,7 +128,7 @@ impl RsaPrivateKey {
     ///
     /// A protocol must still treat the output as unauthenticated (a wrong
     /// ciphertext, or the wrong key, gives a wrong message, not a failure).
-    pub fn decrypt_pkcs1v15<R: CryptoRng + ?Sized>(
+    pub fn decrypt_pkcs1v15<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         ciphertext: &[u8],
@@ -142,6 +140,55 @@ impl RsaPrivateKey {
         let m = self.private_op(Some(rng), &c, Mode::default())?;
         let em = self.public_key().i2osp(&m)?;
         Ok(implicit_rejection_unpad(&em, &self.kdk_key, ciphertext))
+    }
+
+    /// Decrypts an RSAES-PKCS1-v1_5 ciphertext whose message has a length
+    /// the protocol fixes (TLS 1.2's RSA key exchange, RFC 5246 §7.4.7.1:
+    /// a 48-byte premaster secret), in constant time: the message if the
+    /// padding is right and the message is exactly `expected_len` bytes,
+    /// and otherwise `expected_len` bytes the attacker cannot tell from it.
+    /// Nothing about the plaintext decides the output's length or an
+    /// error, so a caller has no length to check (a check of its own would
+    /// rebuild the padding oracle this avoids).
+    ///
+    /// The stand-in bytes are the draft-irtf-cfrg-rsa-guidance synthetic
+    /// message cut to `expected_len` (the last `expected_len` bytes of its
+    /// `PRF(KDK, "message")` stream, as
+    /// [`decrypt_pkcs1v15`](Self::decrypt_pkcs1v15) uses for its own
+    /// lengths), not fresh random bytes as RFC 5246 and OpenSSL's TLS
+    /// padding mode draw: a pseudorandom function of the ciphertext under
+    /// a key derived from `d` is as unpredictable to the attacker, needs no
+    /// generator, and gives a repeated ciphertext the same answer, so
+    /// repeating one tells nothing either. For TLS, overwrite the first two
+    /// bytes with `ClientHello.client_version` rather than comparing them
+    /// (RFC 5246's advice against a version oracle).
+    ///
+    /// Errors are public facts only: a ciphertext of the wrong length
+    /// ([`Error::InvalidLength`]) or not below `n` ([`Error::OutOfRange`]),
+    /// and an `expected_len` above `k − 11`, which no padding fits
+    /// ([`Error::MessageTooLong`]).
+    pub fn decrypt_pkcs1v15_fixed_len<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        ciphertext: &[u8],
+        expected_len: usize,
+    ) -> Result<Zeroizing<Vec<u8>>, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
+        self.check_private_size()?;
+        self.public_key().check_not_pss_only()?;
+        let k = self.size();
+        let max = k - 11;
+        if expected_len > max {
+            return Err(Error::MessageTooLong { max });
+        }
+        let c = self.public_key().read_input(ciphertext)?;
+        let m = self.private_op(Some(rng), &c, Mode::default())?;
+        let em = self.public_key().i2osp(&m)?;
+        let (_, synthetic) = synthetic_stream(&self.kdk_key, ciphertext, k);
+        let (good, zero_index) = parse_type2(&em);
+        let index = k - expected_len;
+        let good = good & (zero_index + 1).ct_eq(&(index as u32));
+        Ok(select_tail(&em, &synthetic, index, good))
     }
 }
 
@@ -161,8 +208,7 @@ fn implicit_rejection_unpad(
     ciphertext: &[u8],
 ) -> Zeroizing<Vec<u8>> {
     let k = em.len();
-    let kdk = Zeroizing::new(hmac_sha256(kdk_key, &[ciphertext]));
-    let synthetic = prf(&kdk, b"message", k);
+    let (kdk, synthetic) = synthetic_stream(kdk_key, ciphertext, k);
     let candidates = prf(&kdk, b"length", 256);
     let max_sep_offset = (k - 10) as u32;
     let mut mask = max_sep_offset;
@@ -175,7 +221,31 @@ fn implicit_rejection_unpad(
         synthetic_len.conditional_assign(&candidate, candidate.ct_lt(&max_sep_offset));
     }
     let synthetic_index = k as u32 - synthetic_len;
+    let (good, zero_index) = parse_type2(em);
+    let msg_index = u32::conditional_select(&synthetic_index, &(zero_index + 1), good);
+    // The output's length is public (and says nothing: see above).
+    let msg_index = numcrypt_limbs::ct_audit::declassified(msg_index) as usize;
+    select_tail(em, &synthetic, msg_index, good)
+}
 
+/// The draft's synthetic message stream for `ciphertext`: the key
+/// `KDK = HMAC-SHA256(SHA256(d), C)` and `k` bytes of
+/// `PRF(KDK, "message")`, whose last `L` bytes are the synthetic message
+/// of length `L`.
+fn synthetic_stream(
+    kdk_key: &[u8; 32],
+    ciphertext: &[u8],
+    k: usize,
+) -> (Zeroizing<[u8; 32]>, Zeroizing<Vec<u8>>) {
+    let kdk = Zeroizing::new(hmac_sha256(kdk_key, &[ciphertext]));
+    let stream = prf(&kdk, b"message", k);
+    (kdk, stream)
+}
+
+/// Whether `em` is `00 02 PS 00 M` with at least 8 bytes of non-zero `PS`,
+/// and the index of the zero after `PS` (0 if there is none), in constant
+/// time.
+fn parse_type2(em: &[u8]) -> (Choice, u32) {
     let mut good = em[0].ct_eq(&0) & em[1].ct_eq(&2);
     let mut found_zero = Choice::from(0);
     let mut zero_index = 0u32;
@@ -187,30 +257,39 @@ fn implicit_rejection_unpad(
     // PS has at least 8 bytes (and a zero was found: otherwise the index
     // is 0 and fails this too).
     good &= zero_index.ct_gt(&9);
-    let msg_index = u32::conditional_select(&synthetic_index, &(zero_index + 1), good);
-    // The output's length is public (and says nothing: see above).
-    let msg_index = numcrypt_limbs::ct_audit::declassified(msg_index) as usize;
-    // The index no longer says which message this is (the synthetic
-    // length is as random as a real one), but read both buffers at every
-    // position so the memory access does not either.
-    let out = em[msg_index..]
+    (good, zero_index)
+}
+
+/// `em[index..]` if `good`, else `synthetic[index..]`, reading both buffers
+/// at every position so that the memory access does not tell which.
+fn select_tail(em: &[u8], synthetic: &[u8], index: usize, good: Choice) -> Zeroizing<Vec<u8>> {
+    let out = em[index..]
         .iter()
-        .zip(&synthetic[msg_index..])
+        .zip(&synthetic[index..])
         .map(|(&real, &fake)| u8::conditional_select(&fake, &real, good))
         .collect();
     Zeroizing::new(out)
 }
 
-/// Fills `out` with random non-zero bytes, redrawing the zeros.
-fn fill_nonzero<R: CryptoRng + ?Sized>(rng: &mut R, out: &mut [u8]) {
-    rng.fill_bytes(out);
-    for b in out.iter_mut() {
-        while *b == 0 {
-            let mut one = [0u8];
-            rng.fill_bytes(&mut one);
-            *b = one[0];
+/// Fills `out` with random non-zero bytes: the zeros are redrawn together,
+/// in at most [`MAX_DRAWS`] rounds (a working generator needs a second
+/// round with probability about `len/256`, a third with far less), so a
+/// generator stuck on zero gives [`Error::Rng`] instead of an endless loop.
+fn fill_nonzero<R: TryCryptoRng + ?Sized>(rng: &mut R, out: &mut [u8]) -> Result<(), Error> {
+    let mut draws = Draws::new(rng);
+    draws.fill(out)?;
+    let mut spare = Zeroizing::new(vec![0u8; out.len()]);
+    for _ in 0..MAX_DRAWS {
+        let zeros = out.iter().filter(|&&b| b == 0).count();
+        if zeros == 0 {
+            return Ok(());
+        }
+        draws.fill(&mut spare[..zeros])?;
+        for (b, &fresh) in out.iter_mut().filter(|b| **b == 0).zip(spare.iter()) {
+            *b = fresh;
         }
     }
+    Err(draws.give_up())
 }
 
 fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
@@ -256,7 +335,7 @@ impl RsaPublicKey {
     ///
     /// Errors: [`Error::MessageTooLong`], [`Error::KeyTooSmall`] below 2048
     /// bits, [`Error::KeyRestricted`] for an RSA-PSS key.
-    pub fn encrypt_pkcs1v15<R: CryptoRng + ?Sized>(
+    pub fn encrypt_pkcs1v15<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         msg: &[u8],
@@ -271,7 +350,7 @@ impl RsaPublicKey {
         let mut em = Zeroizing::new(vec![0u8; k]);
         em[1] = 2;
         let ps_end = k - msg.len() - 1;
-        fill_nonzero(rng, &mut em[2..ps_end]);
+        fill_nonzero(rng, &mut em[2..ps_end])?;
         em[ps_end + 1..].copy_from_slice(msg);
         let nl = self.n().as_words().len();
         // EM starts with a zero byte, so it is below n.
@@ -325,12 +404,17 @@ impl RsaPublicKey {
 /// and, with the `getrandom` feature (blinding from the operating system),
 /// [`Signer`](signature::Signer) and [`DigestSigner`](signature::DigestSigner).
 ///
+/// It is made only for a key and hash that can sign
+/// ([`try_new`](Self::try_new)), so `Signer::sign` fails (and, as that
+/// trait's method must, panics) only when the operating system's generator
+/// does or a fault is detected; `try_sign` returns those as errors.
+///
 /// ```
 /// use numcrypt_rsa::{HashAlg, KeyGen, pkcs1v15};
 /// use signature::{Keypair, RandomizedSigner, Verifier};
 /// # use rand_core::SeedableRng;
 /// # let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(2);
-/// let signing_key = pkcs1v15::SigningKey::new(KeyGen::new(2048).generate(&mut rng)?, HashAlg::Sha256);
+/// let signing_key = pkcs1v15::SigningKey::try_new(KeyGen::new(2048).generate(&mut rng)?, HashAlg::Sha256)?;
 /// let signature = signing_key.sign_with_rng(&mut rng, b"message");
 /// signing_key.verifying_key().verify(b"message", &signature).expect("valid");
 /// # Ok::<(), numcrypt_rsa::Error>(())
@@ -343,29 +427,42 @@ pub struct SigningKey {
 }
 
 impl SigningKey {
-    /// `key`, signing with `hash`.
-    pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Self {
-        Self {
+    /// `key`, signing with `hash`, if they can sign: otherwise
+    /// [`Error::KeyTooSmall`] (below 2048 bits), [`Error::KeyRestricted`]
+    /// (an RSA-PSS key), [`Error::WeakHash`] (SHA-1: see
+    /// [`try_new_allowing_sha1`](Self::try_new_allowing_sha1)) or
+    /// [`Error::MessageTooLong`] (a hash too long for the key).
+    pub fn try_new(key: RsaPrivateKey, hash: HashAlg) -> Result<Self, Error> {
+        Self::checked(key, hash, false)
+    }
+
+    /// [`try_new`](Self::try_new) with SHA-1 allowed as the message hash:
+    /// only for systems that cannot verify anything else.
+    pub fn try_new_allowing_sha1(key: RsaPrivateKey, hash: HashAlg) -> Result<Self, Error> {
+        Self::checked(key, hash, true)
+    }
+
+    fn checked(key: RsaPrivateKey, hash: HashAlg, allow_sha1: bool) -> Result<Self, Error> {
+        key.pkcs1v15_signing_preconditions(hash, allow_sha1)?;
+        encode(hash, &vec![0; hash.output_len()], key.size())?;
+        Ok(Self {
             key,
             hash,
-            allow_sha1: false,
-        }
+            allow_sha1,
+        })
     }
 
     fn hash(&self) -> HashAlg {
         self.hash
     }
 
-    fn sign_prehashed<R: CryptoRng + ?Sized>(
+    fn sign_prehashed<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         (hash, digest): (HashAlg, &[u8]),
     ) -> Result<Vec<u8>, Error> {
-        if self.allow_sha1 {
-            self.key.sign_pkcs1v15_allowing_sha1(rng, hash, digest)
-        } else {
-            self.key.sign_pkcs1v15_prehashed(rng, hash, digest)
-        }
+        self.key
+            .sign_pkcs1v15_in(Some(rng), hash, digest, Mode::default(), self.allow_sha1)
     }
 }
 

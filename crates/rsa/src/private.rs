@@ -6,13 +6,14 @@ use core::fmt;
 
 use numcrypt_limbs::ct_audit::{declassified, declassify_choice};
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, SecretUint, Unsigned, limbs_for_bits};
-use rand_core::CryptoRng;
+use rand_core::TryCryptoRng;
 use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use crate::blinding::{Blinding, BlindingPair};
 use crate::prime_modulus::{PrimeModulus, minus_one};
-use crate::{Error, HashAlg, MIN_PRIVATE_MODULUS_BITS, RsaPublicKey};
+use crate::rng::{Draws, MAX_DRAWS};
+use crate::{Error, MIN_PRIVATE_MODULUS_BITS, RsaPublicKey};
 
 /// An RSA private key: the public key, `d`, the primes `p` and `q`, and
 /// the CRT values `dP = d mod (p − 1)`, `dQ = d mod (q − 1)` and
@@ -90,8 +91,8 @@ impl RsaPrivateKey {
         q: &BoxedUint,
     ) -> Result<Self, Error> {
         let public = RsaPublicKey::new(n, e)?;
-        let (p, q) = (secret_at_own_width(p), secret_at_own_width(q));
-        let d = SecretUint::from(d.clone());
+        let (p, q) = factors(&public, p, q)?;
+        let d = fit(d, public.n().nlimbs())?;
         let factors_ok = factors_usable(&p) & factors_usable(&q);
         if !declassify_choice(factors_ok) {
             return Err(Error::InconsistentKey);
@@ -119,10 +120,13 @@ impl RsaPrivateKey {
     ) -> Result<Self, Error> {
         let public = RsaPublicKey::new(n, e)?;
         let n = SecretUint::from(public.n().clone());
-        let wide = n.nlimbs() + e.nlimbs().max(d.nlimbs()) + 1;
+        // d < n and e < 2^33 (checked by `RsaPublicKey::new`) before any
+        // arithmetic, so the work is bounded by n's size.
+        let d = fit(d, n.nlimbs())?;
+        let wide = n.nlimbs() + 2;
         let (d_wide, e_wide) = (
-            SecretUint::from(d.clone()).at_width(wide),
-            SecretUint::from(e.clone()).at_width(wide),
+            d.at_width(wide),
+            SecretUint::from(public.e().clone()).at_width(wide),
         );
         // d·e − 1 = k·λ(n) = 2^t·r with r odd.
         let k = minus_one(&d_wide.wrapping_mul(&e_wide));
@@ -156,7 +160,7 @@ impl RsaPrivateKey {
                         Zeroizing::new(p.expose().clone()),
                         Zeroizing::new(q.expose().clone()),
                     );
-                    return Self::from_components(public.n(), e, d, &p, &q);
+                    return Self::from_components(public.n(), e, d.expose(), &p, &q);
                 }
                 if bool::from(x.ct_eq_value(&n_minus_one)) {
                     break;
@@ -190,15 +194,17 @@ impl RsaPrivateKey {
         qinv: &BoxedUint,
     ) -> Result<Self, Error> {
         let public = RsaPublicKey::new(n, e)?;
-        let (p, q) = (secret_at_own_width(p), secret_at_own_width(q));
+        // Every part's size first: a hostile file's oversized values are
+        // refused before any arithmetic on them.
+        let (p, q) = factors(&public, p, q)?;
+        let d = fit(d, public.n().nlimbs())?;
+        let dp_given = fit(dp, p.nlimbs())?;
+        let dq_given = fit(dq, q.nlimbs())?;
+        let qinv_given = fit(qinv, p.nlimbs())?;
         if !declassify_choice(factors_usable(&p) & factors_usable(&q)) {
             return Err(Error::InconsistentKey);
         }
-        let d = SecretUint::from(d.clone());
         let (pm1, qm1) = (minus_one(&p), minus_one(&q));
-        let dp_given = SecretUint::from(dp.clone());
-        let dq_given = SecretUint::from(dq.clone());
-        let qinv_given = SecretUint::from(qinv.clone());
         let dp = d.rem(&pm1).map_err(|_| Error::InconsistentKey)?;
         let dq = d.rem(&qm1).map_err(|_| Error::InconsistentKey)?;
         let ok = dp.ct_eq_value(&dp_given) & dq.ct_eq_value(&dq_given) & qinv_given.ct_lt_value(&p);
@@ -224,6 +230,11 @@ impl RsaPrivateKey {
         let e = SecretUint::from(public.e().clone());
         let (pm1, qm1) = (minus_one(&p), minus_one(&q));
         let one = SecretUint::from_u64(1, 1);
+        // Widths are public; the factors fit n's (so `at_width` cuts nothing
+        // off before the product is compared with n).
+        if p.nlimbs() > nl || q.nlimbs() > nl || d.nlimbs() > nl {
+            return Err(Error::InconsistentKey);
+        }
         let (lo, hi) = p.at_width(nl).widening_mul(&q.at_width(nl));
         let product_ok = lo.ct_eq_value(&n) & hi.is_zero();
         // a·b ≡ 1 (mod m), for operands of any widths.
@@ -256,8 +267,7 @@ impl RsaPrivateKey {
         let q_r_bits = q.nlimbs() as u32 * 64;
         let redc_fits = q_bits <= p_r_bits && p_bits <= q_r_bits;
         let qinv_mont = pmod.params.to_monty(&qinv.at_width(p.nlimbs()));
-        let mut kdk_key = Zeroizing::new([0u8; 32]);
-        kdk_key.copy_from_slice(&HashAlg::Sha256.digest(&public.i2osp(&d.at_width(nl))?));
+        let kdk_key = kdk_key(&public.i2osp(&d.at_width(nl))?);
         let key = Self {
             public,
             d: d.at_width(nl),
@@ -352,23 +362,27 @@ impl RsaPrivateKey {
         Ok(())
     }
 
-    /// RSASP1/RSADP: `x^d mod n` for `x < n`, blinded, by CRT, checked.
+    /// RSASP1/RSADP: `x^d mod n` for `x < n`, blinded, by CRT, checked,
+    /// in OpenSSL's order (each step its own function, so that a batch
+    /// can run them per lane):
     ///
-    /// 1. Blinding: `x'_p = x·r^e mod p` and `x'_q = x·r^e mod q`, with a
-    ///    blinding pair `(r^e, r^-1)` held modulo each prime (see
-    ///    [`crate::blinding`]).
-    /// 2. `m'_p = x'_p^dP mod p`, `m'_q = x'_q^dQ mod q`: constant-time
-    ///    fixed-window exponentiations (the limbs crate's `pow_bounded`,
-    ///    on its AVX-512 IFMA backend where the CPU has one).
-    /// 3. Unblinding: `m_p = m'_p·r^-1 mod p`, `m_q = m'_q·r^-1 mod q`.
-    /// 4. Garner: `h = qInv·(m_p − m_q) mod p`, `m = m_q + h·q`.
-    /// 5. The check: `m^e mod n = x`, or [`Error::FaultDetected`] and no
-    ///    output. A fault in one half (Boneh–DeMillo–Lipton) would give an
-    ///    `m` with `gcd(m^e − x, n)` a prime factor; the check stops it from
-    ///    leaving this function. It is made modulo `p` and modulo `q`
-    ///    (equivalent by the CRT, `p` and `q` being coprime), on the final
-    ///    `m`, as one interleaved pair of half-size exponentiations.
-    pub(crate) fn private_op<R: CryptoRng + ?Sized>(
+    /// 1. [Blinding](crate::blinding): `x' = x·r^e mod n`, with the key's
+    ///    next blinding pair `(r^e, r^-1)` ([`BlindingPair::blind`]).
+    /// 2. [`crt`](Self::crt) on `x'`: `x'` reduced modulo `p` and `q`,
+    ///    `m'_p = x'^dP mod p` and `m'_q = x'^dQ mod q` by constant-time
+    ///    fixed-window exponentiations (the limbs crate's
+    ///    `pow_bounded_pair`, on its AVX-512 IFMA backend where the CPU has
+    ///    one), and Garner's recombination of the blinded halves into
+    ///    `m' = x'^d mod n`.
+    /// 3. [The check](Self::check): `m'^e ≡ x'` modulo `p` and modulo `q`
+    ///    (so modulo `n`), or [`Error::FaultDetected`] and no output (`m'`
+    ///    is wiped as it is dropped). A fault in one half
+    ///    (Boneh–DeMillo–Lipton) would give an `m` with `gcd(m^e − x, n)` a
+    ///    prime factor; the check stops it from leaving this function.
+    /// 4. Unblinding: `m = m'·r^-1 mod n` ([`BlindingPair::unblind`]), a
+    ///    multiplication modulo the public `n` (a fault there spoils `m`
+    ///    modulo both primes, which reveals neither).
+    pub(crate) fn private_op<R: TryCryptoRng + ?Sized>(
         &self,
         rng: Option<&mut R>,
         x: &SecretUint,
@@ -379,38 +393,26 @@ impl RsaPrivateKey {
         self.private_op_unchecked_size(rng, x, mode)
     }
 
-    fn private_op_unchecked_size<R: CryptoRng + ?Sized>(
+    fn private_op_unchecked_size<R: TryCryptoRng + ?Sized>(
         &self,
         rng: Option<&mut R>,
         x: &SecretUint,
         mode: Mode,
     ) -> Result<SecretUint, Error> {
-        let pair = if mode.unblinded {
-            None
-        } else {
-            Some(self.take_blinding(rng)?)
-        };
-        let (p, q) = (&self.p, &self.q);
-        let (mut xp, mut xq) = (p.reduce(x, self.redc_fits), q.reduce(x, self.redc_fits));
-        if let Some(pair) = &pair {
-            xp = p.params.mul(&xp, &pair.a[0]);
-            xq = q.params.mul(&xq, &pair.a[1]);
+        if mode.unblinded {
+            return self.crt_checked(x, mode);
         }
-        // Both halves in one call: the IFMA backend runs them interleaved.
-        let halves = [
-            (&p.params, &xp, self.dp.as_ref()),
-            (&q.params, &xq, self.dq.as_ref()),
-        ];
-        let [mut mp, mut mq] = MontyParams::pow_bounded_pair(halves, p.bits.max(q.bits));
-        #[cfg(test)]
-        {
-            (mp, mq) = self.inject_fault(mp, mq, mode);
-        }
-        if let Some(pair) = &pair {
-            mp = p.params.mul(&mp, &pair.ai[0]);
-            mq = q.params.mul(&mq, &pair.ai[1]);
-        }
-        let m = self.garner(&mp, &mq);
+        let pair = self.take_blinding(rng)?;
+        let n = self.public.params();
+        let blinded = pair.blind(n, x);
+        let m = self.crt_checked(&blinded, mode)?;
+        Ok(pair.unblind(n, &m))
+    }
+
+    /// Steps 2 and 3 of [`private_op`](Self::private_op) on a (blinded)
+    /// `x < n`: `x^d mod n`, or [`Error::FaultDetected`].
+    fn crt_checked(&self, x: &SecretUint, mode: Mode) -> Result<SecretUint, Error> {
+        let m = self.crt(x, mode);
         // A fault is reported, so the verdict is public.
         if declassify_choice(self.check(&m, x)) {
             Ok(m)
@@ -419,9 +421,31 @@ impl RsaPrivateKey {
         }
     }
 
+    /// `x^d mod n` for `x < n` by the CRT: two constant-time
+    /// exponentiations in one interleaved pass, then Garner.
+    pub(crate) fn crt(&self, x: &SecretUint, mode: Mode) -> SecretUint {
+        let (p, q) = (&self.p, &self.q);
+        #[cfg(test)]
+        trace::record(trace::Step::CrtInput, x);
+        let (xp, xq) = (p.reduce(x, self.redc_fits), q.reduce(x, self.redc_fits));
+        // Both halves in one call: the IFMA backend runs them interleaved.
+        let halves = [
+            (&p.params, &xp, self.dp.as_ref()),
+            (&q.params, &xq, self.dq.as_ref()),
+        ];
+        let [mp, mq] = MontyParams::pow_bounded_pair(halves, p.bits.max(q.bits));
+        #[cfg(test)]
+        let (mp, mq) = self.inject_fault(mp, mq, mode);
+        let _ = mode;
+        self.garner(&mp, &mq)
+    }
+
     /// Whether `m^e ≡ x` modulo `p` and modulo `q` (so modulo `n`), for `m`
-    /// and `x` below `n`.
-    fn check(&self, m: &SecretUint, x: &SecretUint) -> Choice {
+    /// and `x` below `n`: both are reduced afresh, so a fault in the
+    /// reduction that fed the exponentiation shows too.
+    pub(crate) fn check(&self, m: &SecretUint, x: &SecretUint) -> Choice {
+        #[cfg(test)]
+        trace::record(trace::Step::CheckInput, x);
         let (p, q) = (&self.p, &self.q);
         let (mp, mq) = p.params.pow_vartime_pair(
             &p.reduce(m, self.redc_fits),
@@ -439,6 +463,11 @@ impl RsaPrivateKey {
         let nl = self.public.n().nlimbs();
         let pp = &self.p.params;
         let mq_plain = self.q.params.from_monty(mq);
+        #[cfg(test)]
+        {
+            trace::record(trace::Step::GarnerP, &pp.from_monty(mp));
+            trace::record(trace::Step::GarnerQ, &mq_plain);
+        }
         // m_q < q < R_p when redc_fits; otherwise to_monty divides.
         let mq_in_p = pp.to_monty(&mq_plain);
         let h = pp.from_monty(&pp.mul(&pp.sub(mp, &mq_in_p), &self.qinv_mont));
@@ -471,51 +500,64 @@ impl RsaPrivateKey {
         }
     }
 
-    /// A fresh blinding pair: `r^e` and `r^-1` modulo `p` and modulo `q`
-    /// for a uniformly random unit `r` modulo `n` (whose residues are then
-    /// uniform modulo each prime), `r^e` by the public exponentiation and
-    /// `r^-1` by the limbs crate's constant-time inverse (safegcd).
-    pub(crate) fn fresh_blinding_pair<R: CryptoRng + ?Sized>(
+    /// A fresh blinding pair: `r^e` and `r^-1` modulo `n` for a uniformly
+    /// random unit `r` modulo `n`, computed modulo each prime (`r^e` by the
+    /// public exponentiation, `r^-1` by the limbs crate's constant-time
+    /// inverse, safegcd, each at half the width) and recombined by Garner.
+    /// A generator that fails, or whose draws keep being refused, gives
+    /// [`Error::Rng`] after at most [`MAX_DRAWS`] tries.
+    pub(crate) fn fresh_blinding_pair<R: TryCryptoRng + ?Sized>(
         &self,
-        rng: &mut R,
+        draws: &mut Draws<'_, R>,
     ) -> Result<BlindingPair, Error> {
         let (p, q) = (&self.p, &self.q);
-        loop {
-            let r = SecretUint::random_below(rng, self.public.params().modulus())
-                .map_err(|_| Error::Rng)?;
+        let n = self.public.params();
+        for _ in 0..MAX_DRAWS {
+            let r = draws.random_below(n.modulus())?;
             let (rp, rq) = (p.reduce(&r, self.redc_fits), q.reduce(&r, self.redc_fits));
-            // A zero residue (probability about 2^-1023) is reported by the
-            // inverse: draw again. Revealing that is harmless.
+            // A zero residue (probability about 2^-1023 from a working
+            // generator) is reported by the inverse: draw again. Revealing
+            // that is harmless.
             let (Ok(ip), Ok(iq)) = (p.params.invert(&rp), q.params.invert(&rq)) else {
                 continue;
             };
             let (ap, aq) = p
                 .params
                 .pow_vartime_pair(&rp, &q.params, &rq, self.public.e());
-            return Ok(BlindingPair::new([ap, aq], [ip, iq]));
+            let a = n.to_monty(&self.garner(&ap, &aq));
+            let ai = n.to_monty(&self.garner(&ip, &iq));
+            return Ok(BlindingPair::new(a, ai));
         }
-    }
-
-    /// The Montgomery parameters modulo `p` and modulo `q`.
-    pub(crate) fn prime_params(&self) -> [&MontyParams<SecretUint>; 2] {
-        [&self.p.params, &self.q.params]
+        Err(draws.give_up())
     }
 
     /// The key's next blinding pair; `rng` is needed when a fresh `r` is
-    /// due ([`Error::Rng`] without one).
-    fn take_blinding<R: CryptoRng + ?Sized>(
+    /// due ([`Error::Rng`] without one, or when it fails).
+    fn take_blinding<R: TryCryptoRng + ?Sized>(
         &self,
         rng: Option<&mut R>,
     ) -> Result<BlindingPair, Error> {
-        self.blinding.take(self.prime_params(), || {
-            self.fresh_blinding_pair(rng.ok_or(Error::Rng)?)
+        self.blinding.take(self.public.params(), || {
+            let mut draws = Draws::new(rng.ok_or(Error::Rng)?);
+            let pair = self.fresh_blinding_pair(&mut draws);
+            draws.finish(pair)
         })
+    }
+
+    /// The pair the next private operation will use, if one is cached
+    /// (tests).
+    #[cfg(test)]
+    pub(crate) fn next_blinding_pair(&self) -> Option<BlindingPair> {
+        self.blinding.peek()
     }
 
     /// Draws a fresh blinding pair into the key's state, as happens every
     /// 32 operations (see [`bench_hooks`](crate::bench_hooks)).
     #[cfg(feature = "insecure-bench-hooks")]
-    pub(crate) fn refresh_blinding<R: CryptoRng + ?Sized>(&self, rng: &mut R) -> Result<(), Error> {
+    pub(crate) fn refresh_blinding<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+    ) -> Result<(), Error> {
         self.blinding.reset();
         self.take_blinding(Some(rng)).map(drop)
     }
@@ -543,11 +585,46 @@ fn factors_usable(p: &SecretUint) -> Choice {
     p.is_odd() & !p.ct_eq_value(&p.like_u64(1))
 }
 
-/// `x` as a `SecretUint` at the width its bit length needs (the factors'
-/// widths follow from the key size, so they are not secrets).
-fn secret_at_own_width(x: &BoxedUint) -> SecretUint {
-    let s = SecretUint::from(x.clone());
-    s.at_width(limbs_for_bits(declassified(s.bits())))
+/// `x` at `limbs` limbs, or [`Error::InconsistentKey`] if it does not fit:
+/// the first check on every imported secret, before any arithmetic, so an
+/// oversized value costs no more than reading it. Whether it fits is made
+/// public (a key that fails is refused).
+fn fit(x: &BoxedUint, limbs: usize) -> Result<SecretUint, Error> {
+    x.resize(limbs)
+        .map(SecretUint::from)
+        .map_err(|_| Error::InconsistentKey)
+}
+
+/// `p` and `q` at the widths their bit lengths need, after the checks that
+/// take no arithmetic: each fits `n`'s width, and their bit lengths add up
+/// to `n`'s or one more, as a product's must. (The factors' sizes follow
+/// from the key size, so they are not secrets.)
+fn factors(
+    public: &RsaPublicKey,
+    p: &BoxedUint,
+    q: &BoxedUint,
+) -> Result<(SecretUint, SecretUint), Error> {
+    let nl = public.n().nlimbs();
+    let (p, q) = (fit(p, nl)?, fit(q, nl)?);
+    let (p_bits, q_bits) = (declassified(p.bits()), declassified(q.bits()));
+    let n_bits = public.bits();
+    if p_bits + q_bits != n_bits && p_bits + q_bits != n_bits + 1 {
+        return Err(Error::InconsistentKey);
+    }
+    let own_width = |x: &SecretUint, bits: u32| x.at_width(limbs_for_bits(bits.max(1)));
+    Ok((own_width(&p, p_bits), own_width(&q, q_bits)))
+}
+
+/// The implicit-rejection HMAC key, `SHA-256(d)` over `d`'s `k`-byte
+/// encoding, hashed straight into its wiped-on-drop home (the hasher's
+/// state is wiped too).
+fn kdk_key(d_bytes: &[u8]) -> Zeroizing<[u8; 32]> {
+    use sha2::Digest;
+    let mut key = Zeroizing::new([0u8; 32]);
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(d_bytes);
+    hasher.finalize_into((&mut *key).into());
+    key
 }
 
 /// A generator for operations that need none (unblinded runs): never used.
@@ -601,5 +678,49 @@ impl fmt::Debug for RsaPrivateKey {
         f.debug_struct("RsaPrivateKey")
             .field("public", &self.public)
             .finish_non_exhaustive()
+    }
+}
+
+/// What the tests see of the private operation: the values entering the
+/// CRT, Garner's recombination and the check, recorded on this thread
+/// while [`trace::capture`] runs.
+#[cfg(test)]
+pub(crate) mod trace {
+    use core::cell::RefCell;
+    use std::vec::Vec;
+
+    use numcrypt_limbs::SecretUint;
+
+    /// Where a value was seen.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(crate) enum Step {
+        /// The value reduced modulo `p` and `q` for the exponentiations.
+        CrtInput,
+        /// Garner's half modulo `p` (plain).
+        GarnerP,
+        /// Garner's half modulo `q` (plain).
+        GarnerQ,
+        /// The value the check compares `m^e` with.
+        CheckInput,
+    }
+
+    std::thread_local! {
+        static LOG: RefCell<Option<Vec<(Step, SecretUint)>>> = const { RefCell::new(None) };
+    }
+
+    pub(crate) fn record(step: Step, x: &SecretUint) {
+        LOG.with(|log| {
+            if let Some(log) = log.borrow_mut().as_mut() {
+                log.push((step, x.clone()));
+            }
+        });
+    }
+
+    /// Runs `f`, returning what it recorded.
+    pub(crate) fn capture<T>(f: impl FnOnce() -> T) -> (T, Vec<(Step, SecretUint)>) {
+        LOG.with(|log| *log.borrow_mut() = Some(Vec::new()));
+        let out = f();
+        let log = LOG.with(|log| log.borrow_mut().take().unwrap_or_default());
+        (out, log)
     }
 }

@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use numcrypt_limbs::{Limb, SecretUint};
-use rand_core::CryptoRng;
+use rand_core::TryCryptoRng;
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -14,6 +14,7 @@ use crate::hash::RsaHash;
 use crate::private::Mode;
 use crate::public::KeyAlgorithm;
 pub use crate::public::PssRestriction;
+use crate::rng::Draws;
 use crate::{Error, HashAlg, RsaPrivateKey, RsaPublicKey};
 /// The PSS salt length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -129,6 +130,27 @@ impl Params {
             _ => Ok(()),
         }
     }
+
+    /// These parameters for a digest made with `hash` (the `signature`
+    /// traits' `DigestSigner` and `DigestVerifier`, whose digest type
+    /// chooses the hash): `hash` for the message, and for MGF1 too when
+    /// MGF1 used the message hash (as OpenSSL's `rsa_mgf1_md` follows the
+    /// digest unless set); the salt length as it was.
+    fn for_digest(&self, hash: HashAlg) -> Self {
+        if hash == self.hash {
+            return *self;
+        }
+        let mgf1_hash = if self.mgf1_hash == self.hash {
+            hash
+        } else {
+            self.mgf1_hash
+        };
+        Self {
+            hash,
+            mgf1_hash,
+            salt_len: self.salt_len,
+        }
+    }
 }
 
 impl From<HashAlg> for Params {
@@ -225,7 +247,7 @@ impl RsaPrivateKey {
     /// random salt of `salt_len` from `rng` (which also feeds the blinding).
     /// SHA-1 is [`Error::WeakHash`]; an RSA-PSS key whose parameters differ
     /// is [`Error::KeyRestricted`].
-    pub fn sign_pss<R: CryptoRng + ?Sized>(
+    pub fn sign_pss<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         hash: HashAlg,
@@ -236,7 +258,7 @@ impl RsaPrivateKey {
     }
 
     /// Signs a message given by its `hash` digest with RSASSA-PSS.
-    pub fn sign_pss_prehashed<R: CryptoRng + ?Sized>(
+    pub fn sign_pss_prehashed<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         hash: HashAlg,
@@ -249,34 +271,40 @@ impl RsaPrivateKey {
 
     /// Signs a message given by its digest with RSASSA-PSS and any
     /// [`Params`] (an MGF1 hash of its own, for instance).
-    pub fn sign_pss_prehashed_with<R: CryptoRng + ?Sized>(
+    pub fn sign_pss_prehashed_with<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         params: &Params,
         digest: &[u8],
     ) -> Result<Vec<u8>, Error> {
-        if params.hash.is_sha1() {
-            return Err(Error::WeakHash);
-        }
-        self.sign_pss_allowing_sha1(rng, params, digest)
+        self.sign_pss_in(rng, params, digest, false)
     }
 
-    /// [`sign_pss_prehashed_with`](Self::sign_pss_prehashed_with) with
-    /// SHA-1 allowed (only when the caller asked for it).
-    fn sign_pss_allowing_sha1<R: CryptoRng + ?Sized>(
+    /// What signing with `params` needs of the key, whatever the message:
+    /// SHA-1 only if `allow_sha1`, at least 2048 bits, an RSA-PSS key's
+    /// restrictions met, and a salt that fits. The salt length.
+    fn pss_signing_preconditions(&self, params: &Params, allow_sha1: bool) -> Result<usize, Error> {
+        if params.hash.is_sha1() && !allow_sha1 {
+            return Err(Error::WeakHash);
+        }
+        self.check_private_size()?;
+        let em_len = (self.public_key().bits() - 1).div_ceil(8) as usize;
+        params.check_against(self.public_key().algorithm(), em_len)?;
+        params.salt_len.for_signing(params.hash, em_len)
+    }
+
+    fn sign_pss_in<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         params: &Params,
         digest: &[u8],
+        allow_sha1: bool,
     ) -> Result<Vec<u8>, Error> {
-        self.check_private_size()?;
+        let s_len = self.pss_signing_preconditions(params, allow_sha1)?;
         params.hash.check_digest(digest)?;
         let em_bits = self.public_key().bits() - 1;
-        let em_len = em_bits.div_ceil(8) as usize;
-        params.check_against(self.public_key().algorithm(), em_len)?;
-        let s_len = params.salt_len.for_signing(params.hash, em_len)?;
         let mut salt = Zeroizing::new(vec![0u8; s_len]);
-        rng.fill_bytes(&mut salt);
+        Draws::new(&mut *rng).fill(&mut salt)?;
         let em = encode(params, digest, &salt, em_bits);
         let nl = self.public_key().n().as_words().len();
         // EM has em_bits = modBits − 1 bits, so it is below n.
@@ -350,10 +378,16 @@ impl RsaPublicKey {
 /// A private key with the [`Params`] to sign with, for the `signature`
 /// crate's traits: [`RandomizedSigner`](signature::RandomizedSigner),
 /// [`RandomizedDigestSigner`](signature::RandomizedDigestSigner) (any
-/// digest with an object identifier: it replaces the parameters' hash),
+/// digest with an object identifier: it replaces the parameters' hash, and
+/// MGF1's too when that was the same hash),
 /// [`RandomizedPrehashSigner`](signature::hazmat::RandomizedPrehashSigner)
 /// and, with `getrandom` (salt and blinding from the operating system),
 /// [`Signer`](signature::Signer) and [`DigestSigner`](signature::DigestSigner).
+///
+/// It is made only for a key and parameters that can sign
+/// ([`try_new`](Self::try_new)), so `Signer::sign` fails (and, as that
+/// trait's method must, panics) only when the operating system's generator
+/// does or a fault is detected; `try_sign` returns those as errors.
 #[derive(Clone, Debug)]
 pub struct SigningKey {
     key: RsaPrivateKey,
@@ -363,23 +397,45 @@ pub struct SigningKey {
 
 impl SigningKey {
     /// `key`, signing with `hash` (for MGF1 too) and a salt as long as the
-    /// digest.
-    pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Self {
-        Self::with_params(key, Params::new(hash))
+    /// digest, if they can sign (see [`try_with_params`](Self::try_with_params)).
+    pub fn try_new(key: RsaPrivateKey, hash: HashAlg) -> Result<Self, Error> {
+        Self::try_with_params(key, Params::new(hash))
     }
 
     /// `key`, signing with `hash` and the given salt length.
-    pub fn with_salt_len(key: RsaPrivateKey, hash: HashAlg, salt_len: SaltLength) -> Self {
-        Self::with_params(key, Params::new(hash).salt_len(salt_len))
+    pub fn try_with_salt_len(
+        key: RsaPrivateKey,
+        hash: HashAlg,
+        salt_len: SaltLength,
+    ) -> Result<Self, Error> {
+        Self::try_with_params(key, Params::new(hash).salt_len(salt_len))
     }
 
-    /// `key`, signing with `params`.
-    pub fn with_params(key: RsaPrivateKey, params: Params) -> Self {
-        Self {
+    /// `key`, signing with `params`, if they can sign: otherwise
+    /// [`Error::KeyTooSmall`] (below 2048 bits), [`Error::KeyRestricted`]
+    /// (an RSA-PSS key restricted to other parameters), [`Error::WeakHash`]
+    /// (SHA-1: see [`try_with_params_allowing_sha1`](Self::try_with_params_allowing_sha1))
+    /// or [`Error::InvalidSaltLength`] (a salt that does not fit).
+    pub fn try_with_params(key: RsaPrivateKey, params: Params) -> Result<Self, Error> {
+        Self::checked(key, params, false)
+    }
+
+    /// [`try_with_params`](Self::try_with_params) with SHA-1 allowed as the
+    /// message hash: only for systems that cannot verify anything else.
+    pub fn try_with_params_allowing_sha1(
+        key: RsaPrivateKey,
+        params: Params,
+    ) -> Result<Self, Error> {
+        Self::checked(key, params, true)
+    }
+
+    fn checked(key: RsaPrivateKey, params: Params, allow_sha1: bool) -> Result<Self, Error> {
+        key.pss_signing_preconditions(&params, allow_sha1)?;
+        Ok(Self {
             key,
             params,
-            allow_sha1: false,
-        }
+            allow_sha1,
+        })
     }
 
     /// The parameters it signs with.
@@ -391,27 +447,21 @@ impl SigningKey {
         self.params.hash
     }
 
-    fn sign_prehashed<R: CryptoRng + ?Sized>(
+    fn sign_prehashed<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         (hash, digest): (HashAlg, &[u8]),
     ) -> Result<Vec<u8>, Error> {
-        let params = Params {
-            hash,
-            ..self.params
-        };
-        if self.allow_sha1 {
-            self.key.sign_pss_allowing_sha1(rng, &params, digest)
-        } else {
-            self.key.sign_pss_prehashed_with(rng, &params, digest)
-        }
+        let params = self.params.for_digest(hash);
+        self.key.sign_pss_in(rng, &params, digest, self.allow_sha1)
     }
 }
 
 /// A public key with the [`Params`] to verify with, for the `signature`
 /// crate's [`Verifier`](signature::Verifier),
-/// [`DigestVerifier`](signature::DigestVerifier) and
-/// [`PrehashVerifier`](signature::hazmat::PrehashVerifier).
+/// [`DigestVerifier`](signature::DigestVerifier) (as for
+/// [`SigningKey`], the digest replaces the hash, and MGF1's when that was
+/// the same) and [`PrehashVerifier`](signature::hazmat::PrehashVerifier).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifyingKey {
     key: RsaPublicKey,
@@ -419,10 +469,12 @@ pub struct VerifyingKey {
 }
 
 impl VerifyingKey {
-    /// `key`, verifying with `hash` (for MGF1 too) and a salt as long as
-    /// the digest.
+    /// `key`, verifying with `hash` (for MGF1 too) and any salt length,
+    /// read from the signature ([`SaltLength::Auto`]): what OpenSSL,
+    /// RustCrypto's `rsa` and `numcrypt rsa verify` do by default (OpenSSL
+    /// signs with the longest salt that fits unless told otherwise).
     pub fn new(key: RsaPublicKey, hash: HashAlg) -> Self {
-        Self::with_params(key, Params::new(hash))
+        Self::with_params(key, Params::new(hash).salt_len(SaltLength::Auto))
     }
 
     /// `key`, verifying with `hash` and the given salt length.
@@ -445,10 +497,7 @@ impl VerifyingKey {
     }
 
     fn verify_prehashed(&self, hash: HashAlg, digest: &[u8], sig: &[u8]) -> Result<(), Error> {
-        let params = Params {
-            hash,
-            ..self.params
-        };
+        let params = self.params.for_digest(hash);
         self.key.verify_pss_prehashed_with(&params, digest, sig)
     }
 }

@@ -8,7 +8,7 @@ use numcrypt_limbs::{BoxedUint, MontyParams, SecretUint, Unsigned, limbs_for_bit
 use subtle::ConstantTimeLess;
 use zeroize::Zeroizing;
 
-use crate::{Error, HashAlg, MAX_MODULUS_BITS, MIN_MODULUS_BITS};
+use crate::{Error, HashAlg, MAX_MODULUS_BITS, MAX_PUBLIC_EXPONENT_BITS, MIN_MODULUS_BITS};
 
 /// What a key may be used for, as its encoding's algorithm identifier says.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,7 +39,8 @@ pub struct PssRestriction {
 /// An RSA public key: the modulus `n` and the public exponent `e`.
 ///
 /// Any odd `n` of [`MIN_MODULUS_BITS`] to [`MAX_MODULUS_BITS`] bits and any
-/// odd `e` with `3 <= e < n` is accepted. Keys below 2048 bits only verify
+/// odd `e` with `3 <= e < n` and at most [`MAX_PUBLIC_EXPONENT_BITS`] bits
+/// is accepted. Keys below 2048 bits only verify
 /// signatures: encryption to them is refused.
 #[derive(Clone)]
 pub struct RsaPublicKey {
@@ -53,10 +54,20 @@ pub struct RsaPublicKey {
 }
 
 impl RsaPublicKey {
-    /// The key `(n, e)`, checked: [`Error::EvenModulus`],
-    /// [`Error::KeyTooSmall`], [`Error::KeyTooLarge`] or
-    /// [`Error::InvalidExponent`] (`e` even, below 3, or not below `n`).
+    /// The key `(n, e)`, checked: [`Error::PublicExponentTooLarge`] (above
+    /// [`MAX_PUBLIC_EXPONENT_BITS`], checked first),
+    /// [`Error::EvenModulus`], [`Error::KeyTooSmall`],
+    /// [`Error::KeyTooLarge`] or [`Error::InvalidExponent`] (`e` even,
+    /// below 3, or not below `n`).
     pub fn new(n: &BoxedUint, e: &BoxedUint) -> Result<Self, Error> {
+        // First, before any arithmetic: what using the key would cost.
+        let e_bits = e.bits_vartime();
+        if e_bits > MAX_PUBLIC_EXPONENT_BITS {
+            return Err(Error::PublicExponentTooLarge {
+                bits: e_bits,
+                max: MAX_PUBLIC_EXPONENT_BITS,
+            });
+        }
         let bits = n.bits_vartime();
         if bits < MIN_MODULUS_BITS {
             return Err(Error::KeyTooSmall {
@@ -76,7 +87,6 @@ impl RsaPublicKey {
         let n = n
             .resize(limbs_for_bits(bits))
             .map_err(|_| Error::EvenModulus)?;
-        let e_bits = e.bits_vartime();
         let e = e
             .resize(limbs_for_bits(e_bits))
             .map_err(|_| Error::InvalidExponent)?;

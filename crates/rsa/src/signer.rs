@@ -4,10 +4,6 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::fmt;
 
-use rand_chacha::ChaCha20Rng;
-use rand_core::{SeedableRng, TryCryptoRng};
-use zeroize::Zeroize;
-
 use crate::{Error, HashAlg, OidDigest};
 
 /// An RSA signature (PKCS#1 v1.5 or PSS): the modulus' length in bytes,
@@ -63,56 +59,19 @@ impl fmt::Debug for Signature {
     }
 }
 
-/// Signs by `sign` with a ChaCha20 generator seeded from `rng`, so that a
-/// fallible generator can feed the infallible interfaces inside (blinding,
-/// salts): the schemes' [`RandomizedSigner`](signature::RandomizedSigner).
-pub(crate) fn sign_with_rng<R: TryCryptoRng + ?Sized>(
-    rng: &mut R,
-    sign: impl FnOnce(&mut ChaCha20Rng) -> Result<Vec<u8>, Error>,
-) -> Result<Signature, signature::Error> {
-    wrap(sign(&mut seeded(rng)?))
-}
-
-/// Signs by `sign` with a ChaCha20 generator seeded by the operating
-/// system: the schemes' [`Signer`](signature::Signer).
-#[cfg(feature = "getrandom")]
-pub(crate) fn sign_with_os_rng(
-    sign: impl FnOnce(&mut ChaCha20Rng) -> Result<Vec<u8>, Error>,
-) -> Result<Signature, signature::Error> {
-    wrap(sign(&mut os_seeded()?))
+/// A signing result as the `signature` crate wants it: the schemes'
+/// [`RandomizedSigner`](signature::RandomizedSigner) and
+/// [`Signer`](signature::Signer). A generator's failure is
+/// [`Error::Rng`] inside it.
+pub(crate) fn wrap(r: Result<Vec<u8>, Error>) -> Result<Signature, signature::Error> {
+    r.map(Signature::from)
+        .map_err(signature::Error::from_source)
 }
 
 /// A verification result as the `signature` crate wants it: the schemes'
 /// [`Verifier`](signature::Verifier).
 pub(crate) fn verified(r: Result<(), Error>) -> Result<(), signature::Error> {
     r.map_err(|_| signature::Error::new())
-}
-
-/// A ChaCha20 generator seeded from `rng`.
-fn seeded<R: TryCryptoRng + ?Sized>(rng: &mut R) -> Result<ChaCha20Rng, signature::Error> {
-    let mut seed = [0u8; 32];
-    let drawn = rng.try_fill_bytes(&mut seed);
-    let out = ChaCha20Rng::from_seed(seed);
-    seed.zeroize();
-    drawn.map_err(|_| signature::Error::from_source(Error::Rng))?;
-    Ok(out)
-}
-
-/// A ChaCha20 generator seeded by the operating system.
-#[cfg(feature = "getrandom")]
-fn os_seeded() -> Result<ChaCha20Rng, signature::Error> {
-    let mut seed = [0u8; 32];
-    let drawn = getrandom::fill(&mut seed);
-    let out = ChaCha20Rng::from_seed(seed);
-    seed.zeroize();
-    drawn.map_err(|_| signature::Error::from_source(Error::Rng))?;
-    Ok(out)
-}
-
-/// A signing result as the `signature` crate wants it.
-fn wrap(r: Result<Vec<u8>, Error>) -> Result<Signature, signature::Error> {
-    r.map(Signature::from)
-        .map_err(signature::Error::from_source)
 }
 
 /// A digest type's hash and the digest of what `f` feeds it: the schemes'
@@ -127,8 +86,7 @@ where
     Ok((HashAlg::of::<D>(), digest.finalize().to_vec()))
 }
 
-/// What a scheme's signing key (fields `key` and `allow_sha1`) shares:
-/// [`allow_sha1`](crate::pkcs1v15::SigningKey::allow_sha1), `key()`,
+/// What a scheme's signing key (field `key`) shares: `key()`,
 /// `ZeroizeOnDrop`, `Keypair` (its verifying key made by the expression
 /// given, of the signing key named), and the `signature` traits from its inherent
 /// `sign_prehashed(rng, (hash, digest))` and `hash()`: `Signer` (with
@@ -147,16 +105,6 @@ macro_rules! signing_key_traits {
         }
 
         impl $key {
-            /// Allows SHA-1 as the message hash, refused otherwise
-            /// ([`Error::WeakHash`](crate::Error::WeakHash)): only for
-            /// systems that cannot verify anything else.
-            pub fn allow_sha1(self) -> Self {
-                Self {
-                    allow_sha1: true,
-                    ..self
-                }
-            }
-
             /// The private key.
             pub fn key(&self) -> &$crate::RsaPrivateKey {
                 &self.key
@@ -173,9 +121,7 @@ macro_rules! signing_key_traits {
                 msg: &[u8],
             ) -> Result<$crate::Signature, signature::Error> {
                 let hash = self.hash();
-                $crate::signer::sign_with_rng(rng, |rng| {
-                    self.sign_prehashed(rng, (hash, &hash.digest(msg)))
-                })
+                $crate::signer::wrap(self.sign_prehashed(rng, (hash, &hash.digest(msg))))
             }
         }
 
@@ -183,9 +129,9 @@ macro_rules! signing_key_traits {
         impl signature::Signer<$crate::Signature> for $key {
             fn try_sign(&self, msg: &[u8]) -> Result<$crate::Signature, signature::Error> {
                 let hash = self.hash();
-                $crate::signer::sign_with_os_rng(|rng| {
-                    self.sign_prehashed(rng, (hash, &hash.digest(msg)))
-                })
+                $crate::signer::wrap(
+                    self.sign_prehashed(&mut getrandom::SysRng, (hash, &hash.digest(msg))),
+                )
             }
         }
 
@@ -195,9 +141,7 @@ macro_rules! signing_key_traits {
                 rng: &mut R,
                 prehash: &[u8],
             ) -> Result<$crate::Signature, signature::Error> {
-                $crate::signer::sign_with_rng(rng, |rng| {
-                    self.sign_prehashed(rng, (self.hash(), prehash))
-                })
+                $crate::signer::wrap(self.sign_prehashed(rng, (self.hash(), prehash)))
             }
         }
 
@@ -214,7 +158,7 @@ macro_rules! signing_key_traits {
                 f: F,
             ) -> Result<$crate::Signature, signature::Error> {
                 let (hash, digest) = $crate::signer::digest_of::<D, F>(f)?;
-                $crate::signer::sign_with_rng(rng, |rng| self.sign_prehashed(rng, (hash, &digest)))
+                $crate::signer::wrap(self.sign_prehashed(rng, (hash, &digest)))
             }
         }
 
@@ -228,7 +172,7 @@ macro_rules! signing_key_traits {
                 f: F,
             ) -> Result<$crate::Signature, signature::Error> {
                 let (hash, digest) = $crate::signer::digest_of::<D, F>(f)?;
-                $crate::signer::sign_with_os_rng(|rng| self.sign_prehashed(rng, (hash, &digest)))
+                $crate::signer::wrap(self.sign_prehashed(&mut getrandom::SysRng, (hash, &digest)))
             }
         }
     };

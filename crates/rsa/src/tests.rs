@@ -94,22 +94,23 @@ fn unchecked_fault_would_reveal_a_factor() {
     );
 }
 
-/// The blinding pair really is (r^e, r^-1), and stays so as it is squared
-/// and refreshed.
+/// The blinding pair really is (r^e, r^-1) modulo n, and stays so as it is
+/// squared and refreshed.
 #[test]
 fn blinding_pair_is_consistent() {
     let key = key(4, 2048);
     let mut rng = ChaCha20Rng::seed_from_u64(5);
-    let pair = key.fresh_blinding_pair(&mut rng).unwrap();
-    // r^e · (r^-1)^e = 1 modulo each prime.
-    for (i, params) in key.prime_params().into_iter().enumerate() {
-        let ai_e = params.pow_vartime(&pair.ai[i], key.public_key().e());
-        let one = params.from_monty(&params.mul(&pair.a[i], &ai_e));
-        assert_eq!(
-            one.expose().clone(),
-            numcrypt_limbs::BoxedUint::from_u64(1, 16)
-        );
-    }
+    let pair = key
+        .fresh_blinding_pair(&mut crate::rng::Draws::new(&mut rng))
+        .unwrap();
+    // r^e · (r^-1)^e = 1 modulo n.
+    let params = key.public_key().params();
+    let ai_e = params.pow_vartime(&pair.ai, key.public_key().e());
+    let one = params.from_monty(&params.mul(&pair.a, &ai_e));
+    assert_eq!(
+        one.expose().clone(),
+        numcrypt_limbs::BoxedUint::from_u64(1, 32)
+    );
     // Many uses through the shared state, across refreshes.
     let x = SecretUint::from_u64(42, 32);
     let plain = key
@@ -119,4 +120,145 @@ fn blinding_pair_is_consistent() {
         let got = key.private_op(Some(&mut rng), &x, Mode::default()).unwrap();
         assert_eq!(big(&got), big(&plain));
     }
+}
+
+/// Blinding in OpenSSL's order: the CRT, Garner and the check see only
+/// `x' = x·r^e mod n` and values derived from it, never `x`; the result is
+/// still `x^d mod n`. Every expected value comes from num-bigint.
+#[test]
+fn crt_garner_and_check_see_only_blinded_values() {
+    use crate::private::trace::{self, Step};
+    let key = key(6, 2048);
+    let mut rng = ChaCha20Rng::seed_from_u64(7);
+    let n = BigUint::from_bytes_be(&key.public_key().n().to_be_bytes());
+    let d = BigUint::from_bytes_be(&key.d().to_be_bytes());
+    let e = BigUint::from_bytes_be(&key.public_key().e().to_be_bytes());
+    let (p, q) = key.primes();
+    let (p, q) = (
+        BigUint::from_bytes_be(&p.to_be_bytes()),
+        BigUint::from_bytes_be(&q.to_be_bytes()),
+    );
+    let params = key.public_key().params();
+    // Draw a pair, so the next operations take cached (squared) ones.
+    let x0 = SecretUint::from_u64(3, 32);
+    key.private_op(Some(&mut rng), &x0, Mode::default())
+        .unwrap();
+    for i in 0..5u64 {
+        let x = BigUint::from(0x1234_5678_9abc_def0u64 + i).pow(40) % &n;
+        let pair = key.next_blinding_pair().expect("a cached pair");
+        let a = big(&params.from_monty(&pair.a));
+        let ai = big(&params.from_monty(&pair.ai));
+        // The pair is (r^e, r^-1): r^e·(r^-1)^e = 1, and r is not 1.
+        assert_ne!(a, BigUint::from(1u8));
+        assert_eq!((&a * ai.modpow(&e, &n)) % &n, BigUint::from(1u8));
+        let (got, log) =
+            trace::capture(|| key.private_op(Some(&mut rng), &secret(&x, 32), Mode::default()));
+        assert_eq!(big(&got.unwrap()), x.modpow(&d, &n), "the result");
+        let blinded = (&x * &a) % &n;
+        let seen = |step| -> Vec<BigUint> {
+            log.iter()
+                .filter(|(s, _)| *s == step)
+                .map(|(_, v)| big(v))
+                .collect()
+        };
+        let only_blinded = core::slice::from_ref(&blinded);
+        assert_eq!(seen(Step::CrtInput), only_blinded, "the CRT's input");
+        assert_eq!(seen(Step::CheckInput), only_blinded, "the check's input");
+        let m_blinded = blinded.modpow(&d, &n);
+        assert_eq!(
+            seen(Step::GarnerP),
+            [&m_blinded % &p],
+            "Garner's half mod p"
+        );
+        assert_eq!(
+            seen(Step::GarnerQ),
+            [&m_blinded % &q],
+            "Garner's half mod q"
+        );
+        // Unblinding undoes r: m'·r^-1 = x^d.
+        assert_eq!((&m_blinded * &ai) % &n, x.modpow(&d, &n));
+        for (_, v) in &log {
+            assert_ne!(big(v), x, "x itself reached the CRT");
+        }
+    }
+}
+
+/// A generator that fails, or is stuck on one value, ends a private
+/// operation that needs a fresh blinding pair in `Error::Rng`: no panic,
+/// no endless loop, and the key still works afterwards.
+#[test]
+fn broken_generators_give_rng_errors_in_blinding() {
+    use crate::rng::test_rngs::{Failing, Stuck};
+    let key = key(8, 2048);
+    let x = SecretUint::from_u64(5, 32);
+    for stuck in [0x00, 0xff, 0x5a] {
+        assert_eq!(
+            key.private_op(Some(&mut Stuck(stuck)), &x, Mode::default())
+                .unwrap_err(),
+            crate::Error::Rng,
+            "stuck on {stuck:#x}"
+        );
+    }
+    assert_eq!(
+        key.private_op(Some(&mut Failing), &x, Mode::default())
+            .unwrap_err(),
+        crate::Error::Rng
+    );
+    let mut rng = ChaCha20Rng::seed_from_u64(9);
+    assert!(key.private_op(Some(&mut rng), &x, Mode::default()).is_ok());
+}
+
+/// The blinding draws themselves are bounded: a generator stuck on a value
+/// the repetition test cannot see (all-ones candidates, always `>= n`,
+/// drawn from a counter that never repeats a word) is refused after
+/// `MAX_DRAWS` candidates.
+#[test]
+fn rejection_sampling_is_bounded() {
+    struct AlwaysTooBig(u64);
+    impl rand_core::TryRng for AlwaysTooBig {
+        type Error = core::convert::Infallible;
+        fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+            Ok(self.try_next_u64()? as u32)
+        }
+        fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+            self.0 += 1;
+            Ok(self.0)
+        }
+        fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+            // Distinct words, but the top 64 bits all ones: above any n
+            // this crate makes.
+            for chunk in dst.chunks_mut(8) {
+                let w = self.try_next_u64()?.to_be_bytes();
+                chunk.copy_from_slice(&w[..chunk.len()]);
+            }
+            dst[..8].fill(0xff);
+            Ok(())
+        }
+    }
+    impl rand_core::TryCryptoRng for AlwaysTooBig {}
+    let key = key(8, 2048);
+    let mut rng = AlwaysTooBig(0);
+    let mut draws = crate::rng::Draws::new(&mut rng);
+    assert!(matches!(
+        key.fresh_blinding_pair(&mut draws),
+        Err(crate::Error::Rng)
+    ));
+}
+
+/// The implicit-rejection key is hashed by a hasher that wipes its state,
+/// into a buffer that is wiped when the key is dropped (a type-level
+/// check: freed memory cannot be inspected from safe Rust).
+#[test]
+fn implicit_rejection_key_is_wiped() {
+    fn wipes_itself<T: zeroize::ZeroizeOnDrop>(_: &T) {}
+    wipes_itself(&<sha2::Sha256 as sha2::Digest>::new());
+    let key = key(10, 2048);
+    wipes_itself(&key.kdk_key);
+    // And it is SHA-256 of d's k-byte encoding.
+    let d = key.d().to_be_bytes();
+    let d = &d[d.len() - 256..];
+    assert_eq!(
+        &key.kdk_key[..],
+        &<sha2::Sha256 as sha2::Digest>::digest(d)[..]
+    );
 }

@@ -70,7 +70,7 @@ fn any_digest_signs_as_openssl() {
     // method and by DigestSigner over the digest type.
     let expected = openssl(&["dgst", "-sha3-256", "-sign", &key_file, &msg_file]).unwrap();
     assert_eq!(key.sign_pkcs1v15(&mut rng, sha3, msg).unwrap(), expected);
-    let signer = pkcs1v15::SigningKey::new(key.clone(), HashAlg::Sha256);
+    let signer = pkcs1v15::SigningKey::try_new(key.clone(), HashAlg::Sha256).unwrap();
     let sig = signer.sign_digest_with_rng(&mut rng, |d: &mut Sha3_256| d.update(msg));
     assert_eq!(sig.as_bytes(), &expected[..]);
     let verifier = pkcs1v15::VerifyingKey::new(key.public_key().clone(), sha3);
@@ -80,7 +80,7 @@ fn any_digest_signs_as_openssl() {
     let params = pss::Params::new(HashAlg::of::<Sha3_384>())
         .mgf1_hash(HashAlg::Sha256)
         .salt_len(SaltLength::Bytes(20));
-    let signer = pss::SigningKey::with_params(key.clone(), params);
+    let signer = pss::SigningKey::try_with_params(key.clone(), params).unwrap();
     let sig = signer.sign_with_rng(&mut rng, msg);
     signer.verifying_key().verify(msg, &sig).unwrap();
     let sig_file = path(&dir, "pss.sig");
@@ -216,11 +216,12 @@ fn rsa_pss_keys_as_openssl_writes_them() {
 }
 
 /// A key openssl encrypted (PBES2, PBKDF2 and AES-256-CBC) is named as such
-/// by `from_pem`, and `pkcs8`'s trait decrypts it into the same key.
+/// by `from_pem`, and `from_pkcs8_encrypted_pem` decrypts it into the same
+/// key.
 #[test]
 fn encrypted_keys_through_the_pkcs8_traits() {
     use numcrypt_rsa::der::Decode;
-    use numcrypt_rsa::pkcs8::{DecodePrivateKey, PrivateKeyInfoRef};
+    use numcrypt_rsa::pkcs8::PrivateKeyInfoRef;
     let Some((dir, key_file)) = setup("encrypted", "RSA", &[]) else {
         return;
     };
@@ -246,6 +247,12 @@ fn encrypted_keys_through_the_pkcs8_traits() {
     );
     let key = RsaPrivateKey::from_pkcs8_encrypted_pem(&pem, "secret").unwrap();
     assert_eq!(key, plain);
+    // The pkcs8 trait's method (which bounds nothing) reads it too.
+    use numcrypt_rsa::pkcs8::DecodePrivateKey;
+    assert_eq!(
+        <RsaPrivateKey as DecodePrivateKey>::from_pkcs8_encrypted_pem(&pem, "secret").unwrap(),
+        plain
+    );
     // And back: what pkcs8 encrypts (scrypt), openssl decrypts to the same
     // key.
     let mut rng = ChaCha20Rng::seed_from_u64(9);
@@ -264,4 +271,122 @@ fn encrypted_keys_through_the_pkcs8_traits() {
     .unwrap();
     // (openssl writes plain RSA keys in DER as PKCS#1.)
     assert_eq!(RsaPrivateKey::from_der(&der).unwrap(), key);
+}
+
+/// PSS through the `DigestSigner`/`DigestVerifier` traits with a digest
+/// other than the key's hash (SHA-384 on a SHA-256 key) uses MGF1 with the
+/// digest's hash, as openssl does, in both directions:
+/// `openssl dgst -sha384 -sigopt rsa_padding_mode:pss` verifies our
+/// signature, and `VerifyingKey::new` (salt length read from the signature
+/// by default) verifies openssl's, made with its default, longest salt.
+#[test]
+fn pss_digest_traits_interoperate_with_openssl_sha384() {
+    use numcrypt_rsa::signature::DigestVerifier;
+    let Some((dir, key_file)) = setup("pss-sha384", "RSA", &[]) else {
+        return;
+    };
+    let key = RsaPrivateKey::from_pem(&std::fs::read_to_string(&key_file).unwrap()).unwrap();
+    let msg = b"PSS with SHA-384 through the digest traits";
+    let (msg_file, sig_file, pub_file) =
+        (path(&dir, "msg"), path(&dir, "sig"), path(&dir, "pub.pem"));
+    std::fs::write(&msg_file, msg).unwrap();
+    openssl(&["pkey", "-in", &key_file, "-pubout", "-out", &pub_file]).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(38);
+    let signer = pss::SigningKey::try_new(key.clone(), HashAlg::Sha256).unwrap();
+    let sig = signer.sign_digest_with_rng(&mut rng, |d: &mut sha2::Sha384| d.update(msg));
+    std::fs::write(&sig_file, sig.as_bytes()).unwrap();
+    let pss_verify = [
+        "dgst",
+        "-sha384",
+        "-sigopt",
+        "rsa_padding_mode:pss",
+        "-verify",
+        &pub_file,
+        "-signature",
+        &sig_file,
+        &msg_file,
+    ];
+    assert_eq!(openssl(&pss_verify).unwrap(), b"Verified OK\n");
+
+    let theirs = openssl(&[
+        "dgst",
+        "-sha384",
+        "-sigopt",
+        "rsa_padding_mode:pss",
+        "-sign",
+        &key_file,
+        &msg_file,
+    ])
+    .unwrap();
+    let theirs = numcrypt_rsa::Signature::from(theirs);
+    let verifier = pss::VerifyingKey::new(key.public_key().clone(), HashAlg::Sha256);
+    verifier
+        .verify_digest(
+            |d: &mut sha2::Sha384| {
+                d.update(msg);
+                Ok(())
+            },
+            &theirs,
+        )
+        .unwrap();
+    // The MGF1 hash matters: with MGF1 kept at SHA-256 it would not verify.
+    let pinned = pss::VerifyingKey::with_params(
+        key.public_key().clone(),
+        pss::Params::new(HashAlg::Sha384)
+            .mgf1_hash(HashAlg::Sha256)
+            .salt_len(SaltLength::Auto),
+    );
+    assert!(pinned.verify(msg, &theirs).is_err());
+    pss::VerifyingKey::new(key.public_key().clone(), HashAlg::Sha384)
+        .verify(msg, &theirs)
+        .unwrap();
+}
+
+/// An RSA-PSS key whose minimum salt length does not fit a byte (300,
+/// which `openssl genpkey` writes): read, written back byte for byte, and
+/// it signs with that salt in a way openssl verifies.
+#[test]
+fn rsa_pss_keys_with_long_salts() {
+    let opts = [
+        "-pkeyopt",
+        "rsa_keygen_bits:3072",
+        "-pkeyopt",
+        "rsa_pss_keygen_md:sha256",
+        "-pkeyopt",
+        "rsa_pss_keygen_mgf1_md:sha256",
+        "-pkeyopt",
+        "rsa_pss_keygen_saltlen:300",
+    ];
+    let Some((dir, key_file)) = setup("pss-salt-300", "RSA-PSS", &opts) else {
+        return;
+    };
+    let der = openssl(&["pkey", "-in", &key_file, "-outform", "DER"]).unwrap();
+    let key = RsaPrivateKey::from_der(&der).unwrap();
+    assert_eq!(&key.to_pkcs8_der().unwrap()[..], &der[..]);
+    let KeyAlgorithm::RsaPss(Some(r)) = key.public_key().algorithm() else {
+        panic!("not read as a restricted RSA-PSS key");
+    };
+    assert_eq!(r.min_salt_len, 300);
+    let mut rng = ChaCha20Rng::seed_from_u64(300);
+    let digest = HashAlg::Sha256.digest(b"long salt");
+    let sig = key
+        .sign_pss_prehashed_with(&mut rng, &r.params(), &digest)
+        .unwrap();
+    let (digest_file, sig_file) = (path(&dir, "digest"), path(&dir, "sig"));
+    std::fs::write(&digest_file, &digest).unwrap();
+    std::fs::write(&sig_file, &sig).unwrap();
+    let out = openssl(&[
+        "pkeyutl",
+        "-verify",
+        "-inkey",
+        &key_file,
+        "-in",
+        &digest_file,
+        "-sigfile",
+        &sig_file,
+        "-pkeyopt",
+        "digest:sha256",
+    ])
+    .unwrap();
+    assert!(String::from_utf8_lossy(&out).contains("Verified Successfully"));
 }

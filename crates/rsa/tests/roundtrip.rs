@@ -201,7 +201,7 @@ proptest! {
 fn signature_traits() {
     let mut rng = ChaCha20Rng::seed_from_u64(11);
     let key = keys()[0].clone();
-    let signer = pkcs1v15::SigningKey::new(key.clone(), HashAlg::Sha256);
+    let signer = pkcs1v15::SigningKey::try_new(key.clone(), HashAlg::Sha256).unwrap();
     let verifier = signer.verifying_key();
     let sig = signer.sign(b"through Signer (OS randomness for blinding)");
     verifier
@@ -211,7 +211,7 @@ fn signature_traits() {
     assert_eq!(sig, sig2, "PKCS#1 v1.5 is deterministic");
     assert!(verifier.verify(b"other", &sig).is_err());
 
-    let signer = pss::SigningKey::new(key, HashAlg::Sha512);
+    let signer = pss::SigningKey::try_new(key, HashAlg::Sha512).unwrap();
     let verifier = signer.verifying_key();
     let sig = signer.sign_with_rng(&mut rng, b"pss");
     verifier.verify(b"pss", &sig).unwrap();
@@ -438,9 +438,13 @@ fn bad_public_keys() {
             "{bad_e}"
         );
     }
+    // e = n is above the 33-bit cap, which is checked first.
     assert_eq!(
         RsaPublicKey::new(&n, &n).unwrap_err(),
-        Error::InvalidExponent,
+        Error::PublicExponentTooLarge {
+            bits: 2048,
+            max: 33
+        },
         "e = n"
     );
     assert!(RsaPublicKey::new(&n, &boxed(&BigUint::from(3u8))).is_ok());
@@ -646,7 +650,7 @@ fn debug_prints_no_secret() {
     let key = &keys()[0];
     let text = format!(
         "{key:?} {:?}",
-        pkcs1v15::SigningKey::new(key.clone(), HashAlg::Sha256)
+        pkcs1v15::SigningKey::try_new(key.clone(), HashAlg::Sha256).unwrap()
     );
     let (p, q) = key.primes();
     for secret in [key.d(), p, q] {

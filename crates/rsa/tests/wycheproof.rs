@@ -171,8 +171,8 @@ fn pkcs1v15_sign() {
                     key.sign_pkcs1v15(&mut rng, hash, &msg),
                     Err(Error::WeakHash)
                 );
-                pkcs1v15::SigningKey::new(key.clone(), hash)
-                    .allow_sha1()
+                pkcs1v15::SigningKey::try_new_allowing_sha1(key.clone(), hash)
+                    .expect("a key that signs")
                     .sign_prehash_with_rng(&mut rng, &hash.digest(&msg))
                     .expect("sign")
                     .as_bytes()
