@@ -7,9 +7,9 @@
 //! aws-lc-rs algorithms accept: a modulus of 2048 to 8192 bits (exact bit
 //! length; webpki on ring rounds the length up to whole bytes first, so it
 //! also takes 2041 to 2047 bits), an odd public exponent from 3 to
-//! `2^33 − 1` (a larger one would let a certificate make every verifier
-//! run a long exponentiation), PSS with MGF1 over the message hash and a
-//! salt as long as the digest.
+//! `2^33 − 1` (numcrypt reads none larger:
+//! [`MAX_PUBLIC_EXPONENT_BITS`](numcrypt_rsa::MAX_PUBLIC_EXPONENT_BITS)),
+//! PSS with MGF1 over the message hash and a salt as long as the digest.
 //!
 //! The RSA-PSS public key ones (`id-RSASSA-PSS` keys) are this crate's
 //! additions: webpki matches a key to an algorithm by the exact bytes of the
@@ -33,8 +33,6 @@ use rustls::pki_types::{
 pub const MIN_MODULUS_BITS: u32 = 2048;
 /// The largest modulus verified, in bits (webpki's).
 pub const MAX_MODULUS_BITS: u32 = 8192;
-/// The largest public exponent, `2^33 − 1` (webpki's).
-pub const MAX_PUBLIC_EXPONENT: u64 = (1 << 33) - 1;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Padding {
@@ -82,11 +80,9 @@ impl SignatureVerificationAlgorithm for RsaVerification {
         message: &[u8],
         signature: &[u8],
     ) -> Result<(), InvalidSignature> {
+        // numcrypt reads no exponent above MAX_PUBLIC_EXPONENT_BITS (33).
         let key = RsaPublicKey::from_pkcs1_der(public_key).map_err(|_| InvalidSignature)?;
-        let e = key.e_bytes();
-        let e_ok =
-            e.len() <= 8 && e.iter().fold(0, |e, &b| e << 8 | u64::from(b)) <= MAX_PUBLIC_EXPONENT;
-        if !e_ok || !(MIN_MODULUS_BITS..=MAX_MODULUS_BITS).contains(&key.bits()) {
+        if !(MIN_MODULUS_BITS..=MAX_MODULUS_BITS).contains(&key.bits()) {
             return Err(InvalidSignature);
         }
         let digest = self.hash.digest(message);

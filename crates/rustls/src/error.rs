@@ -18,11 +18,9 @@ pub enum Error {
     /// schemes (TLS signs PSS with the same hash for the message and MGF1,
     /// SHA-256, -384 or -512, and a salt as long as the digest).
     NoTlsScheme,
-    /// The operating system's generator failed (blinding and PSS salts
-    /// come from it); nothing was signed.
-    Rng,
-    /// numcrypt's private operation failed (for instance
-    /// `FaultDetected`); nothing was returned.
+    /// numcrypt's signing failed (`FaultDetected`, or `Rng` when the
+    /// operating system's generator, which blinding and PSS salts come
+    /// from, fails); nothing was returned.
     Sign(numcrypt_rsa::Error),
 }
 
@@ -35,7 +33,6 @@ impl fmt::Display for Error {
                  (TLS needs the same hash for message and MGF1, SHA-256/384/512, \
                  and a salt as long as the digest)",
             ),
-            Error::Rng => f.write_str("the operating system's random number generator failed"),
             Error::Sign(e) => write!(f, "numcrypt RSA signing failed: {e}"),
         }
     }
@@ -45,7 +42,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Key(e) | Error::Sign(e) => Some(e),
-            Error::NoTlsScheme | Error::Rng => None,
+            Error::NoTlsScheme => None,
         }
     }
 }

@@ -13,12 +13,10 @@ use numcrypt_rsa::der::Decode;
 use numcrypt_rsa::der::asn1::ObjectIdentifier;
 use numcrypt_rsa::pkcs8::PrivateKeyInfoRef;
 use numcrypt_rsa::{HashAlg, KeyAlgorithm, RsaPrivateKey, pss};
-use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
 use rustls::pki_types::{PrivateKeyDer, SubjectPublicKeyInfoDer};
 use rustls::sign::{Signer, SigningKey};
 use rustls::{SignatureAlgorithm, SignatureScheme};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 use crate::Error;
 
@@ -119,10 +117,11 @@ fn digest_signer(key: RsaPrivateKey) -> Arc<dyn DigestSigner> {
 }
 
 /// One blinded, fault-checked signature per call, blinding and salt from
-/// a ChaCha20 generator the operating system seeds for this signature.
+/// the operating system's generator (a failure of it is
+/// `Error::Sign(numcrypt_rsa::Error::Rng)`, and nothing is signed).
 impl DigestSigner for RsaPrivateKey {
     fn sign_digest(&self, scheme: Scheme, digest: &[u8]) -> Result<Vec<u8>, Error> {
-        let mut rng = os_seeded()?;
+        let mut rng = getrandom::SysRng;
         match scheme {
             Scheme::Pkcs1(hash) => self.sign_pkcs1v15_prehashed(&mut rng, hash, digest),
             Scheme::Pss(hash) => {
@@ -131,16 +130,6 @@ impl DigestSigner for RsaPrivateKey {
         }
         .map_err(Error::Sign)
     }
-}
-
-/// A ChaCha20 generator seeded by the operating system.
-fn os_seeded() -> Result<ChaCha20Rng, Error> {
-    let mut seed = [0u8; 32];
-    let drawn = getrandom::fill(&mut seed);
-    let rng = ChaCha20Rng::from_seed(seed);
-    seed.zeroize();
-    drawn.map_err(|_| Error::Rng)?;
-    Ok(rng)
 }
 
 /// Whether a private key is numcrypt's to load: PKCS#1, or PKCS#8 with an

@@ -259,13 +259,13 @@ fn aws_encoding(scheme: SignatureScheme) -> &'static dyn aws::RsaEncoding {
 }
 
 /// The PKCS#1 `RSAPublicKey` of a fixture key (the subjectPublicKey a
-/// certificate would carry).
+/// certificate would carry); openssl's file for the key numcrypt does not
+/// read (e = 2^33 + 1).
 fn public_key(name: &str) -> Vec<u8> {
-    RsaPrivateKey::from_pem(&key_pem(name))
-        .unwrap()
-        .public_key()
-        .to_pkcs1_der()
-        .unwrap()
+    match RsaPrivateKey::from_pem(&key_pem(name)) {
+        Ok(key) => key.public_key().to_pkcs1_der().unwrap(),
+        Err(_) => std::fs::read(data(&name.replace(".pem", ".pub.der"))).unwrap(),
+    }
 }
 
 /// numcrypt's signatures through the provider's signing key, at every size
@@ -331,12 +331,9 @@ fn verification_verdicts_equal_webpki_on_aws_lc_rs() {
         "rsa2048-e33bits.pem",
         "rsa2048-e34bits.pem",
     ] {
-        // numcrypt signs (it reads all of these keys; below 2048 bits only
-        // with its private operation called directly).
-        let key = RsaPrivateKey::from_pem(&key_pem(name)).unwrap();
         let public = public_key(name);
         for signed_as in RSA_SCHEMES {
-            let sig = sign_raw(&key, signed_as, msg);
+            let sig = sign_raw(name, signed_as, msg);
             let mut variants = vec![sig.clone(), sig[..sig.len() - 1].to_vec(), Vec::new()];
             for i in [0, sig.len() / 2, sig.len() - 1] {
                 let mut v = sig.clone();
@@ -364,25 +361,27 @@ fn verification_verdicts_equal_webpki_on_aws_lc_rs() {
     }
     assert_eq!(cases, 8 * 6 * 8 * 6 * 2); // keys, schemes signed, variants, schemes verified, messages
     // The edges held what webpki documents: valid signatures refused below
-    // 2048 bits and above 33-bit exponents, accepted at e = 3 and 2^33 − 1.
-    for (name, accepted) in [
-        ("rsa2047.pem", false),
-        ("rsa2048-e3.pem", true),
-        ("rsa2048-e33bits.pem", true),
-        ("rsa2048-e34bits.pem", false),
+    // 2048 bits and above 33-bit exponents, accepted at e = 3 and 2^33 − 1;
+    // webpki on ring rounds the modulus up to whole bytes (2047 → 2048).
+    for (name, accepted, by_ring) in [
+        ("rsa1024.pem", false, false),
+        ("rsa2047.pem", false, true),
+        ("rsa2048-e3.pem", true, true),
+        ("rsa2048-e33bits.pem", true, true),
+        ("rsa2048-e34bits.pem", false, false),
     ] {
-        let key = RsaPrivateKey::from_pem(&key_pem(name)).unwrap();
-        let sig = sign_raw(&key, SignatureScheme::RSA_PSS_SHA256, msg);
-        let verdict =
-            ours(SignatureScheme::RSA_PSS_SHA256).verify_signature(&public_key(name), msg, &sig);
+        let (public, sig) = (
+            public_key(name),
+            sign_raw(name, SignatureScheme::RSA_PSS_SHA256, msg),
+        );
+        let verdict = ours(SignatureScheme::RSA_PSS_SHA256).verify_signature(&public, msg, &sig);
         assert_eq!(verdict.is_ok(), accepted, "{name}");
+        let ring =
+            webpki::ring::RSA_PSS_2048_8192_SHA256_LEGACY_KEY.verify_signature(&public, msg, &sig);
+        assert_eq!(ring.is_ok(), by_ring, "{name}");
     }
     // Malformed public keys.
-    let sig = sign_raw(
-        &RsaPrivateKey::from_pem(&key_pem("rsa2048.pem")).unwrap(),
-        SignatureScheme::RSA_PKCS1_SHA256,
-        msg,
-    );
+    let sig = sign_raw("rsa2048.pem", SignatureScheme::RSA_PKCS1_SHA256, msg);
     let good = public_key("rsa2048.pem");
     for bad in [
         Vec::new(),
@@ -398,29 +397,34 @@ fn verification_verdicts_equal_webpki_on_aws_lc_rs() {
     }
 }
 
-/// A signature under `scheme` by numcrypt's private operation (any size
-/// numcrypt reads: the provider refuses small keys, this does not).
-fn sign_raw(key: &RsaPrivateKey, scheme: SignatureScheme, msg: &[u8]) -> Vec<u8> {
+/// A signature under `scheme` of `msg` by the fixture key `name`:
+/// numcrypt's where numcrypt reads the key and signs with it (2048 bits and
+/// up); openssl's signature of "signed message" (PSS-SHA256) for the
+/// others (1024 and 2047 bits, e = 2^33 + 1), and for their other schemes
+/// and messages bytes that sign nothing (both verdicts must be refusals).
+fn sign_raw(name: &str, scheme: SignatureScheme, msg: &[u8]) -> Vec<u8> {
     use numcrypt_rsa::HashAlg;
     use numcrypt_rsa::pss::SaltLength;
     use rand_core::SeedableRng;
+    let key = RsaPrivateKey::from_pem(&key_pem(name)).ok();
+    let Some(key) = key.filter(|k| k.public_key().bits() >= 2048) else {
+        let openssls = std::fs::read(data(&name.replace(".pem", ".pss-sha256.sig"))).unwrap();
+        if scheme == SignatureScheme::RSA_PSS_SHA256 && msg == b"signed message" {
+            return openssls;
+        }
+        return vec![1; openssls.len()];
+    };
     let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(7);
     let hash = match scheme {
         SignatureScheme::RSA_PKCS1_SHA256 | SignatureScheme::RSA_PSS_SHA256 => HashAlg::Sha256,
         SignatureScheme::RSA_PKCS1_SHA384 | SignatureScheme::RSA_PSS_SHA384 => HashAlg::Sha384,
         _ => HashAlg::Sha512,
     };
-    if key.public_key().bits() >= 2048 {
-        if format!("{scheme:?}").contains("PKCS1") {
-            key.sign_pkcs1v15(&mut rng, hash, msg).unwrap()
-        } else {
-            key.sign_pss(&mut rng, hash, msg, SaltLength::Digest)
-                .unwrap()
-        }
+    if format!("{scheme:?}").contains("PKCS1") {
+        key.sign_pkcs1v15(&mut rng, hash, msg).unwrap()
     } else {
-        // Below numcrypt's signing floor: aws-lc-rs cannot sign either, so
-        // use whatever signature; what matters is that both refuse.
-        vec![1; key.size()]
+        key.sign_pss(&mut rng, hash, msg, SaltLength::Digest)
+            .unwrap()
     }
 }
 
