@@ -2,29 +2,39 @@
 //! certificate, numcrypt's provider against rustls' aws-lc-rs and ring
 //! providers in the same run, the same certificate and key in each. The
 //! client is always rustls on aws-lc-rs, so only the server's provider
-//! changes. Client and server run in memory, driven through buffers in one
-//! thread as rustls' own benchmarks do (no sockets).
+//! changes.
 //!
-//! - `handshake_server/<version>_<bits>/<provider>`: one client; only the
-//!   server's calls are timed (creating the connection, reading and
-//!   processing the client's flights, writing its own), so the figure is
-//!   the server's full handshakes per second on one core.
-//! - `handshake_system/<version>_<bits>_<clients>/<provider>`: 1 or 8
-//!   threads, each running client-server pairs back to back; wall time per
-//!   handshake for the whole system (clients included) on this machine's
-//!   cores: what 8 concurrent clients get from one server key.
+//! - `handshake_server/<version>_<bits>/<provider>`: in memory, one thread,
+//!   as rustls' own benchmarks do (no sockets); only the server's calls
+//!   are timed (creating the connection, reading and processing the
+//!   client's flights, writing its own), so the figure is the server's
+//!   full handshakes per second on one core.
+//! - `handshake_loopback/tls13_<bits>_<clients>/<provider>`: over TCP on
+//!   127.0.0.1, 1 or 8 client threads each running handshakes back to back
+//!   against a server with a thread per concurrent connection (as
+//!   `examples/https_server.rs`); a handshake ends when the client has read
+//!   a byte the server wrote after it, and the server's close_notify. Wall
+//!   time per handshake of the whole machine, clients included: what 1 or
+//!   8 concurrent clients get from one server on this machine's cores.
+//! - `handshake_loopback_server_cpu/...`: the same runs, timed by the
+//!   server threads' CPU time (Linux's `/proc/thread-self/schedstat`,
+//!   kernel time included) per handshake: the server's handshakes per
+//!   second per core on loopback, whatever the clients cost.
 //! - `rsa_sign/<bits>/<provider>`: the provider's RSA signer alone (PSS
 //!   with SHA-512 over a handshake-sized message), the part of a handshake
 //!   the providers differ in.
 //!
-//! Versions: TLS 1.3 at 2048, 3072 and 4096 bits, TLS 1.2 at 2048 (ECDHE,
-//! X25519, AES-256-GCM; the server signs RSA-PSS SHA-512, checked before
-//! timing). Throughput is in handshakes (elements) per second.
-//! Before timing, every provider completes a handshake and the client
-//! checks its signature. Fixture keys: `tests/data`; the certificates
-//! are made by rcgen at start. `python3 crates/rustls/benches/summarize.py`
-//! prints the tables; `handshake_rounds.py N` runs N rounds.
+//! Versions: TLS 1.3 at 2048, 3072 and 4096 bits, TLS 1.2 at 2048 (in
+//! memory only); ECDHE X25519, AES-256-GCM; the server signs RSA-PSS
+//! SHA-512, checked before timing. Throughput is in handshakes (elements)
+//! per second. Before timing, every provider completes a handshake and the
+//! client checks its signature. Fixture keys: `tests/data`; the
+//! certificates are made by rcgen at start.
+//! `python3 crates/rustls/benches/summarize.py` prints the tables;
+//! `--rounds N` runs N rounds first.
 
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -39,7 +49,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
 use rustls::server::NoServerSessionStorage;
 use rustls::{
     ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, ServerConfig,
-    ServerConnection, SignatureScheme, SupportedProtocolVersion,
+    ServerConnection, SignatureScheme, Stream, SupportedProtocolVersion,
 };
 
 const PROVIDERS: [&str; 3] = ["numcrypt", "aws-lc-rs", "ring"];
@@ -228,20 +238,9 @@ fn handshakes(c: &mut Criterion) {
         }
         group.finish();
 
-        let mut group = c.benchmark_group("handshake_system");
-        group.throughput(Throughput::Elements(1));
-        for clients in [1usize, 8] {
-            if label == "tls12" && clients == 8 {
-                continue;
-            }
-            for (name, server) in &servers {
-                let id = BenchmarkId::new(format!("{label}_{bits}_{clients}"), name);
-                group.bench_function(id, |b| {
-                    b.iter_custom(|iters| concurrent(clients, iters, &client, server))
-                });
-            }
+        if label == "tls13" {
+            loopback_groups(c, &format!("{label}_{bits}"), &client, &servers);
         }
-        group.finish();
     }
 
     let mut group = c.benchmark_group("rsa_sign");
@@ -262,32 +261,149 @@ fn handshakes(c: &mut Criterion) {
     group.finish();
 }
 
-/// `clients` threads each running `iters` handshakes at once; wall time per
-/// handshake.
-fn concurrent(
+/// The loopback groups for one certificate: wall time and the server's CPU
+/// time per handshake, 1 and 8 clients.
+fn loopback_groups(
+    c: &mut Criterion,
+    case: &str,
+    client: &Arc<ClientConfig>,
+    servers: &[(&str, Arc<ServerConfig>)],
+) {
+    for server_cpu in [false, true] {
+        let group_name = if server_cpu {
+            "handshake_loopback_server_cpu"
+        } else {
+            "handshake_loopback"
+        };
+        if server_cpu && thread_cpu_time().is_none() {
+            println!("{group_name}: skipped (no /proc/thread-self/schedstat)");
+            continue;
+        }
+        let mut group = c.benchmark_group(group_name);
+        group.throughput(Throughput::Elements(1));
+        if server_cpu {
+            // Criterion sizes samples by the time returned, here the
+            // server's CPU time, a sixth of the wall time with 8 clients.
+            group.warm_up_time(Duration::from_millis(500));
+            group.measurement_time(Duration::from_secs(1));
+        }
+        for clients in [1usize, 8] {
+            for (name, server) in servers {
+                let id = BenchmarkId::new(format!("{case}_{clients}"), name);
+                group.bench_function(id, |b| {
+                    b.iter_custom(|iters| {
+                        let run = loopback(clients, iters, client, server);
+                        if server_cpu { run.server_cpu } else { run.wall }
+                    })
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
+/// Per handshake: the wall time of a loopback run (all its handshakes'
+/// time ÷ clients), and the server threads' CPU time (their sum ÷
+/// clients).
+struct Loopback {
+    wall: Duration,
+    server_cpu: Duration,
+}
+
+/// `clients` client threads, each making `iters` full handshakes in turn
+/// over loopback TCP, against `clients` server threads sharing one
+/// listener, each serving `iters` connections.
+fn loopback(
     clients: usize,
     iters: u64,
     client: &Arc<ClientConfig>,
     server: &Arc<ServerConfig>,
-) -> Duration {
-    let start = Arc::new(Barrier::new(clients + 1));
-    let threads: Vec<_> = (0..clients)
+) -> Loopback {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let start = Arc::new(Barrier::new(2 * clients + 1));
+    let servers: Vec<_> = (0..clients)
         .map(|_| {
-            let (client, server, start) = (client.clone(), server.clone(), start.clone());
-            thread::spawn(move || {
-                start.wait();
-                for _ in 0..iters {
-                    handshake(&client, &server);
-                }
-            })
+            let (listener, server, start) =
+                (listener.try_clone().unwrap(), server.clone(), start.clone());
+            // Named, so that a profiler can tell the server's threads apart
+            // (`perf report --comm hs-server`).
+            let thread = thread::Builder::new().name("hs-server".into());
+            thread
+                .spawn(move || {
+                    start.wait();
+                    let cpu = thread_cpu_time().unwrap_or_default();
+                    for _ in 0..iters {
+                        serve(&listener, &server);
+                    }
+                    thread_cpu_time().unwrap_or_default() - cpu
+                })
+                .unwrap()
+        })
+        .collect();
+    let clients_threads: Vec<_> = (0..clients)
+        .map(|_| {
+            let (client, start) = (client.clone(), start.clone());
+            let thread = thread::Builder::new().name("hs-client".into());
+            thread
+                .spawn(move || {
+                    start.wait();
+                    for _ in 0..iters {
+                        connect(addr, &client);
+                    }
+                })
+                .unwrap()
         })
         .collect();
     start.wait();
     let started = Instant::now();
-    for t in threads {
+    for t in clients_threads {
         t.join().unwrap();
     }
-    started.elapsed() / clients as u32
+    let wall = started.elapsed();
+    let server_cpu: Duration = servers.into_iter().map(|t| t.join().unwrap()).sum();
+    Loopback {
+        wall: wall / clients as u32,
+        server_cpu: server_cpu / clients as u32,
+    }
+}
+
+/// The server's side of one loopback handshake: accept, handshake, a byte
+/// of application data and close_notify.
+fn serve(listener: &TcpListener, config: &Arc<ServerConfig>) {
+    let (mut tcp, _) = listener.accept().unwrap();
+    tcp.set_nodelay(true).unwrap();
+    let mut tls = ServerConnection::new(config.clone()).unwrap();
+    while tls.is_handshaking() {
+        tls.complete_io(&mut tcp).unwrap();
+    }
+    tls.writer().write_all(b"k").unwrap();
+    tls.send_close_notify();
+    while tls.wants_write() {
+        tls.write_tls(&mut tcp).unwrap();
+    }
+}
+
+/// The client's side: connect, handshake, read the server's byte to its
+/// close_notify.
+fn connect(addr: std::net::SocketAddr, config: &Arc<ClientConfig>) {
+    let mut tcp = TcpStream::connect(addr).unwrap();
+    tcp.set_nodelay(true).unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut tls = ClientConnection::new(config.clone(), name).unwrap();
+    let mut got = Vec::new();
+    Stream::new(&mut tls, &mut tcp)
+        .read_to_end(&mut got)
+        .unwrap();
+    assert_eq!(got, b"k");
+}
+
+/// This thread's CPU time so far (user and kernel), from Linux's
+/// `/proc/thread-self/schedstat`; `None` where there is none.
+fn thread_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
 }
 
 fn config() -> Criterion {

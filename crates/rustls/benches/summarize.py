@@ -9,7 +9,10 @@ range of the per-round ratio, and the ratio of each side's fastest round
 (load on a shared machine only ever adds time, so each side's fastest round
 is its least disturbed one). Without it, it reads the last run's output.
 
-Usage: python3 crates/rustls/benches/summarize.py [--rounds N] [criterion folder]
+With several criterion folders (copies of one round's output each), each
+is a round, as with `--rounds`.
+
+Usage: python3 crates/rustls/benches/summarize.py [--rounds N] [criterion folder...]
 """
 import json
 import os
@@ -25,20 +28,26 @@ ROWS = [
     ("handshake_server", "tls13_3072", "TLS 1.3, RSA-3072, 1 client"),
     ("handshake_server", "tls13_4096", "TLS 1.3, RSA-4096, 1 client"),
     ("handshake_server", "tls12_2048", "TLS 1.2, RSA-2048, 1 client"),
-    ("handshake_system", "tls13_2048_1", "TLS 1.3, RSA-2048, 1 client"),
-    ("handshake_system", "tls13_2048_8", "TLS 1.3, RSA-2048, 8 clients"),
-    ("handshake_system", "tls13_3072_1", "TLS 1.3, RSA-3072, 1 client"),
-    ("handshake_system", "tls13_3072_8", "TLS 1.3, RSA-3072, 8 clients"),
-    ("handshake_system", "tls13_4096_1", "TLS 1.3, RSA-4096, 1 client"),
-    ("handshake_system", "tls13_4096_8", "TLS 1.3, RSA-4096, 8 clients"),
-    ("handshake_system", "tls12_2048_1", "TLS 1.2, RSA-2048, 1 client"),
+    ("handshake_loopback", "tls13_2048_1", "TLS 1.3, RSA-2048, 1 client"),
+    ("handshake_loopback", "tls13_2048_8", "TLS 1.3, RSA-2048, 8 clients"),
+    ("handshake_loopback", "tls13_3072_1", "TLS 1.3, RSA-3072, 1 client"),
+    ("handshake_loopback", "tls13_3072_8", "TLS 1.3, RSA-3072, 8 clients"),
+    ("handshake_loopback", "tls13_4096_1", "TLS 1.3, RSA-4096, 1 client"),
+    ("handshake_loopback", "tls13_4096_8", "TLS 1.3, RSA-4096, 8 clients"),
+    ("handshake_loopback_server_cpu", "tls13_2048_1", "TLS 1.3, RSA-2048, 1 client"),
+    ("handshake_loopback_server_cpu", "tls13_2048_8", "TLS 1.3, RSA-2048, 8 clients"),
+    ("handshake_loopback_server_cpu", "tls13_3072_1", "TLS 1.3, RSA-3072, 1 client"),
+    ("handshake_loopback_server_cpu", "tls13_3072_8", "TLS 1.3, RSA-3072, 8 clients"),
+    ("handshake_loopback_server_cpu", "tls13_4096_1", "TLS 1.3, RSA-4096, 1 client"),
+    ("handshake_loopback_server_cpu", "tls13_4096_8", "TLS 1.3, RSA-4096, 8 clients"),
     ("rsa_sign", "2048", "RSA-2048 PSS-SHA512 signature"),
     ("rsa_sign", "3072", "RSA-3072 PSS-SHA512 signature"),
     ("rsa_sign", "4096", "RSA-4096 PSS-SHA512 signature"),
 ]
 TITLES = {
     "handshake_server": "Server-side full handshakes per second (the server's calls only, in memory)",
-    "handshake_system": "Full handshakes per second, client and server on this machine (wall time)",
+    "handshake_loopback": "Full handshakes per second over loopback TCP, clients and server on this machine (wall time)",
+    "handshake_loopback_server_cpu": "Server-side full handshakes per second of the server threads' CPU time, over loopback TCP",
     "rsa_sign": "The provider's RSA signer alone, per second",
 }
 
@@ -102,10 +111,13 @@ def main():
     if args[:1] == ["--rounds"]:
         rounds, args = int(args[1]), args[2:]
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(REPO, "target"))
-    root = args[0] if args else os.path.join(target, "criterion")
+    roots = args or [os.path.join(target, "criterion")]
     if rounds == 0:
-        table([read(root)])
+        if len(roots) > 1:
+            print(f"{len(roots)} rounds; medians over rounds.\n")
+        table([read(root) for root in roots])
         return
+    root = roots[0]
     results = []
     for i in range(rounds):
         print(f"round {i + 1} of {rounds}", file=sys.stderr)

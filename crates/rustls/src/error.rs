@@ -11,8 +11,8 @@ use std::sync::Arc;
 #[non_exhaustive]
 pub enum Error {
     /// numcrypt refused an RSA private key: malformed, inconsistent,
-    /// outside 2048 to 16384 bits, or of a kind it does not read yet
-    /// (multi-prime).
+    /// outside 2048 to 16384 bits, or of a kind it does not read (the
+    /// wrapped error says which).
     Key(numcrypt_rsa::Error),
     /// An RSA-PSS key whose parameters allow none of the TLS signature
     /// schemes (TLS signs PSS with the same hash for the message and MGF1,

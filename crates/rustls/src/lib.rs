@@ -28,8 +28,8 @@
 //! [`numcrypt_rsa::RsaPrivateKey`] (every value checked, a trial private
 //! operation included); any other key (EC in SEC1 or PKCS#8, Ed25519, …)
 //! goes to the base provider. An RSA key numcrypt refuses (below 2048 bits,
-//! inconsistent, multi-prime) is an error naming the reason, never passed
-//! to the base.
+//! inconsistent, a public exponent above 2^33) is an error naming the
+//! reason, never passed to the base.
 //!
 //! A key signs with `RSA_PSS_SHA512`, `RSA_PSS_SHA384`, `RSA_PSS_SHA256`,
 //! `RSA_PKCS1_SHA512`, `RSA_PKCS1_SHA384` and `RSA_PKCS1_SHA256`, and picks

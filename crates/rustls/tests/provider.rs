@@ -106,6 +106,14 @@ fn rsa_keys_load_into_numcrypt_and_others_into_the_base() {
             min: 2048
         })
     );
+    let large_e = load(key_der("rsa2048-e34bits.pem")).unwrap_err();
+    assert_eq!(
+        numcrypt_error(&large_e),
+        numcrypt_rustls::Error::Key(numcrypt_rsa::Error::PublicExponentTooLarge {
+            bits: 34,
+            max: 33
+        })
+    );
     let no_scheme = load(key_der("pss-mgf1-sha1.pem")).unwrap_err();
     assert_eq!(
         numcrypt_error(&no_scheme),
