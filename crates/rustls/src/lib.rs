@@ -56,8 +56,9 @@
 //! [`algorithms`] for what each algorithm accepts.
 //!
 //! # Features
-//! - `aws-lc-rs` (default): aws-lc-rs is the base; [`aws_lc_rs::provider`].
-//! - `ring`: ring as the base; [`ring::provider`].
+//! - `aws-lc-rs` (default): aws-lc-rs is the base; `aws_lc_rs::provider()`.
+//! - `ring`: ring as the base; `ring::provider()` (each module exists with
+//!   its feature).
 //!
 //! With both, [`provider`] takes aws-lc-rs.
 #![forbid(unsafe_code)]

@@ -511,6 +511,7 @@ fn check_tables(ours: &CryptoProvider, base: &CryptoProvider) {
 
 #[test]
 fn tables_are_the_base_providers_with_numcrypt_rsa() {
+    #[cfg(feature = "aws-lc-rs")]
     check_tables(
         &numcrypt_rustls::aws_lc_rs::provider(),
         &rustls::crypto::aws_lc_rs::default_provider(),
