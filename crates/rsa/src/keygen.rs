@@ -264,7 +264,7 @@ fn assemble(
     let dp = d.rem(&pm1).map_err(|_| Error::InconsistentKey)?;
     let dq = d.rem(&qm1).map_err(|_| Error::InconsistentKey)?;
     let qinv = q.inv_mod(&p).map_err(|_| Error::InconsistentKey)?;
-    RsaPrivateKey::assemble(public, d, p, q, dp, dq, qinv).map(Some)
+    RsaPrivateKey::assemble(public, d, p, q, dp, dq, qinv, alloc::vec::Vec::new()).map(Some)
 }
 
 /// `e^-1 mod λ` for the public `e` and the secret, even `λ`, with

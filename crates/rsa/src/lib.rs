@@ -135,6 +135,7 @@ mod encoding;
 mod error;
 mod hash;
 mod keygen;
+mod multi_prime;
 pub mod oaep;
 pub mod pkcs1v15;
 mod prime_modulus;
@@ -146,6 +147,7 @@ mod signer;
 
 pub use error::Error;
 pub use keygen::{DEFAULT_PUBLIC_EXPONENT, KeyGen};
+pub use multi_prime::{MAX_PRIMES, OtherPrimeInfo, max_primes};
 pub use numcrypt_common::hash::{HashAlg, Hasher, OidDigest, OtherHash};
 pub use private::RsaPrivateKey;
 pub use public::{KeyAlgorithm, RsaPublicKey};
