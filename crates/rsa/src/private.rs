@@ -57,7 +57,8 @@ pub struct RsaPrivateKey {
 }
 
 // Every secret field zeroizes itself when dropped (`SecretUint`,
-// `PrimeModulus`, `Zeroizing`, the blinding pair's `SecretUint`s).
+// `PrimeModulus`, `Zeroizing`, the blinding pair's `SecretUint`s, the
+// further primes' `OtherPrime`s, made of the same).
 impl zeroize::ZeroizeOnDrop for RsaPrivateKey {}
 
 /// How the private operation is run: blinded (always, outside benches),
