@@ -367,7 +367,7 @@ fn multi_prime_crt_sees_only_blinded_values() {
             .filter(|(s, _)| *s == step)
             .map(|(_, v)| big(v))
             .collect();
-        assert_eq!(seen, [blinded.clone()], "{step:?}");
+        assert_eq!(seen, core::slice::from_ref(&blinded), "{step:?}");
     }
     for (_, v) in &log {
         assert_ne!(big(v), x, "x itself reached the CRT");
