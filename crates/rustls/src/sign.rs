@@ -162,15 +162,15 @@ pub struct RsaSigningKey {
 }
 
 impl RsaSigningKey {
-    /// A signing key for `key`. Errors: [`Error::Key`] with
-    /// `KeyTooSmall` below 2048 bits (numcrypt's floor for signing),
-    /// [`Error::NoTlsScheme`] for an RSA-PSS key whose parameters allow no
-    /// TLS scheme.
+    /// A signing key for `key`. Errors: [`Error::Key`] with `WeakKey`
+    /// below 2048 bits (numcrypt's floor for signing) unless the key
+    /// carries [`RsaPrivateKey::allow_weak_key`], [`Error::NoTlsScheme`]
+    /// for an RSA-PSS key whose parameters allow no TLS scheme.
     pub fn new(key: RsaPrivateKey) -> Result<Self, Error> {
         let public = key.public_key();
         let bits = public.bits();
-        if bits < numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS {
-            return Err(Error::Key(numcrypt_rsa::Error::KeyTooSmall {
+        if bits < numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS && !key.allows_weak_key() {
+            return Err(Error::Key(numcrypt_rsa::Error::WeakKey {
                 bits,
                 min: numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS,
             }));

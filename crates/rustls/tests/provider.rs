@@ -101,11 +101,15 @@ fn rsa_keys_load_into_numcrypt_and_others_into_the_base() {
     let too_small = load(key_der("rsa1024.pem")).unwrap_err();
     assert_eq!(
         numcrypt_error(&too_small),
-        numcrypt_rustls::Error::Key(numcrypt_rsa::Error::KeyTooSmall {
+        numcrypt_rustls::Error::Key(numcrypt_rsa::Error::WeakKey {
             bits: 1024,
             min: 2048
         })
     );
+    // The library's opt-in, carried by the key, lets the same key sign.
+    let weak = RsaPrivateKey::from_pem(&key_pem("rsa1024.pem")).unwrap();
+    assert!(RsaSigningKey::new(weak.clone()).is_err());
+    assert!(RsaSigningKey::new(weak.allow_weak_key()).is_ok());
     let large_e = load(key_der("rsa2048-e34bits.pem")).unwrap_err();
     assert_eq!(
         numcrypt_error(&large_e),
