@@ -528,10 +528,10 @@ impl Selection {
 
     /// The implementation that runs `interleave` (1 or 2) exponentiations
     /// modulo `nlimbs`-limb moduli: the first that can run of the order
-    /// measured on this CPU at this size and shape; where none was
-    /// measured, the fastest of a calibration (with `std`), else the first
-    /// that can run of a modelled order or of `preference::UNMEASURED`.
-    /// The limb kernels always can.
+    /// measured (or modelled) for this CPU at this size and shape; where
+    /// there is none, the fastest of a calibration (with `std`), else the
+    /// first that can run of `preference::UNMEASURED`. The limb kernels
+    /// always can.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         let first_that_runs = |order: &[Exponentiation]| {
             order
@@ -540,10 +540,7 @@ impl Selection {
                 .find(|e| e.available(nlimbs, interleave))
                 .unwrap_or(Exponentiation::LimbKernels)
         };
-        let known = self
-            .known()
-            .filter(|k| k.source == preference::Source::Measured || !preference::CAN_CALIBRATE);
-        if let Some(order) = known.and_then(|k| k.order(nlimbs, interleave)) {
+        if let Some(order) = self.known().and_then(|k| k.order(nlimbs, interleave)) {
             return first_that_runs(order);
         }
         #[cfg(all(feature = "std", not(feature = "ct-audit")))]
@@ -566,18 +563,15 @@ impl Selection {
             false => "IFMA, else the limb kernels",
         };
         match self.known() {
-            Some(k) if k.source == preference::Source::Measured => {
-                write!(f, "choice measured on {}; other sizes {elsewhere}", k.name)
+            Some(k) => {
+                let basis = match k.source {
+                    preference::Source::Measured => "measured on",
+                    preference::Source::Modelled => "modelled for",
+                };
+                write!(f, "choice {basis} {}; other sizes {elsewhere}", k.name)
             }
-            Some(k) if !preference::CAN_CALIBRATE => write!(f, "choice modelled for {}", k.name),
-            _ => write!(f, "choice {elsewhere}: no measurements of this CPU"),
+            None => write!(f, "choice {elsewhere}: no measurements of this CPU"),
         }
-    }
-
-    /// The name this CPU's measurements go under in `benches/RESULTS.md`,
-    /// if it has any.
-    pub fn measured_cpu(self) -> Option<&'static str> {
-        self.known().map(|k| k.name)
     }
 
     fn ifma_usable(self, e: Exponentiation) -> bool {

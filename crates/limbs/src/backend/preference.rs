@@ -6,11 +6,14 @@
 //! (or modelled, for lack of the hardware), the backends from fastest to
 //! slowest at each size and shape; the selection takes the first one that
 //! can run (`NUMCRYPT_DISABLE` may have turned the fastest off). Where no
-//! measured row applies — another CPU, or a size or shape nobody timed —
-//! a process built with `std` times every backend that can run, on public
-//! inputs from a fixed seed, the first time it needs that size and shape,
-//! and keeps the fastest for the process ([`calibrate`]). Without `std`
-//! there is no clock: a modelled row if there is one, else [`UNMEASURED`].
+//! row applies — another CPU, or a size or shape nobody timed — a process
+//! built with `std` times every backend that can run, on public inputs
+//! from a fixed seed, the first time it needs that size and shape, and
+//! keeps the fastest for the process ([`calibrate`]). Without `std` there
+//! is no clock: [`UNMEASURED`]. A modelled row stands until someone
+//! measures the CPU: it rests on a study of the core (and, for Neoverse
+//! N1, on AWS-LC's choice on that hardware), where a calibration at first
+//! use could be misled by an emulator or a noisy neighbour.
 //!
 //! Why both: a table costs nothing at run time and chooses the same on
 //! every run, which the timing tests and any comparison of figures need; a
@@ -32,8 +35,7 @@ use super::Exponentiation::{self, Avx2, Ifma256, Ifma512, LimbKernels, Neon};
 pub(crate) enum Source {
     /// Every backend timed on this CPU (`benches/RESULTS.md`).
     Measured,
-    /// `llvm-mca`'s model of the kernels, for lack of the hardware: used
-    /// only where nothing can calibrate (no `std`, or an audit build).
+    /// `llvm-mca`'s model of the kernels, for lack of the hardware.
     Modelled,
 }
 
