@@ -40,6 +40,16 @@
 //!   AWS-LC its own `BN_mod_exp_mont_consttime` (through aws-lc-sys, the
 //!   context built per call the same way);
 //!   num-bigint `modpow` is NOT constant time (labelled `_vartime`).
+//! - `exp_variants`: every exponentiation backend this CPU has at 1024,
+//!   1536, 2048, 3072 and 4096 bits, one at a time (`<bits>/one/<backend>`)
+//!   and as a CRT pair of two moduli of that size (`<bits>/pair/<backend>`),
+//!   full-width exponents, the results checked equal first. Before timing,
+//!   a selection check (`backend::time_variants`, eleven interleaved runs
+//!   of each, the median counting) prints each size's times with the
+//!   selection's choice, for one, a pair and a batch of eight (batch
+//!   kernels, and pairs on every other backend), and flags
+//!   `NOT THE FASTEST` where the choice takes more than 1.03× the
+//!   fastest's time. (`rsa_batch` times the batches themselves.)
 //! - `inverse`: `a^-1 mod m` for the `modexp_ct` modulus and a random residue.
 //!   numcrypt `inv_mod` and crypto-bigint `invert_odd_mod` (both safegcd,
 //!   constant time); GMP `mpz_invert` (variable time, labelled `_vartime`),
@@ -64,8 +74,8 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use crypto_bigint::Odd;
 use crypto_bigint::modular::{FixedMontyForm, FixedMontyParams};
 use num_bigint::BigUint;
-use numcrypt::limbs::backend::Exponentiation;
-use numcrypt::limbs::{MontyParams, Unsigned};
+use numcrypt::limbs::backend::{self, Exponentiation};
+use numcrypt::limbs::{BoxedUint, MontyParams, Unsigned};
 use openssl::bn::{BigNum, BigNumContext};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
@@ -496,6 +506,122 @@ fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
+/// Every exponentiation backend there is.
+const ALL_BACKENDS: [Exponentiation; 5] = [
+    Exponentiation::LimbKernels,
+    Exponentiation::Ifma256,
+    Exponentiation::Ifma512,
+    Exponentiation::Avx2,
+    Exponentiation::Neon,
+];
+
+/// How much slower than the fastest backend the selection's choice may be.
+const SELECTION_TOLERANCE: f64 = 1.03;
+
+/// Prints, per size and shape, every backend's time with the selection's
+/// choice marked, flagging a choice more than 3 % slower than the fastest.
+fn selection_check() {
+    println!("selection check: {}", backend::selection());
+    let mut flagged = 0;
+    for limbs in [16, 24, 32, 48, 64] {
+        for (shape, k) in [("one", 1), ("pair", 2), ("batch", backend::BATCH)] {
+            let times = backend::time_variants(limbs, k, 64 * limbs as u32, 11);
+            let chosen = match k {
+                backend::BATCH => backend::selection().batch_exponentiation(limbs),
+                _ => backend::selection().exponentiation(limbs, k),
+            };
+            if times.len() < 2 {
+                println!(
+                    "  {:>4} bits {shape:>5}: only {} takes it",
+                    64 * limbs,
+                    chosen.name()
+                );
+                continue;
+            }
+            let fastest = times.iter().map(|&(_, t)| t).min().unwrap_or_default();
+            for &(e, t) in &times {
+                let ratio = t.as_secs_f64() / fastest.as_secs_f64().max(f64::MIN_POSITIVE);
+                let verdict = match (e == chosen, ratio > SELECTION_TOLERANCE) {
+                    (true, true) => {
+                        flagged += 1;
+                        "selected: NOT THE FASTEST"
+                    }
+                    (true, false) => "selected",
+                    _ => "",
+                };
+                println!(
+                    "  {:>4} bits {shape:>5}: {:>10.1} µs {ratio:>5.2}× {:<32} {verdict}",
+                    64 * limbs,
+                    t.as_secs_f64() * 1e6,
+                    e.name()
+                );
+            }
+        }
+    }
+    println!(
+        "selection check: {}",
+        match flagged {
+            0 => "ok".to_owned(),
+            n => format!("NOT THE FASTEST at {n} sizes"),
+        }
+    );
+}
+
+fn bench_exp_variants<M: Measurement>(c: &mut Criterion<M>) {
+    if group_name::<M>("").is_empty() {
+        selection_check();
+    }
+    let mut g = c.benchmark_group(group_name::<M>("exp_variants"));
+    g.sample_size(15)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(2000));
+    for limbs in [16, 24, 32, 48, 64] {
+        let bits = 64 * limbs as u32;
+        let [one, two] = [0u64, 1].map(|i| {
+            let mut rng =
+                ChaCha20Rng::seed_from_u64(0x7661_7269_616e_7473 ^ (i << 8) ^ limbs as u64);
+            let mut words = || BoxedUint::from_words((0..limbs).map(|_| rng.next_u64()).collect());
+            let mut m = words();
+            m.as_mut()[0] |= 1;
+            m.as_mut()[limbs - 1] |= 1 << 63;
+            let params = MontyParams::new(m).expect("an odd modulus");
+            let base = params.to_monty(&words());
+            (params, base, words())
+        });
+        let expect = [&one, &two].map(|(p, b, e)| {
+            p.from_monty(
+                &p.pow_bounded_on(Exponentiation::LimbKernels, b, e, bits)
+                    .unwrap(),
+            )
+        });
+        for e in ALL_BACKENDS {
+            if let Some(r) = one.0.pow_bounded_on(e, &one.1, &one.2, bits) {
+                assert_eq!(one.0.from_monty(&r), expect[0], "{} at {bits}", e.name());
+                g.bench_function(format!("{bits}/one/{}", e.name()), |b| {
+                    b.iter(|| {
+                        one.0
+                            .pow_bounded_on(e, black_box(&one.1), black_box(&one.2), bits)
+                    })
+                });
+            }
+            let pair = || {
+                [
+                    (&one.0, &one.1, one.2.as_ref()),
+                    (&two.0, &two.1, two.2.as_ref()),
+                ]
+            };
+            if let Some([r0, r1]) = MontyParams::pow_bounded_pair_on(e, pair(), bits) {
+                assert_eq!([one.0.from_monty(&r0), two.0.from_monty(&r1)], expect);
+                g.bench_function(format!("{bits}/pair/{}", e.name()), |b| {
+                    b.iter(|| MontyParams::pow_bounded_pair_on(e, black_box(pair()), bits))
+                });
+            }
+        }
+    }
+    g.finish();
+}
+
 fn bench_inverse<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group(group_name::<M>("inverse"));
     configure(&mut g);
@@ -508,5 +634,6 @@ common::time_and_cycles_main!(
     bench_square,
     bench_mont_mul,
     bench_modexp_ct,
+    bench_exp_variants,
     bench_inverse
 );

@@ -22,6 +22,12 @@
 //! - `rsa_blinding`: what blinding costs numcrypt: `sign_pkcs1v15` against
 //!   the same signature unblinded (a hidden benchmark hook), and one
 //!   refresh of the blinding pair, which a signature pays once every 32.
+//! - `rsa_multi_prime`: PKCS#1 v1.5 signing as in `rsa_sign` with OpenSSL's
+//!   multi-prime keys (`benches/keys/rsa{3072,4096}-3primes.pk8.der`,
+//!   `rsa4096-4primes.pk8.der`, made with `-pkeyopt rsa_keygen_primes:K`)
+//!   beside the two-prime keys of the same size, numcrypt and OpenSSL (the
+//!   one peer that signs with such keys), ids `<bits>/<K>p/<peer>`;
+//!   signatures checked equal to OpenSSL's first.
 //! - `rsa_keygen`: one 2048-bit key, e = 65537, one thread. numcrypt
 //!   `KeyGen` (FIPS 186-5 B.3.3, MR64 on p and q), and on every core;
 //!   AWS-LC `rsa::KeyPair::generate`; OpenSSL `Rsa::generate`; graviola
@@ -290,6 +296,51 @@ fn bench_blinding<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
     g.finish();
 }
 
+/// A key file of `benches/keys` in numcrypt's and OpenSSL's types.
+fn numcrypt_and_openssl_key(file: &str) -> (RsaPrivateKey, PKey<Private>) {
+    let path = format!("{}/benches/keys/{file}", env!("CARGO_MANIFEST_DIR"));
+    let pkcs8 = std::fs::read(&path).expect("bench key");
+    (
+        RsaPrivateKey::from_pkcs8_der(&pkcs8).expect("numcrypt key"),
+        PKey::private_key_from_der(&pkcs8).expect("openssl key"),
+    )
+}
+
+fn bench_multi_prime<M: Measurement>(c: &mut Criterion<M>) {
+    let mut g = c.benchmark_group(group_name::<M>("rsa_multi_prime"));
+    g.sample_size(30)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    let mut rng = ChaCha20Rng::seed_from_u64(4);
+    for (bits, primes) in [(3072, 2), (3072, 3), (4096, 2), (4096, 3), (4096, 4)] {
+        let file = match primes {
+            2 => format!("rsa{bits}.pk8.der"),
+            _ => format!("rsa{bits}-{primes}primes.pk8.der"),
+        };
+        let (key, openssl) = numcrypt_and_openssl_key(&file);
+        assert_eq!(key.prime_count(), primes);
+        let sign_openssl = || {
+            let mut signer = openssl::sign::Signer::new(MessageDigest::sha256(), &openssl).unwrap();
+            signer.update(MESSAGE).unwrap();
+            signer.sign_to_vec().unwrap()
+        };
+        let ours = key
+            .sign_pkcs1v15(&mut rng, HashAlg::Sha256, MESSAGE)
+            .unwrap();
+        assert_eq!(ours, sign_openssl(), "OpenSSL's signature differs");
+        g.bench_function(format!("{bits}/{primes}p/numcrypt"), |b| {
+            b.iter(|| {
+                key.sign_pkcs1v15(&mut rng, HashAlg::Sha256, black_box(MESSAGE))
+                    .unwrap()
+            })
+        });
+        g.bench_function(format!("{bits}/{primes}p/openssl"), |b| {
+            b.iter(sign_openssl)
+        });
+    }
+    g.finish();
+}
+
 fn bench_keygen<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group(group_name::<M>("rsa_keygen"));
     g.sample_size(30)
@@ -330,6 +381,7 @@ fn benches<M: Measurement>(c: &mut Criterion<M>) {
     bench_sign(c, &keys);
     bench_verify(c, &keys);
     bench_blinding(c, &keys);
+    bench_multi_prime(c);
     bench_keygen(c);
 }
 

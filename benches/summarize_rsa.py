@@ -2,7 +2,7 @@
 """Prints the README's RSA table (criterion medians, rdtsc cycles when
 measured, ratios numcrypt / peer) from criterion's output in
 target/criterion, after `cargo bench --bench rsa`; then what blinding
-costs. With `--noifma`, the groups of the run with IFMA off on both sides
+costs, and signing with multi-prime keys against two-prime ones. With `--noifma`, the groups of the run with IFMA off on both sides
 (`NUMCRYPT_DISABLE=ifma OPENSSL_ia32cap=":~0x200000" cargo bench --bench
 rsa`).
 
@@ -76,6 +76,21 @@ def main():
     if rows:
         print("| bits | sign, unblinded | sign, blinded | blinding's share | one refresh (every 32 signatures) |")
         print("|---|---|---|---|---|")
+        print("\n".join(rows))
+    print()
+    rows = []
+    for bits, primes in [(3072, 3), (4096, 3), (4096, 4)]:
+        group = "rsa_multi_prime" + SUFFIX
+        ours, ours2 = (median(group, bits, f"{k}p_numcrypt") for k in (primes, 2))
+        theirs, theirs2 = (median(group, bits, f"{k}p_openssl") for k in (primes, 2))
+        if ours and ours2:
+            rows.append(f"| {bits} | {primes} | {fmt_time(ours2)} | {fmt_time(ours)} | "
+                        f"{ratio(ours, ours2)} | {fmt_time(theirs2)} | {fmt_time(theirs)} | "
+                        f"{ratio(theirs, theirs2)} | {ratio(ours, theirs)} |")
+    if rows:
+        print("| bits | primes | numcrypt, 2 primes | numcrypt | ÷ 2 primes | "
+              "OpenSSL, 2 primes | OpenSSL | ÷ 2 primes | numcrypt ÷ OpenSSL |")
+        print("|---|---|---|---|---|---|---|---|---|")
         print("\n".join(rows))
 
 

@@ -19,7 +19,7 @@ use numcrypt::elgamal::NamedGroup;
 use numcrypt::limbs::rand_core::{TryCryptoRng, TryRng};
 use numcrypt::limbs::{BoxedUint, MontyParams, U256, U512, U1024, Unsigned, backend, ct_audit};
 use numcrypt::prime::{PrimeGen, PrimeKind, is_prime};
-use numcrypt::rsa::{HashAlg, KeyGen, RsaPrivateKey, pss::SaltLength};
+use numcrypt::rsa::{HashAlg, KeyGen, OtherPrimeInfo, RsaPrivateKey, pss::SaltLength};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
 
@@ -310,7 +310,45 @@ fn rsa(audit: &mut Audit) {
         );
     });
     let loaded = loaded.expect("loaded");
-    for (which, key) in [("generated", &generated), ("loaded", &loaded)] {
+    // A multi-prime key (OpenSSL's, three primes), loaded the same way:
+    // the CRT over three primes and RFC 8017's recombination.
+    let file = RsaPrivateKey::from_pkcs8_pem(include_str!("data/rsa-2048-3primes.pem"))
+        .expect("the example multi-prime key");
+    let (p, q) = file.primes();
+    let (dp, dq, qinv) = file.crt_values();
+    let others: Vec<OtherPrimeInfo> = file
+        .other_primes()
+        .iter()
+        .map(|o| OtherPrimeInfo {
+            prime: secret(&o.prime),
+            exponent: secret(&o.exponent),
+            coefficient: secret(&o.coefficient),
+        })
+        .collect();
+    let mut multi_prime = None;
+    audit.section("rsa: a multi-prime key loaded from its parts", |_| {
+        let public = file.public_key();
+        multi_prime = Some(
+            RsaPrivateKey::from_multi_prime_components(
+                public.n(),
+                public.e(),
+                &secret(&file.d()),
+                &secret(&p),
+                &secret(&q),
+                &secret(&dp),
+                &secret(&dq),
+                &secret(&qinv),
+                &others,
+            )
+            .expect("consistent"),
+        );
+    });
+    let multi_prime = multi_prime.expect("loaded");
+    for (which, key) in [
+        ("generated", &generated),
+        ("loaded", &loaded),
+        ("multi-prime", &multi_prime),
+    ] {
         let public = key.public_key();
         audit.section(&format!("rsa ({which}): PKCS#1 v1.5 signature"), |rng| {
             let sig = key
@@ -485,11 +523,11 @@ fn shared_rsa(audit: &mut Audit) {
     let public = outputs[0].share.public_key().clone();
     let em = encode_pkcs1v15(&public, HashAlg::Sha256, b"message").expect("encode");
     audit.section(
-        "shared-rsa: partial signatures with checks, combined",
-        |_| {
+        "shared-rsa: partial signatures with proofs, combined",
+        |rng| {
             let partials: Vec<_> = outputs
                 .iter()
-                .map(|out| out.share.sign_partial_checked(&em).expect("partial"))
+                .map(|out| out.share.sign_partial(rng, &em).expect("partial"))
                 .collect();
             let sig = combine(&public, &em, &partials).expect("combine");
             black_box(sig);

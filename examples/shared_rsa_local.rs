@@ -46,10 +46,11 @@ fn main() -> Result<(), Box<dyn Error>> {
     let public = outputs[0].share.public_key();
     let message = b"signed by two of three, known to none";
     let em = encode_pkcs1v15(public, HashAlg::Sha256, message)?;
-    // Any threshold + 1 parties sign: here parties 1 and 3.
+    // Any threshold + 1 parties sign: here parties 1 and 3, each with a
+    // proof that it used its share.
     let partials = [&outputs[0], &outputs[2]]
         .iter()
-        .map(|out| out.share.sign_partial(&em))
+        .map(|out| out.share.sign_partial(&mut UnwrapErr(OsRng), &em))
         .collect::<Result<Vec<_>, _>>()?;
     let signature = combine(public, &em, &partials)?;
     // An ordinary PKCS#1 v1.5 signature under an ordinary public key.

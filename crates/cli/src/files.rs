@@ -517,6 +517,10 @@ fn identify(data: &[u8]) -> Option<FileKind> {
     if EncryptedPrivateKeyInfoRef::from_der(bytes).is_ok() {
         return Some(encrypted());
     }
+    // A PKCS#1 `RSAPrivateKey` in DER has no label to name it.
+    if numcrypt_rsa::pkcs1::RsaPrivateKeyRef::from_der(bytes).is_ok() {
+        return Some(key("RSA", "private"));
+    }
     None
 }
 

@@ -28,7 +28,7 @@ pub enum RsaCommand {
     /// rounds each, e = 65537 unless given.
     Keygen {
         /// Modulus size in bits: even, 2048 to 16384 (1024 with
-        /// --allow-weak).
+        /// --allow-weak-key).
         #[arg(long, default_value_t = 2048)]
         bits: u32,
         /// The public exponent: odd, above 65536, below 2^33 (decimal, or
@@ -36,9 +36,9 @@ pub enum RsaCommand {
         #[arg(long, default_value_t = numcrypt_rsa::DEFAULT_PUBLIC_EXPONENT,
               value_parser = crate::numbers::parse_u64)]
         exponent: u64,
-        /// Allow sizes from 1024 bits (insecure; numcrypt only verifies
-        /// with such keys).
-        #[arg(long)]
+        /// Allow sizes from 1024 bits (insecure: signing and decrypting
+        /// with such a key need --allow-weak-key again).
+        #[arg(long = "allow-weak-key", alias = "allow-weak")]
         allow_weak: bool,
         /// Threads for the prime search (default: every available core).
         #[arg(long)]
@@ -55,6 +55,8 @@ pub enum RsaCommand {
         /// practical; verifying SHA-1 signatures needs no flag).
         #[arg(long)]
         allow_sha1: bool,
+        #[command(flatten)]
+        weak: WeakKeyArg,
         #[command(flatten)]
         files: SignFiles,
     },
@@ -87,8 +89,41 @@ pub enum RsaCommand {
         #[command(flatten)]
         padding: PaddingArgs,
         #[command(flatten)]
+        weak: WeakKeyArg,
+        #[command(flatten)]
         files: DecryptFiles,
     },
+}
+
+/// `--allow-weak-key` of the commands that sign or decrypt.
+#[derive(clap::Args)]
+pub struct WeakKeyArg {
+    /// Allow a private key of 1024 to 2047 bits (refused otherwise: such
+    /// keys are within reach of a well-funded attacker; verifying with
+    /// them needs no flag). For old data and systems that cannot change.
+    #[arg(long)]
+    allow_weak_key: bool,
+}
+
+impl WeakKeyArg {
+    /// The `--key` private key, opted in if the flag is given; without
+    /// it, a weak key is refused here, with the flag named.
+    fn load(&self, key: &crate::files::KeyIn) -> Result<RsaPrivateKey, String> {
+        let loaded = KEYS.load_key(key)?;
+        if self.allow_weak_key {
+            return Ok(loaded.allow_weak_key());
+        }
+        let bits = loaded.public_key().bits();
+        if bits < numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS {
+            return Err(format!(
+                "{}: a {bits}-bit RSA key is below {} bits, too weak to sign or decrypt with; \
+                 add --allow-weak-key to use it anyway",
+                key.path.display(),
+                numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS
+            ));
+        }
+        Ok(loaded)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -164,13 +199,18 @@ pub fn run(command: RsaCommand) -> ExitCode {
         RsaCommand::Sign {
             scheme,
             allow_sha1,
+            weak,
             files,
-        } => sign(&scheme, allow_sha1, &files),
+        } => sign(&scheme, allow_sha1, &weak, &files),
         RsaCommand::Verify { scheme, files } => {
             return verify(&files.public, &scheme, &files.input, &files.sig);
         }
         RsaCommand::Encrypt { padding, files } => encrypt(&padding, &files),
-        RsaCommand::Decrypt { padding, files } => decrypt(&padding, &files),
+        RsaCommand::Decrypt {
+            padding,
+            weak,
+            files,
+        } => decrypt(&padding, &weak, &files),
     };
     exit(result)
 }
@@ -307,7 +347,8 @@ fn keygen(
     let target = out.out.open()?;
     if allow_weak && bits < numcrypt_rsa::MIN_PRIVATE_MODULUS_BITS {
         eprintln!(
-            "numcrypt: warning: a {bits}-bit RSA key is too small to be secure; numcrypt will only verify with it"
+            "numcrypt: warning: a {bits}-bit RSA key is too small to be secure; \
+             numcrypt signs and decrypts with it only with --allow-weak-key"
         );
     }
     let key = KeyGen::new(bits)
@@ -327,9 +368,14 @@ fn keygen(
     write_private_key(target, &key, &out.passout)
 }
 
-fn sign(args: &SchemeArgs, allow_sha1: bool, files: &SignFiles) -> Result<(), String> {
+fn sign(
+    args: &SchemeArgs,
+    allow_sha1: bool,
+    weak: &WeakKeyArg,
+    files: &SignFiles,
+) -> Result<(), String> {
     let SignFiles { key, input, out } = files;
-    let key = KEYS.load_key(key)?;
+    let key = weak.load(key)?;
     let signing = args.resolve(key.public_key(), false)?;
     if signing.hash() == HashAlg::Sha1 && !allow_sha1 {
         return Err(format!(
@@ -395,9 +441,9 @@ fn encrypt(args: &PaddingArgs, files: &EncryptFiles) -> Result<(), String> {
     write_public(files.out.as_deref(), &ct)
 }
 
-fn decrypt(args: &PaddingArgs, files: &DecryptFiles) -> Result<(), String> {
+fn decrypt(args: &PaddingArgs, weak: &WeakKeyArg, files: &DecryptFiles) -> Result<(), String> {
     let out = files.out.open()?;
-    let key = KEYS.load_key(&files.key)?;
+    let key = weak.load(&files.key)?;
     let ct = read(&files.input)?;
     let mut rng = rng()?;
     let msg = match args.padding {

@@ -1,9 +1,10 @@
 //! `numcrypt shared-rsa …`: shared RSA key generation among several
 //! parties (Boneh–Franklin) and threshold signing.
 //!
-//! Exit status: 0 on success, 1 when a combined signature does not verify
-//! (the faulty parties are named when the partial signatures say), 2 on a
-//! usage, input or protocol error (one line on standard error).
+//! Exit status: 0 on success, 1 when the partial signatures make no
+//! signature (fewer than threshold + 1 pass their proofs; the parties whose
+//! own partial signature fails are named), 2 on a usage, input or protocol
+//! error (one line on standard error).
 
 use std::io::IsTerminal;
 use std::net::TcpListener;
@@ -15,10 +16,11 @@ use std::time::{Duration, Instant};
 use clap::{Args, Subcommand, ValueEnum};
 use numcrypt_rsa::HashAlg;
 use numcrypt_shared_rsa::{
-    Error, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, PartialSignature, PartyConfig,
-    SharedKeyShare, SharedPublicKey, TlsTransport, combine, encode_pkcs1v15,
-    encode_pkcs1v15_prehashed, encode_pss_prehashed, generate_key, generate_key_with_progress,
-    issue_credentials, sign_jointly,
+    Error, IdentityKey, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, PartialSignature,
+    PartyConfig, PartyIdentity, SharedKeyShare, SharedPublicKey, TlsPeer, TlsTransport,
+    certificate_from_pem, combine_checked, encode_pkcs1v15, encode_pkcs1v15_prehashed,
+    encode_pss_prehashed, fingerprint, generate_key, generate_key_with_progress, names_party,
+    sign_jointly,
 };
 
 use crate::files;
@@ -27,11 +29,25 @@ use crate::proxy::DelayProxy;
 
 #[derive(Subcommand)]
 pub enum SharedRsaCommand {
-    /// Writes what every party of a deployment needs: a folder per party
-    /// with its TLS key and certificate (issued by a CA made for the
-    /// purpose, whose private key is not kept), the CA certificate, and
-    /// its `party.toml` (paths relative to the folder). Copy each folder
-    /// to its party's machine; `tls-key.pem` is secret.
+    /// Makes this party's identity, on its own machine: a TLS key
+    /// (`tls-key.pem`, secret, mode 0600: it never leaves this machine)
+    /// and a self-signed certificate (`tls-cert.pem`, for whoever runs
+    /// `init`), and prints the certificate's fingerprint to compare.
+    Identity {
+        /// This party's number (1-based).
+        #[arg(long)]
+        index: usize,
+        /// The folder to write `tls-key.pem` and `tls-cert.pem` into.
+        #[arg(long)]
+        out: PathBuf,
+        /// Replace existing files.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Assembles a deployment from the parties' certificates (public
+    /// files only): writes `party-<i>/party.toml` for each party, pinning
+    /// every party's certificate, with paths relative to that folder (it
+    /// goes beside the party's `tls-key.pem` and `tls-cert.pem`).
     Init(InitArgs),
     /// Runs every party on this machine over loopback (mutual TLS):
     /// generates a shared key, prints what it took, then signs a message
@@ -80,18 +96,26 @@ pub enum SharedRsaCommand {
         force: bool,
     },
     /// Makes this party's partial signature on a message (a PEM file for
-    /// `combine`, with a consistency check that names a faulty party). Any
-    /// threshold + 1 parties' partial signatures make a signature.
+    /// `combine`), with a proof that it used this party's share, signed by
+    /// this party's identity key. Any threshold + 1 parties' partial
+    /// signatures make a signature.
     Sign {
         /// This party's key share.
         #[arg(long)]
         key: PathBuf,
+        /// This party's identity key (`tls-key.pem`), which signs the
+        /// partial signature so that `combine` can attribute it (needed
+        /// when the key records the parties' identities, as keys made by
+        /// `party` do).
+        #[arg(long)]
+        identity_key: Option<PathBuf>,
         #[command(flatten)]
         message: MessageArgs,
     },
     /// Combines the partial signatures of any threshold + 1 parties into an
     /// ordinary RSA signature (raw bytes, as `openssl dgst -sign` writes),
-    /// and checks it.
+    /// and checks it; among more, it finds threshold + 1 good ones, and it
+    /// names a party whose own partial signature fails its proof.
     Combine {
         /// A party's `public.pem` (the file its `public_key` setting names),
         /// or any party's key share.
@@ -200,6 +224,9 @@ fn parse_hex(text: &str) -> Option<Vec<u8>> {
 
 pub fn run(command: SharedRsaCommand) -> ExitCode {
     match command {
+        SharedRsaCommand::Identity { index, out, force } => {
+            files::exit(identity(index, &out, force))
+        }
         SharedRsaCommand::Init(args) => files::exit(init(&args)),
         SharedRsaCommand::Demo {
             parties,
@@ -223,7 +250,11 @@ pub fn run(command: SharedRsaCommand) -> ExitCode {
             &tuning,
         )),
         SharedRsaCommand::Party { config, force } => files::exit(party(&config, force)),
-        SharedRsaCommand::Sign { key, message } => files::exit(sign(&key, &message)),
+        SharedRsaCommand::Sign {
+            key,
+            identity_key,
+            message,
+        } => files::exit(sign(&key, identity_key.as_deref(), &message)),
         SharedRsaCommand::Combine {
             key,
             message,
@@ -320,10 +351,11 @@ type Loopback = (
     Vec<DelayProxy>,
 );
 
-/// `n` parties on loopback with fresh TLS credentials: each party's
-/// listener and its configuration. With a `delay`, every party's address is
-/// a proxy in front of its listener that holds each byte that long in
-/// each direction (the proxies, returned too, run until dropped).
+/// `n` parties on loopback, each with a fresh identity of its own, pinned
+/// by the others: each party's listener and its configuration. With a
+/// `delay`, every party's address is a proxy in front of its listener that
+/// holds each byte that long in each direction (the proxies, returned too,
+/// run until dropped).
 fn loopback(n: usize, delay: Duration) -> Result<Loopback, String> {
     let listeners = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
@@ -341,13 +373,23 @@ fn loopback(n: usize, delay: Duration) -> Result<Loopback, String> {
             proxies.push(proxy);
         }
     }
-    let credentials = issue_credentials(n).map_err(|e| e.to_string())?;
+    let identities = (0..n)
+        .map(PartyIdentity::generate)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let peers: Vec<TlsPeer> = addresses
+        .into_iter()
+        .zip(&identities)
+        .map(|(address, id)| TlsPeer {
+            address,
+            fingerprint: Some(id.fingerprint),
+        })
+        .collect();
     let configs = listeners
         .into_iter()
-        .enumerate()
-        .map(|(me, l)| {
-            credentials
-                .tls_config(me, &addresses, Duration::from_secs(120))
+        .zip(&identities)
+        .map(|(l, id)| {
+            id.tls_config(peers.clone(), Duration::from_secs(120))
                 .map(|c| (c, l))
                 .map_err(|e| e.to_string())
         })
@@ -390,7 +432,13 @@ fn demo_run(n: usize, delay: Duration, config: &KeyGenConfig) -> Result<DemoRun,
                     let public = out.share.public_key();
                     let em = encode_pkcs1v15(public, HashAlg::Sha256, DEMO_MESSAGE)
                         .map_err(|e| e.to_string())?;
-                    let sig = sign_jointly(&transport, &out.share, &em, Duration::from_secs(60));
+                    let sig = sign_jointly(
+                        &mut rng,
+                        &transport,
+                        &out.share,
+                        &em,
+                        Duration::from_secs(60),
+                    );
                     Ok((out, sig, start.elapsed()))
                 })
             })
@@ -643,12 +691,10 @@ impl KeyOutputs {
     }
 }
 
-/// `init`'s arguments: the parties, their network layout and the key size.
+/// `init`'s arguments: the parties' certificates, their network layout
+/// and the key size.
 #[derive(clap::Args)]
 pub struct InitArgs {
-    /// Number of parties (3 to 64).
-    #[arg(long)]
-    pub parties: usize,
     /// Any threshold + 1 parties sign (default: (parties − 1)/2, the
     /// largest; at least 1, and parties >= 2·threshold + 1).
     #[arg(long)]
@@ -663,16 +709,57 @@ pub struct InitArgs {
     /// Key size in bits (even, 512 to 8192).
     #[arg(long, default_value_t = 2048)]
     pub bits: u32,
-    /// The folder to write `party-<i>/` into.
+    /// The folder to write `party-<i>/party.toml` into.
     #[arg(long)]
     pub out: PathBuf,
     /// Replace existing files.
     #[arg(long)]
     pub force: bool,
+    /// Each party's certificate (the `tls-cert.pem` its `identity` made),
+    /// in party order: 3 to 64 of them.
+    #[arg(required = true)]
+    pub certificates: Vec<PathBuf>,
+}
+
+fn identity(index: usize, out: &Path, force: bool) -> Result<(), String> {
+    if !(1..=numcrypt_shared_rsa::MAX_PARTIES).contains(&index) {
+        return Err(format!(
+            "--index {index}: from 1 to {}",
+            numcrypt_shared_rsa::MAX_PARTIES
+        ));
+    }
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let (key_path, cert_path) = (out.join("tls-key.pem"), out.join("tls-cert.pem"));
+    // Both are opened (and refused if they exist) before either is written.
+    let key = Output::secret(Some(&key_path), force)?;
+    let cert = match force {
+        true => Output::public(Some(&cert_path))?,
+        false => Output::public_new(Some(&cert_path))?,
+    };
+    let me = PartyIdentity::generate(index - 1).map_err(|e| e.to_string())?;
+    write_all(key, me.private_key_pem.as_bytes())?;
+    write_all(cert, me.certificate_pem.as_bytes())?;
+    outln!(
+        "party {index}: {} (secret, mode 0600; it stays on this machine) and {} (for whoever \
+         runs init); certificate SHA-256 {}",
+        key_path.display(),
+        cert_path.display(),
+        colon_hex(&me.fingerprint)
+    );
+    Ok(())
+}
+
+/// `aa:bb:…`, as `openssl x509 -fingerprint -sha256` prints a fingerprint.
+fn colon_hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 fn init(args: &InitArgs) -> Result<(), String> {
-    let n = args.parties;
+    let n = args.certificates.len();
     // The same checks the parties make, before anything is written.
     let mut keygen = KeyGenConfig::new(args.bits);
     keygen.threshold = args.threshold;
@@ -705,65 +792,90 @@ fn init(args: &InitArgs) -> Result<(), String> {
             format!("{host}:{port}")
         }
     };
-    let credentials = issue_credentials(n).map_err(|e| e.to_string())?;
+    // Each certificate must be its party's, and each party distinct.
+    let mut fingerprints: Vec<[u8; 32]> = Vec::with_capacity(n);
+    for (i, path) in args.certificates.iter().enumerate() {
+        let text = files::read_text(path)?;
+        let cert = certificate_from_pem(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !names_party(&cert, i) {
+            return Err(format!(
+                "{}: not party {}'s certificate (the {} given must be made by `identity --index \
+                 {}`)",
+                path.display(),
+                i + 1,
+                ordinal(i + 1),
+                i + 1
+            ));
+        }
+        let f = fingerprint(&cert);
+        if let Some(j) = fingerprints.iter().position(|g| *g == f) {
+            return Err(format!(
+                "{}: the same certificate as party {}'s",
+                path.display(),
+                j + 1
+            ));
+        }
+        fingerprints.push(f);
+    }
     let threshold = args.threshold.unwrap_or((n - 1) / 2);
     // Every output is opened (and refused if it exists) before any is written.
     let mut outputs = Vec::new();
     for i in 1..=n {
         let dir = args.out.join(format!("party-{i}"));
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let open = |name: &str, secret: bool| {
-            let path = dir.join(name);
-            match secret {
-                true => Output::secret(Some(&path), args.force),
-                false if args.force => Output::public(Some(&path)),
-                false => Output::public_new(Some(&path)),
-            }
-        };
-        outputs.push([
-            open("party.toml", false)?,
-            open("tls-key.pem", true)?,
-            open("tls-cert.pem", false)?,
-            open("ca.pem", false)?,
-        ]);
+        let path = dir.join("party.toml");
+        outputs.push(match args.force {
+            true => Output::public(Some(&path))?,
+            false => Output::public_new(Some(&path))?,
+        });
     }
-    for (i, files) in outputs.into_iter().enumerate() {
-        let me = &credentials.parties[i];
+    for (i, config) in outputs.into_iter().enumerate() {
         let mut toml = format!(
-            "# Party {} of {n}, written by `numcrypt shared-rsa init`. Run\n\
-             #   numcrypt shared-rsa party --config party.toml\n\
-             # Paths are relative to this file's folder; tls-key.pem and share.pem are secret.\n\
+            "# Party {} of {n}, written by `numcrypt shared-rsa init`. Beside this file: this\n\
+             # party's tls-key.pem (secret) and tls-cert.pem, from `numcrypt shared-rsa identity`.\n\
+             # Run `numcrypt shared-rsa party --config party.toml`; it writes share.pem (secret)\n\
+             # and public.pem. Paths are relative to this file's folder.\n\
              index = {}\nbits = {}\nthreshold = {threshold}\n\
              key_share = \"share.pem\"\npublic_key = \"public.pem\"\n\
-             certificate = \"tls-cert.pem\"\nprivate_key = \"tls-key.pem\"\nca = \"ca.pem\"\n",
+             certificate = \"tls-cert.pem\"\nprivate_key = \"tls-key.pem\"\n",
             i + 1,
             i + 1,
             args.bits,
         );
-        for (j, peer) in credentials.parties.iter().enumerate() {
+        for (j, f) in fingerprints.iter().enumerate() {
             toml += &format!(
                 "\n[[party]]\nindex = {}\naddress = \"{}\"\nfingerprint = \"{}\"\n",
                 j + 1,
                 address(j + 1),
-                hex::encode(peer.fingerprint)
+                hex::encode(f)
             );
         }
-        let [config, key, cert, ca] = files;
-        write_all(key, me.private_key_pem.as_bytes())?;
-        write_all(cert, me.certificate_pem.as_bytes())?;
-        write_all(ca, credentials.ca_certificate_pem.as_bytes())?;
         write_all(config, toml.as_bytes())?;
     }
     outln!(
-        "{n} parties (any {} sign) written to {}: party-<i>/party.toml, tls-cert.pem, ca.pem \
-         (public) and tls-key.pem (secret, mode 0600); each party writes its share.pem \
-         (secret) and public.pem when it runs. Party 1 listens on {}, party {n} on {}.",
+        "{n} parties (any {} sign): {}/party-<i>/party.toml, each to go beside party i's \
+         tls-key.pem and tls-cert.pem; party 1 listens on {}, party {n} on {}. Each party \
+         should check the fingerprints its file pins:",
         threshold + 1,
         args.out.display(),
         address(1),
         address(n)
     );
+    for (i, f) in fingerprints.iter().enumerate() {
+        outln!("  party {}: {}", i + 1, colon_hex(f));
+    }
     Ok(())
+}
+
+fn ordinal(i: usize) -> String {
+    let suffix = match (i % 10, i % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{i}{suffix}")
 }
 
 fn on_off(b: bool) -> &'static str {
@@ -831,11 +943,34 @@ fn party(path: &Path, force: bool) -> Result<(), String> {
     Ok(())
 }
 
-fn sign(key: &Path, message: &MessageArgs) -> Result<(), String> {
+fn sign(key: &Path, identity_key: Option<&Path>, message: &MessageArgs) -> Result<(), String> {
     let text = files::read_text(key)?;
     let share = SharedKeyShare::from_pem(&text).map_err(|e| format!("{}: {e}", key.display()))?;
-    let em = message.encode(share.public_key())?;
-    let partial = share.sign_partial_checked(&em).map_err(|e| e.to_string())?;
+    let public = share.public_key();
+    let identity = match identity_key {
+        Some(path) => {
+            let text = files::read_text(path)?;
+            Some(IdentityKey::from_pem(&text).map_err(|e| format!("{}: {e}", path.display()))?)
+        }
+        None if public.identities().is_some() => {
+            return Err(
+                "this key records each party's identity: --identity-key (this party's \
+                 tls-key.pem) signs the partial signature, so that combine can attribute it"
+                    .into(),
+            );
+        }
+        None => None,
+    };
+    let em = message.encode(public)?;
+    let mut rng = files::rng()?;
+    let mut partial = share
+        .sign_partial(&mut rng, &em)
+        .map_err(|e| e.to_string())?;
+    if let Some(identity) = &identity {
+        partial
+            .sign_identity(public, identity)
+            .map_err(|e| format!("--identity-key: {e}"))?;
+    }
     let pem = partial.to_pem().map_err(|e| e.to_string())?;
     write_public(message.out.as_deref(), pem.as_bytes())
 }
@@ -858,12 +993,36 @@ fn combine_files(key: &Path, message: &MessageArgs, partials: &[PathBuf]) -> Res
         })
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::Input)?;
-    match combine(&public, &em, &partials) {
-        Ok(sig) => write_public(message.out.as_deref(), &sig).map_err(Failure::Input),
-        Err(e @ (Error::FaultyParties(_) | Error::InvalidSignature)) => {
+    match combine_checked(&public, &em, &partials) {
+        Ok(combined) => {
+            // The signature is good; say which partial signatures were not.
+            if !combined.faulty.is_empty() {
+                eprintln!(
+                    "numcrypt: warning: faulty partial signature (fails its proof, signed by its \
+                     party): party {}",
+                    list(&combined.faulty)
+                );
+            }
+            if !combined.unattributed.is_empty() {
+                eprintln!(
+                    "numcrypt: warning: a partial signature naming party {} fails its proof and \
+                     is not signed by that party (forged or altered; nobody blamed)",
+                    list(&combined.unattributed)
+                );
+            }
+            write_public(message.out.as_deref(), &combined.signature).map_err(Failure::Input)
+        }
+        Err(e @ (Error::InvalidPartials { .. } | Error::InvalidSignature)) => {
             Err(Failure::Invalid(e.to_string()))
         }
-        Err(e @ Error::TooFewPartials { .. }) => Err(Failure::Input(e.to_string())),
         Err(e) => Err(Failure::Input(e.to_string())),
     }
+}
+
+fn list(parties: &[usize]) -> String {
+    parties
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -342,57 +342,109 @@ fn modexp(args: &SpeedArgs) {
     table.print();
 }
 
+/// How much slower than the fastest variant the selection's choice may be.
+const SELECTION_TOLERANCE: f64 = 1.03;
+
 /// Every backend variant this CPU has, at each size, one exponentiation at
-/// a time and as a CRT pair of two; `*` marks the selection's choice.
+/// a time and as a CRT pair of two; `*` marks the selection's choice, and
+/// a size where it is more than 3 % slower than the fastest is flagged.
 fn variants(args: &SpeedArgs) {
-    const ALL_VARIANTS: [Exponentiation; 5] = [
+    const ALL_VARIANTS: [Exponentiation; 7] = [
         Exponentiation::LimbKernels,
         Exponentiation::Ifma256,
         Exponentiation::Ifma512,
         Exponentiation::Avx2,
         Exponentiation::Neon,
+        Exponentiation::IfmaBatch,
+        Exponentiation::Avx2Batch,
     ];
     outln!(
-        "{:>6} {:>5} {:>12} {:>12}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT)",
+        "{:>6} {:>5} {:>12} {:>12} {:>9}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one)",
         "bits",
         "shape",
         "time",
-        "ops/s"
+        "ops/s",
+        "÷ fastest"
     );
+    let mut flagged = Vec::new();
     for bits in MODEXP_BITS {
-        let (params, base, exp) = modexp_inputs(bits, 0);
-        let (params2, base2, exp2) = modexp_inputs(bits, 1);
+        let inputs: Vec<_> = (0..backend::BATCH as u64)
+            .map(|seed| modexp_inputs(bits, seed))
+            .collect();
+        let operands: Vec<_> = inputs
+            .iter()
+            .map(|(params, base, exp)| (params, base, exp.as_ref()))
+            .collect();
+        let (params, base, exp) = &inputs[0];
         let limbs = params.modulus().nlimbs();
-        for (shape, k) in [("one", 1), ("pair", 2)] {
-            let chosen = backend::selection().exponentiation(limbs, k);
+        for (shape, k) in [("one", 1), ("pair", 2), ("batch", backend::BATCH)] {
+            let chosen = match k {
+                backend::BATCH => backend::selection().batch_exponentiation(limbs),
+                _ => backend::selection().exponentiation(limbs, k),
+            };
+            let mut rates = Vec::new();
             for variant in ALL_VARIANTS {
-                let runs = match k {
-                    1 => variant.available(limbs, 1),
-                    _ => variant == Exponentiation::LimbKernels || variant.available(limbs, 2),
-                };
-                if !runs {
+                if !(variant == Exponentiation::LimbKernels && k > 1 || variant.available(limbs, k))
+                {
                     continue;
                 }
-                let rate = measure(args.threads, args.seconds, || match k {
+                let mut rate = measure(args.threads, args.seconds, || match k {
                     1 => {
-                        black_box(params.pow_bounded_on(variant, &base, &exp, bits));
+                        black_box(params.pow_bounded_on(variant, base, exp, bits));
                     }
-                    _ => {
-                        let pair = [
-                            (&params, &base, exp.as_ref()),
-                            (&params2, &base2, exp2.as_ref()),
-                        ];
+                    2 => {
+                        let pair = [operands[0], operands[1]];
                         black_box(MontyParams::pow_bounded_pair_on(variant, pair, bits));
                     }
+                    _ => {
+                        let mut out = vec![params.zero(); operands.len()];
+                        let _ = black_box(MontyParams::pow_bounded_batch_on(
+                            variant, &operands, bits, &mut out,
+                        ));
+                    }
                 });
-                let mark = if variant == chosen { "*" } else { " " };
+                if k == backend::BATCH {
+                    rate.seconds_per_op /= k as f64;
+                    rate.per_second *= k as f64;
+                }
+                rates.push((variant, rate));
+            }
+            let fastest = rates
+                .iter()
+                .map(|(_, r)| r.seconds_per_op)
+                .fold(f64::INFINITY, f64::min);
+            for (variant, rate) in &rates {
+                let mark = if *variant == chosen { "*" } else { " " };
                 outln!(
-                    "{bits:>6} {shape:>5} {:>12} {:>12.1} {mark} {}",
+                    "{bits:>6} {shape:>5} {:>12} {:>12.1} {:>9.2} {mark} {}",
                     format_seconds(rate.seconds_per_op),
                     rate.per_second,
+                    rate.seconds_per_op / fastest,
                     variant.name()
                 );
             }
+            let chosen_time = rates
+                .iter()
+                .find(|(v, _)| *v == chosen)
+                .map_or(f64::INFINITY, |(_, r)| r.seconds_per_op);
+            if chosen_time > SELECTION_TOLERANCE * fastest {
+                flagged.push(format!(
+                    "{bits} bits, {shape}: {} takes {:.2}× the fastest",
+                    chosen.name(),
+                    chosen_time / fastest
+                ));
+            }
+        }
+    }
+    if flagged.is_empty() {
+        outln!("\nselection check: ok (the choice within 3 % of the fastest at every size)");
+    } else {
+        outln!(
+            "\nselection check: NOT THE FASTEST at {} sizes:",
+            flagged.len()
+        );
+        for line in flagged {
+            outln!("  {line}");
         }
     }
 }

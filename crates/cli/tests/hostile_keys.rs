@@ -2,8 +2,9 @@
 //! standard error and exit status 2, before the work they would cost: a
 //! 1 MiB PKCS#1 key whose `d` and `p` are 350 KB each (given where a public
 //! key is expected, which a private key file may be), a public exponent of
-//! 16383 bits, and encrypted keys asking for PBKDF2 with 2^31 iterations or
-//! scrypt with `N = 2^30`. The encrypted ones run with the address space
+//! 16383 bits, a multi-prime key with twenty thousand primes, and
+//! encrypted keys asking for PBKDF2 with 2^31 iterations or scrypt with
+//! `N = 2^30`. The encrypted ones run with the address space
 //! capped at 512 MiB, so an attempt to allocate scrypt's memory would abort
 //! the process instead of exiting 2.
 
@@ -111,6 +112,58 @@ fn a_one_mib_pkcs1_key_is_refused_within_a_second() {
         None,
         &["hostile.pem", "inconsistent RSA private key"],
     );
+}
+
+#[test]
+fn a_key_with_twenty_thousand_primes_is_refused_at_once() {
+    let dir = scratch("many-primes");
+    // A PKCS#1 key of version `multi` (1) with 20,000 `OtherPrimeInfo`s
+    // after p and q: refused from the count, before any of them is used.
+    let n = [&[0x80][..], &[0; 254], &[1]].concat();
+    let other = tlv(
+        0x30,
+        &[integer(&[3]), integer(&[1]), integer(&[1])].concat(),
+    );
+    let others = tlv(0x30, &other.repeat(20_000));
+    let body: Vec<u8> = [
+        integer(&[1]),
+        integer(&n),
+        integer(&[1, 0, 1]),
+        integer(&[3]),
+        integer(&[3]),
+        integer(&[3]),
+        integer(&[1]),
+        integer(&[1]),
+        integer(&[1]),
+        others,
+    ]
+    .concat();
+    let der = tlv(0x30, &body);
+    let pem = pkcs8::der::pem::encode_string("RSA PRIVATE KEY", LineEnding::LF, &der).unwrap();
+    let msg = p(&dir, "msg");
+    std::fs::write(&msg, b"message").unwrap();
+    let sig = p(&dir, "sig");
+    std::fs::write(&sig, [0u8; 256]).unwrap();
+    for (file, contents) in [
+        ("many-primes.pem", pem.as_bytes()),
+        ("many-primes.der", &der),
+    ] {
+        let key = p(&dir, file);
+        std::fs::write(&key, contents).unwrap();
+        let needles = [file, "20002 primes", "at most 3"];
+        refused_at_once(
+            &["rsa", "sign", "--key", &key, "--in", &msg],
+            None,
+            &needles,
+        );
+        // As --pub, a PKCS#1 private key file gives its own refusal (DER
+        // too, which has no label to say what it is).
+        refused_at_once(
+            &["rsa", "verify", "--pub", &key, "--in", &msg, "--sig", &sig],
+            None,
+            &needles,
+        );
+    }
 }
 
 #[test]

@@ -407,7 +407,7 @@ fn errors_and_exit_codes() {
             "keygen",
             "--bits",
             "1024",
-            "--allow-weak",
+            "--allow-weak-key",
             "--out",
             &weak,
         ]),
@@ -423,5 +423,238 @@ fn errors_and_exit_codes() {
     }
     let out = numcrypt(&["rsa", "sign", "--key", &weak, "--in", &msg]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("below the minimum of 2048"));
+    assert!(text(&out.stderr).contains("below 2048 bits"));
+    assert!(text(&out.stderr).contains("add --allow-weak-key"));
+    // The flag's old name still works for keygen.
+    let out = numcrypt(&["rsa", "keygen", "--bits", "1024", "--allow-weak"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+/// OpenSSL's multi-prime keys (3 primes at 3072 bits, 4 at 4096), in each
+/// file form numcrypt reads, sign as openssl signs (PKCS#1 v1.5, byte for
+/// byte), sign PSS that openssl verifies, and decrypt what openssl
+/// encrypted (OAEP and PKCS#1 v1.5); their public key is openssl's.
+#[test]
+fn multi_prime_keys_interoperate() {
+    if !openssl_or_skip("multi_prime_keys_interoperate") {
+        return;
+    }
+    let dir = scratch("multi-prime");
+    let msg = p(&dir, "msg");
+    std::fs::write(&msg, b"signed with several primes").unwrap();
+    for (bits, primes) in [(3072, 3), (4096, 4)] {
+        let key = p(&dir, &format!("mp{bits}.pem"));
+        ok(
+            openssl(&[
+                "genpkey",
+                "-algorithm",
+                "RSA",
+                "-pkeyopt",
+                &format!("rsa_keygen_bits:{bits}"),
+                "-pkeyopt",
+                &format!("rsa_keygen_primes:{primes}"),
+                "-out",
+                &key,
+            ]),
+            "openssl genpkey",
+        );
+        let t = ok(openssl(&["pkey", "-in", &key, "-text", "-noout"]), "text");
+        assert!(text(&t.stdout).contains(&format!("({bits} bit, {primes} primes)")));
+        let public = p(&dir, &format!("mp{bits}.pub"));
+        ok(
+            openssl(&["pkey", "-in", &key, "-pubout", "-out", &public]),
+            "openssl pubout",
+        );
+        let (pkcs1_pem, pkcs1_der) = (p(&dir, "pkcs1.pem"), p(&dir, "pkcs1.der"));
+        ok(
+            openssl(&["pkey", "-in", &key, "-traditional", "-out", &pkcs1_pem]),
+            "openssl traditional",
+        );
+        ok(
+            openssl(&["pkey", "-in", &key, "-outform", "DER", "-out", &pkcs1_der]),
+            "openssl DER",
+        );
+        let mine = ok(
+            numcrypt(&["rsa", "pubkey", "--in", &key]),
+            "numcrypt pubkey",
+        );
+        assert_eq!(mine.stdout, std::fs::read(&public).unwrap());
+        let expected = ok(
+            openssl(&["dgst", "-sha256", "-sign", &key, &msg]),
+            "openssl sign",
+        );
+        for file in [&key, &pkcs1_pem, &pkcs1_der] {
+            let sig = ok(
+                numcrypt(&["rsa", "sign", "--key", file, "--in", &msg]),
+                "numcrypt sign",
+            );
+            assert_eq!(sig.stdout, expected.stdout, "{bits}-bit, {file}");
+        }
+        let sig = p(&dir, "pss.sig");
+        ok(
+            numcrypt(&[
+                "rsa", "sign", "--key", &key, "--scheme", "pss", "--hash", "sha384", "--in", &msg,
+                "--out", &sig,
+            ]),
+            "numcrypt sign pss",
+        );
+        let v = ok(
+            openssl(&[
+                "dgst",
+                "-sha384",
+                "-sigopt",
+                "rsa_padding_mode:pss",
+                "-sigopt",
+                "rsa_pss_saltlen:auto",
+                "-verify",
+                &public,
+                "-signature",
+                &sig,
+                &msg,
+            ]),
+            "openssl verify pss",
+        );
+        assert_eq!(text(&v.stdout), "Verified OK\n");
+        let ct = p(&dir, "ct");
+        for (padding, opts) in [
+            ("oaep", &["-pkeyopt", "rsa_padding_mode:oaep"][..]),
+            ("pkcs1", &[][..]),
+        ] {
+            let mut args = vec![
+                "pkeyutl", "-encrypt", "-pubin", "-inkey", &public, "-in", &msg, "-out", &ct,
+            ];
+            args.extend(opts);
+            ok(openssl(&args), "openssl encrypt");
+            let d = ok(
+                numcrypt(&[
+                    "rsa",
+                    "decrypt",
+                    "--key",
+                    &key,
+                    "--padding",
+                    padding,
+                    "--in",
+                    &ct,
+                ]),
+                "numcrypt decrypt",
+            );
+            assert_eq!(
+                d.stdout, b"signed with several primes",
+                "{bits}-bit {padding}"
+            );
+        }
+    }
+}
+
+/// A 1024-bit key (openssl's, two primes and three): refused for signing
+/// and decryption with one line naming --allow-weak-key (exit 2, nothing
+/// written); with the flag, it decrypts what openssl encrypted and signs
+/// as openssl does. Verifying with its public key needs no flag.
+#[test]
+fn weak_keys_need_the_flag() {
+    if !openssl_or_skip("weak_keys_need_the_flag") {
+        return;
+    }
+    let dir = scratch("weak");
+    let msg = p(&dir, "msg");
+    std::fs::write(&msg, b"legacy data").unwrap();
+    for primes in [2, 3] {
+        let (key, public) = (p(&dir, "weak.pem"), p(&dir, "weak.pub"));
+        ok(
+            openssl(&[
+                "genpkey",
+                "-algorithm",
+                "RSA",
+                "-pkeyopt",
+                "rsa_keygen_bits:1024",
+                "-pkeyopt",
+                &format!("rsa_keygen_primes:{primes}"),
+                "-out",
+                &key,
+            ]),
+            "openssl genpkey",
+        );
+        ok(
+            openssl(&["pkey", "-in", &key, "-pubout", "-out", &public]),
+            "openssl pubout",
+        );
+        let ct = p(&dir, "ct");
+        ok(
+            openssl(&[
+                "pkeyutl",
+                "-encrypt",
+                "-pubin",
+                "-inkey",
+                &public,
+                "-pkeyopt",
+                "rsa_padding_mode:oaep",
+                "-in",
+                &msg,
+                "-out",
+                &ct,
+            ]),
+            "openssl encrypt",
+        );
+        let out_file = p(&dir, "plain");
+        for args in [
+            vec![
+                "rsa", "decrypt", "--key", &key, "--in", &ct, "--out", &out_file,
+            ],
+            vec!["rsa", "sign", "--key", &key, "--in", &msg],
+        ] {
+            let out = numcrypt(&args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert!(out.stdout.is_empty(), "{args:?}");
+            let err = text(&out.stderr);
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains("1024-bit RSA key"), "{err}");
+            assert!(err.contains("--allow-weak-key"), "{err}");
+        }
+        assert!(!std::path::Path::new(&out_file).exists());
+        let d = ok(
+            numcrypt(&[
+                "rsa",
+                "decrypt",
+                "--allow-weak-key",
+                "--key",
+                &key,
+                "--in",
+                &ct,
+                "--out",
+                &out_file,
+            ]),
+            "numcrypt decrypt --allow-weak-key",
+        );
+        assert!(d.stderr.is_empty());
+        assert_eq!(std::fs::read(&out_file).unwrap(), b"legacy data");
+        std::fs::remove_file(&out_file).unwrap();
+        let expected = ok(
+            openssl(&["dgst", "-sha256", "-sign", &key, &msg]),
+            "openssl sign",
+        );
+        let sig = p(&dir, "sig");
+        let out = ok(
+            numcrypt(&[
+                "rsa",
+                "sign",
+                "--allow-weak-key",
+                "--key",
+                &key,
+                "--in",
+                &msg,
+                "--out",
+                &sig,
+            ]),
+            "numcrypt sign --allow-weak-key",
+        );
+        assert!(out.stderr.is_empty());
+        assert_eq!(std::fs::read(&sig).unwrap(), expected.stdout);
+        let v = ok(
+            numcrypt(&[
+                "rsa", "verify", "--pub", &public, "--in", &msg, "--sig", &sig,
+            ]),
+            "numcrypt verify",
+        );
+        assert_eq!(text(&v.stdout), "Verified OK\n");
+    }
 }

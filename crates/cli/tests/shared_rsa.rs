@@ -1,4 +1,5 @@
-//! `numcrypt shared-rsa …` end to end: the demo, `init` and five `party`
+//! `numcrypt shared-rsa …` end to end: the demo, each party's `identity`
+//! in its own folder, `init` from their certificates and five `party`
 //! processes on loopback (mutual TLS), then `sign` at three and `combine`,
 //! checked with `openssl`.
 
@@ -88,34 +89,68 @@ fn free_base_port(n: u16) -> u16 {
     panic!("no {n} free consecutive ports");
 }
 
-/// The deployment, on one machine: `init` five parties with
-/// threshold 2, start the five `party` processes in reverse order, sign at
-/// three parties, combine with party 1's public.pem, verify with openssl;
-/// two partial signatures are refused, a corrupted one is named.
-#[test]
-fn init_then_five_parties_then_any_three_sign() {
-    let dir = temp_dir("init");
-    let base = free_base_port(5);
-    let base_port = base.to_string();
-    let out = numcrypt(&[
+/// Each of `n` parties makes its identity in its own folder
+/// (`dir/party-<i>`), then `init` writes their `party.toml` from the
+/// certificates alone; returns `init`'s output.
+fn identities_then_init(
+    dir: &Path,
+    n: usize,
+    bits: &str,
+    base_port: &str,
+    extra: &[&str],
+) -> Output {
+    for i in 1..=n {
+        let folder = dir.join(format!("party-{i}"));
+        let out = numcrypt(&[
+            "shared-rsa",
+            "identity",
+            "--index",
+            &i.to_string(),
+            "--out",
+            s(&folder),
+        ]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains("secret"),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+    let certs: Vec<PathBuf> = (1..=n)
+        .map(|i| dir.join(format!("party-{i}")).join("tls-cert.pem"))
+        .collect();
+    let mut args = vec![
         "shared-rsa",
         "init",
-        "--parties",
-        "5",
-        "--threshold",
-        "2",
         "--host",
         "127.0.0.1",
         "--base-port",
-        &base_port,
+        base_port,
         "--bits",
-        "1024",
+        bits,
         "--out",
-        s(&dir),
-    ]);
+        s(dir),
+    ];
+    args.extend(extra);
+    args.extend(certs.iter().map(|c| s(c)));
+    numcrypt(&args)
+}
+
+/// The deployment, on one machine: each of five parties makes its
+/// identity in its own folder, `init` assembles the deployment from their
+/// certificates with threshold 2, the five `party` processes start in
+/// reverse order, three parties sign, party 1's public.pem combines,
+/// openssl verifies; two partial signatures are refused, a faulty one is
+/// named, a forged one blames nobody.
+#[test]
+fn identities_init_five_parties_then_any_three_sign() {
+    let dir = temp_dir("init");
+    let base = free_base_port(5);
+    let base_port = base.to_string();
+    let out = identities_then_init(&dir, 5, "1024", &base_port, &["--threshold", "2"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).contains("secret"),
+        text(&out.stdout).contains("fingerprints"),
         "{}",
         text(&out.stdout)
     );
@@ -129,18 +164,46 @@ fn init_then_five_parties_then_any_three_sign() {
             .mode();
         assert_eq!(mode & 0o777, 0o600, "the TLS key is secret");
     }
-    // A second init over the same folder is refused.
+    // No step wrote a private key outside its own party's folder, and init
+    // wrote none at all.
+    let toml = std::fs::read_to_string(party(2).join("party.toml")).unwrap();
+    assert!(
+        !toml.contains("PRIVATE KEY") && !toml.contains("ca ="),
+        "{toml}"
+    );
+    let cert = |i: usize| party(i).join("tls-cert.pem");
+    // A second init over the same folder is refused, and so are
+    // certificates in the wrong order.
     let again = numcrypt(&[
         "shared-rsa",
         "init",
-        "--parties",
-        "5",
         "--base-port",
         &base_port,
         "--out",
         s(&dir),
+        s(&cert(1)),
+        s(&cert(2)),
+        s(&cert(3)),
     ]);
     assert_eq!(again.status.code(), Some(2), "{}", text(&again.stderr));
+    let elsewhere = dir.join("elsewhere");
+    let swapped = numcrypt(&[
+        "shared-rsa",
+        "init",
+        "--base-port",
+        &base_port,
+        "--out",
+        s(&elsewhere),
+        s(&cert(2)),
+        s(&cert(1)),
+        s(&cert(3)),
+    ]);
+    assert_eq!(swapped.status.code(), Some(2));
+    assert!(
+        text(&swapped.stderr).contains("not party 1's certificate"),
+        "{}",
+        text(&swapped.stderr)
+    );
 
     let handles: Vec<_> = (1..=5)
         .rev()
@@ -192,13 +255,16 @@ fn init_then_five_parties_then_any_three_sign() {
         ),
     ] {
         let partial = |i: usize| dir.join(format!("partial-{scheme}-{i}.pem"));
-        for i in [1, 3, 5] {
+        for i in [1, 3, 4, 5] {
             let share = party(i).join("share.pem");
+            let identity = party(i).join("tls-key.pem");
             let mut args = vec![
                 "shared-rsa",
                 "sign",
                 "--key",
                 s(&share),
+                "--identity-key",
+                s(&identity),
                 "--in",
                 s(&msg),
                 "--scheme",
@@ -258,18 +324,45 @@ fn init_then_five_parties_then_any_three_sign() {
             text(&out.stderr)
         );
 
-        // A corrupted partial signature: the combiner names its party.
-        let bad = dir.join("partial-bad.pem");
+        // Party 5 signs a wrong value as its own: the combiner names it;
+        // with party 4's too, it signs anyway and warns.
+        let public_key = numcrypt_shared_rsa::SharedPublicKey::from_pem(
+            &std::fs::read_to_string(&public).unwrap(),
+        )
+        .unwrap();
         let pem = std::fs::read_to_string(partial(5)).unwrap();
         let mut p = numcrypt_shared_rsa::PartialSignature::from_pem(&pem).unwrap();
         p.value = numcrypt_limbs::BoxedUint::from_u64(12345, 1);
+        let forged = p.clone();
+        let key = std::fs::read_to_string(party(5).join("tls-key.pem")).unwrap();
+        let key = numcrypt_shared_rsa::IdentityKey::from_pem(&key).unwrap();
+        p.sign_identity(&public_key, &key).unwrap();
+        let bad = dir.join("partial-bad.pem");
         std::fs::write(&bad, p.to_pem().unwrap()).unwrap();
-        let out = combine(&[partial(1), partial(3), bad], None);
+        let out = combine(&[partial(1), partial(3), bad.clone()], None);
         assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("faulty: party 5"),
+            "{}",
+            text(&out.stderr)
+        );
+        let out = combine(&[bad, partial(1), partial(3), partial(4)], Some(&sig));
+        assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(
             text(&out.stderr).contains("party 5"),
             "{}",
             text(&out.stderr)
+        );
+        // Someone else's forgery in party 5's name (its old signature no
+        // longer covers it): nobody is blamed.
+        let forged_file = dir.join("partial-forged.pem");
+        std::fs::write(&forged_file, forged.to_pem().unwrap()).unwrap();
+        let out = combine(&[partial(1), partial(3), forged_file], None);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains("not blamed") && !stderr.contains("faulty"),
+            "{stderr}"
         );
     }
 
@@ -298,11 +391,14 @@ fn init_then_five_parties_then_any_three_sign() {
         text(&out.stderr)
     );
     let share = party(1).join("share.pem");
+    let identity = party(1).join("tls-key.pem");
     let out = numcrypt(&[
         "shared-rsa",
         "sign",
         "--key",
         s(&share),
+        "--identity-key",
+        s(&identity),
         "--in",
         s(&msg),
         "--scheme",
@@ -310,6 +406,31 @@ fn init_then_five_parties_then_any_three_sign() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--salt"));
+    // Without its identity key, or with another party's, a party cannot sign.
+    let out = numcrypt(&["shared-rsa", "sign", "--key", s(&share), "--in", s(&msg)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--identity-key"),
+        "{}",
+        text(&out.stderr)
+    );
+    let other = party(2).join("tls-key.pem");
+    let out = numcrypt(&[
+        "shared-rsa",
+        "sign",
+        "--key",
+        s(&share),
+        "--identity-key",
+        s(&other),
+        "--in",
+        s(&msg),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("not this party's"),
+        "{}",
+        text(&out.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -319,18 +440,7 @@ fn init_then_five_parties_then_any_three_sign() {
 fn a_bad_party_file_fails_before_connecting() {
     let dir = temp_dir("validate");
     let base = free_base_port(3).to_string();
-    let out = numcrypt(&[
-        "shared-rsa",
-        "init",
-        "--parties",
-        "3",
-        "--base-port",
-        &base,
-        "--bits",
-        "512",
-        "--out",
-        s(&dir),
-    ]);
+    let out = identities_then_init(&dir, 3, "512", &base, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let config = dir.join("party-2").join("party.toml");
     let text_before = std::fs::read_to_string(&config).unwrap();

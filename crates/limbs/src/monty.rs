@@ -462,7 +462,7 @@ impl<U: Unsigned> MontyParams<U> {
         }
         let runs = |op: &PowOperand<'_, U>| {
             backend == Exponentiation::LimbKernels
-                || backend.available(op.0.modulus.nlimbs(), backend.lanes())
+                || backend.available(op.0.modulus.nlimbs(), crate::backend::BATCH)
         };
         let uniform = uniform_limbs(operands.iter().map(|op| op.0)).is_some();
         if !operands.iter().all(runs) || (backend.lanes() > 1 && !uniform) {

@@ -228,7 +228,7 @@ impl RsaPrivateKey {
     /// The private operation on every input that was made (the others keep
     /// their errors), then `finish` on each result with its request's
     /// index, in order.
-    fn run_batch<R: TryCryptoRng + ?Sized, T>(
+    pub(crate) fn run_batch<R: TryCryptoRng + ?Sized, T>(
         &self,
         rng: &mut R,
         inputs: Vec<Result<SecretUint, Error>>,

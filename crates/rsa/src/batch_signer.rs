@@ -1,12 +1,13 @@
-//! [`BatchSigner`]: a PKCS#1 v1.5 signer that many threads share, which
-//! signs whatever requests are waiting as one batch.
+//! [`BatchSigner`]: an RSA signer that many threads share, which signs
+//! whatever requests are waiting as one batch (PKCS#1 v1.5 or PSS, each
+//! request its own scheme).
 //!
 //! Flat combining, no timer: a caller queues its request and, if fewer
 //! batches are being signed than the process has cores, becomes a
 //! combiner: it takes every waiting request
-//! (up to [`MAX_BATCH`]), signs them with
-//! [`sign_pkcs1v15_prehashed_batch_each`](RsaPrivateKey::sign_pkcs1v15_prehashed_batch_each)
-//! outside the lock, posts each result to its caller and wakes them. A
+//! (up to [`MAX_BATCH`]), signs them in one batch of private operations
+//! (as [`sign_pkcs1v15_prehashed_batch_each`](RsaPrivateKey::sign_pkcs1v15_prehashed_batch_each)
+//! does) outside the lock, posts each result to its caller and wakes them. A
 //! lone caller thus signs at once (a batch of one); callers that arrive
 //! while every core runs a batch wait and are signed together. A
 //! would-be combiner also waits, on events and not on a clock, for the
@@ -17,29 +18,86 @@
 //! 8: benches/RESULTS.md). So the batch is every caller inside the signer,
 //! up to [`MAX_BATCH`]; nobody waits for a caller that is not.
 //!
-//! Each request's signature is that of its own message (the same bytes as
-//! [`RsaPrivateKey::sign_pkcs1v15`]); a request that fails (a fault caught
-//! by its check) fails alone. The combiner's generator feeds the blinding
-//! of the whole batch: every caller passes one, any of them may be used.
+//! Each request's signature is that of its own message (for PKCS#1 v1.5
+//! the same bytes as [`RsaPrivateKey::sign_pkcs1v15`]); a request that
+//! fails (a fault caught by its check, a digest of the wrong length, a
+//! scheme the key refuses) fails alone. The combiner's generator feeds the
+//! blinding and the PSS salts of the whole batch: every caller passes one,
+//! any of them may be used.
 
 use std::collections::BTreeMap;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::vec::Vec;
 
+use numcrypt_limbs::SecretUint;
 use rand_core::TryCryptoRng;
 
 use crate::hash::RsaHash;
+use crate::pss::Params as PssParams;
 use crate::{Error, HashAlg, RsaPrivateKey};
 
 /// The most requests one batch signs: the rest wait for the next (this
 /// bounds how long a combiner works for others).
 pub const MAX_BATCH: usize = 32;
 
-/// A PKCS#1 v1.5 signer for many threads that batches their requests (see
-/// the [module](self)). `Send + Sync`: share it with an `Arc`.
+/// How a request to a [`BatchSigner`] is signed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignatureScheme {
+    /// RSASSA-PKCS1-v1_5 with this hash.
+    Pkcs1v15(HashAlg),
+    /// RSASSA-PSS with these parameters (a fresh random salt each).
+    Pss(PssParams),
+}
+
+impl SignatureScheme {
+    /// The hash the digest is made with.
+    pub fn hash(&self) -> HashAlg {
+        match self {
+            Self::Pkcs1v15(hash) => *hash,
+            Self::Pss(params) => params.hash,
+        }
+    }
+
+    /// What [`RsaPrivateKey::sign_pkcs1v15`] or
+    /// [`sign_pss`](RsaPrivateKey::sign_pss) refuses `key` for with this
+    /// scheme, whatever the message (a weak hash, the key's size, an
+    /// RSA-PSS key's restrictions, a salt too long for the key): a signer
+    /// can offer exactly the schemes this accepts.
+    pub fn check_key(&self, key: &RsaPrivateKey) -> Result<(), Error> {
+        match self {
+            Self::Pkcs1v15(hash) => key.pkcs1v15_signing_preconditions(*hash, false),
+            Self::Pss(params) => key.pss_signing_preconditions(params, false).map(drop),
+        }
+    }
+
+    /// The message representative of `digest` (checked for its length),
+    /// salted from `rng` for PSS.
+    fn representative<R: TryCryptoRng + ?Sized>(
+        &self,
+        key: &RsaPrivateKey,
+        rng: &mut R,
+        digest: &[u8],
+    ) -> Result<SecretUint, Error> {
+        self.hash().check_digest(digest)?;
+        match self {
+            Self::Pkcs1v15(hash) => {
+                key.pkcs1v15_signing_preconditions(*hash, false)?;
+                key.pkcs1v15_representative(*hash, digest)
+            }
+            Self::Pss(params) => {
+                let salt_len = key.pss_signing_preconditions(params, false)?;
+                key.pss_representative(rng, params, salt_len, digest)
+            }
+        }
+    }
+}
+
+/// A signer for many threads that batches their requests (see the
+/// [module](self)). `Send + Sync`: share it with an `Arc`.
 pub struct BatchSigner {
     key: RsaPrivateKey,
-    hash: HashAlg,
+    /// What [`sign`](Self::sign) signs with.
+    scheme: SignatureScheme,
     state: Mutex<State>,
     /// Where callers whose requests are in a running batch wait:
     /// signalled (all) when a batch's results are posted.
@@ -62,8 +120,8 @@ pub struct BatchSigner {
 #[derive(Default)]
 struct State {
     next_ticket: u64,
-    /// Requests not yet taken into a batch: ticket and digest.
-    waiting: Vec<(u64, Vec<u8>)>,
+    /// Requests not yet taken into a batch.
+    waiting: Vec<Request>,
     /// Results not yet collected by their callers.
     results: BTreeMap<u64, Result<Vec<u8>, Error>>,
     /// Combiners signing a batch now.
@@ -80,6 +138,13 @@ struct State {
     stats: BatchStats,
 }
 
+/// A request waiting for a batch: its ticket, scheme and digest.
+struct Request {
+    ticket: u64,
+    scheme: SignatureScheme,
+    digest: Vec<u8>,
+}
+
 /// What a [`BatchSigner`] has done: requests signed and batches they took.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatchStats {
@@ -90,11 +155,18 @@ pub struct BatchStats {
 }
 
 impl BatchSigner {
-    /// A signer with `key` and `hash`. Errors as for
+    /// A PKCS#1 v1.5 signer with `key` and `hash`. Errors as for
     /// [`RsaPrivateKey::sign_pkcs1v15`] for what concerns every request
     /// (SHA-1, a key below 2048 bits, an RSA-PSS key), checked here once.
     pub fn new(key: RsaPrivateKey, hash: HashAlg) -> Result<Self, Error> {
-        key.pkcs1v15_signing_preconditions(hash, false)?;
+        Self::with_scheme(key, SignatureScheme::Pkcs1v15(hash))
+    }
+
+    /// A signer with `key` whose [`sign`](Self::sign) signs with `scheme`
+    /// (requests may name others: [`sign_prehashed_with`](Self::sign_prehashed_with)).
+    /// Errors: what `key` is refused for with `scheme`, checked here once.
+    pub fn with_scheme(key: RsaPrivateKey, scheme: SignatureScheme) -> Result<Self, Error> {
+        scheme.check_key(&key)?;
         Ok(Self {
             full_pass: (numcrypt_limbs::backend::selection()
                 .batch_exponentiation(key.prime_limbs())
@@ -102,7 +174,7 @@ impl BatchSigner {
                 / 2)
             .max(1),
             key,
-            hash,
+            scheme,
             state: Mutex::new(State::default()),
             posted: Condvar::new(),
             turn: Condvar::new(),
@@ -120,28 +192,47 @@ impl BatchSigner {
         self.lock().stats
     }
 
-    /// Signs `msg` (RSASSA-PKCS1-v1_5 with the signer's hash), in a batch
-    /// with whatever other requests are waiting.
+    /// Signs `msg` with the signer's scheme, in a batch with whatever
+    /// other requests are waiting.
     pub fn sign<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         msg: &[u8],
     ) -> Result<Vec<u8>, Error> {
-        self.sign_prehashed(rng, &self.hash.digest(msg))
+        self.sign_prehashed(rng, &self.scheme.hash().digest(msg))
     }
 
-    /// Signs a message given by its digest (with the signer's hash):
-    /// [`Error::InvalidLength`] for a digest of the wrong length.
+    /// Signs a message given by its digest (with the signer's scheme's
+    /// hash): [`Error::InvalidLength`] for a digest of the wrong length.
     pub fn sign_prehashed<R: TryCryptoRng + ?Sized>(
         &self,
         rng: &mut R,
         digest: &[u8],
     ) -> Result<Vec<u8>, Error> {
-        self.hash.check_digest(digest)?;
+        self.sign_prehashed_with(rng, self.scheme, digest)
+    }
+
+    /// Signs a message given by its digest with `scheme` (a TLS server
+    /// signs with whatever scheme each peer asks for), in a batch with
+    /// whatever other requests are waiting, whatever their schemes.
+    /// Errors: [`Error::InvalidLength`] for a digest of the wrong length,
+    /// and what the key is refused for with `scheme`, before any work.
+    pub fn sign_prehashed_with<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        scheme: SignatureScheme,
+        digest: &[u8],
+    ) -> Result<Vec<u8>, Error> {
+        scheme.hash().check_digest(digest)?;
+        scheme.check_key(&self.key)?;
         let mut state = self.lock();
         let ticket = state.next_ticket;
         state.next_ticket += 1;
-        state.waiting.push((ticket, digest.to_vec()));
+        state.waiting.push(Request {
+            ticket,
+            scheme,
+            digest: digest.to_vec(),
+        });
         state.active += 1;
         state.cycle_peak = state.cycle_peak.max(state.active);
         loop {
@@ -167,7 +258,7 @@ impl BatchSigner {
                 // seen at once lately, less those being signed.
                 _ => queued >= self.full_pass.min(state.peak.saturating_sub(state.signing)),
             };
-            let mine_queued = state.waiting.iter().any(|(t, _)| *t == ticket);
+            let mine_queued = state.waiting.iter().any(|r| r.ticket == ticket);
             if !mine_queued {
                 state = self
                     .posted
@@ -184,7 +275,7 @@ impl BatchSigner {
             }
             // Become the combiner: sign what is waiting, outside the lock.
             let take = state.waiting.len().min(MAX_BATCH);
-            let batch: Vec<(u64, Vec<u8>)> = state.waiting.drain(..take).collect();
+            let batch: Vec<Request> = state.waiting.drain(..take).collect();
             state.combiners += 1;
             state.signing += batch.len();
             drop(state);
@@ -194,17 +285,11 @@ impl BatchSigner {
                 own: ticket,
                 batch,
             };
-            let digests: Vec<&[u8]> = combining.batch.iter().map(|(_, d)| d.as_slice()).collect();
-            let signed = self
-                .key
-                .sign_pkcs1v15_prehashed_batch_each(rng, self.hash, &digests);
+            let signed = self.sign_batch(rng, &combining.batch);
             state = self.lock();
-            for (i, (ticket, _)) in combining.batch.iter().enumerate() {
-                let result = match &signed {
-                    Ok(results) => results.get(i).cloned().unwrap_or(Err(Error::FaultDetected)),
-                    Err(e) => Err(*e),
-                };
-                state.results.insert(*ticket, result);
+            for (i, request) in combining.batch.iter().enumerate() {
+                let result = signed.get(i).cloned().unwrap_or(Err(Error::FaultDetected));
+                state.results.insert(request.ticket, result);
             }
             state.stats.requests += combining.batch.len() as u64;
             state.stats.batches += 1;
@@ -218,6 +303,32 @@ impl BatchSigner {
             self.turn.notify_one();
             state = self.lock();
         }
+    }
+
+    /// One result per request: the private operations in one batch (a
+    /// lone request as single signing signs it, which costs less than a
+    /// batch of one).
+    fn sign_batch<R: TryCryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        batch: &[Request],
+    ) -> Vec<Result<Vec<u8>, Error>> {
+        if let [request] = batch {
+            let digest = &request.digest;
+            return std::vec![match request.scheme {
+                SignatureScheme::Pkcs1v15(hash) =>
+                    self.key.sign_pkcs1v15_prehashed(rng, hash, digest),
+                SignatureScheme::Pss(params) =>
+                    self.key.sign_pss_prehashed_with(rng, &params, digest),
+            }];
+        }
+        let inputs: Vec<Result<SecretUint, Error>> = batch
+            .iter()
+            .map(|r| r.scheme.representative(&self.key, rng, &r.digest))
+            .collect();
+        self.key.run_batch(rng, inputs, |_, s| {
+            Ok(self.key.public_key().i2osp(&s)?.to_vec())
+        })
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -234,7 +345,7 @@ struct Combining<'a> {
     signer: &'a BatchSigner,
     /// The combiner's own request, which leaves with it.
     own: u64,
-    batch: Vec<(u64, Vec<u8>)>,
+    batch: Vec<Request>,
 }
 
 impl Drop for Combining<'_> {
@@ -244,8 +355,8 @@ impl Drop for Combining<'_> {
             let own = self.own;
             state.combiners -= 1;
             state.signing -= self.batch.len();
-            self.batch.retain(|(ticket, _)| *ticket != own);
-            state.waiting.retain(|(ticket, _)| *ticket != own);
+            self.batch.retain(|r| r.ticket != own);
+            state.waiting.retain(|r| r.ticket != own);
             state.waiting.append(&mut self.batch);
             state.active -= 1;
             drop(state);
@@ -259,7 +370,7 @@ impl core::fmt::Debug for BatchSigner {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("BatchSigner")
             .field("key", &self.key)
-            .field("hash", &self.hash)
+            .field("scheme", &self.scheme)
             .finish_non_exhaustive()
     }
 }

@@ -26,7 +26,7 @@ use spki::{
 use zeroize::Zeroizing;
 
 use crate::pss::PssRestriction;
-use crate::{Error, HashAlg, KeyAlgorithm, RsaPrivateKey, RsaPublicKey};
+use crate::{Error, HashAlg, KeyAlgorithm, OtherPrimeInfo, RsaPrivateKey, RsaPublicKey};
 
 /// `id-RSASSA-PSS` (RFC 4055 §3.1, RFC 8017 A.2.3).
 const RSASSA_PSS_OID: ObjectIdentifier = ObjectIdentifier::new_unwrap("1.2.840.113549.1.1.10");
@@ -226,19 +226,32 @@ fn pem_label(pem: &str) -> Result<&str, Error> {
 }
 
 fn uint(x: &UintRef<'_>) -> Zeroizing<BoxedUint> {
-    Zeroizing::new(BoxedUint::from_be_slice_auto(x.as_bytes()))
+    Zeroizing::new(uint_value(x))
+}
+
+/// The integer's value, for a home that wipes it (an [`OtherPrimeInfo`]).
+fn uint_value(x: &UintRef<'_>) -> BoxedUint {
+    BoxedUint::from_be_slice_auto(x.as_bytes())
 }
 
 impl RsaPrivateKey {
-    /// Reads a PKCS#1 `RSAPrivateKey` (DER). Every value is checked (see
-    /// [`from_crt_components`](Self::from_crt_components)); multi-prime
-    /// keys are [`Error::UnsupportedKeyFormat`].
+    /// Reads a PKCS#1 `RSAPrivateKey` (DER), two-prime or multi-prime
+    /// (version `multi`, with `OtherPrimeInfos`: `openssl genpkey -pkeyopt
+    /// rsa_keygen_primes:3` writes such keys). Every value is checked (see
+    /// [`from_multi_prime_components`](Self::from_multi_prime_components)).
     pub fn from_pkcs1_der(der: &[u8]) -> Result<Self, Error> {
         let k = RsaPrivateKeyRef::from_der(der)?;
-        if k.other_prime_infos.is_some() {
-            return Err(Error::UnsupportedKeyFormat);
-        }
-        Self::from_crt_components(
+        let others: Vec<OtherPrimeInfo> = k
+            .other_prime_infos
+            .iter()
+            .flatten()
+            .map(|o| OtherPrimeInfo {
+                prime: uint_value(&o.prime),
+                exponent: uint_value(&o.exponent),
+                coefficient: uint_value(&o.coefficient),
+            })
+            .collect();
+        Self::from_multi_prime_components(
             &uint(&k.modulus),
             &uint(&k.public_exponent),
             &uint(&k.private_exponent),
@@ -247,6 +260,7 @@ impl RsaPrivateKey {
             &uint(&k.exponent1),
             &uint(&k.exponent2),
             &uint(&k.coefficient),
+            &others,
         )
     }
 
@@ -337,9 +351,21 @@ impl RsaPrivateKey {
         Ok(self.pkcs8_document()?.to_pem(PKCS8_LABEL, LineEnding::LF)?)
     }
 
+    /// The PKCS#1 `RSAPrivateKey`: version `multi` with `OtherPrimeInfos`
+    /// for a multi-prime key, as OpenSSL writes it.
     fn pkcs1_document(&self) -> Result<SecretDocument, Error> {
-        let v = self.pkcs1_values();
+        let (v, others) = self.pkcs1_values();
         let u = |i: usize| UintRef::new(&v[i]);
+        let other_prime_infos = others
+            .iter()
+            .map(|[prime, exponent, coefficient]| {
+                Ok(pkcs1::OtherPrimeInfo {
+                    prime: UintRef::new(prime)?,
+                    exponent: UintRef::new(exponent)?,
+                    coefficient: UintRef::new(coefficient)?,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
         let key = RsaPrivateKeyRef {
             modulus: u(0)?,
             public_exponent: u(1)?,
@@ -349,7 +375,7 @@ impl RsaPrivateKey {
             exponent1: u(5)?,
             exponent2: u(6)?,
             coefficient: u(7)?,
-            other_prime_infos: None,
+            other_prime_infos: (!other_prime_infos.is_empty()).then_some(other_prime_infos),
         };
         Ok(SecretDocument::encode_msg(&key)?)
     }

@@ -10,13 +10,35 @@ use core::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// The modulus has fewer bits than the operation accepts: 1024 for
-    /// public keys, 2048 for private operations and for key generation
-    /// (1024 with [`KeyGen::allow_weak_key_size`](crate::KeyGen::allow_weak_key_size)).
+    /// public keys, 2048 for encryption and for key generation (1024 with
+    /// [`KeyGen::allow_weak_key_size`](crate::KeyGen::allow_weak_key_size));
+    /// a private key's signing and decryption below 2048 bits are
+    /// [`Error::WeakKey`].
     KeyTooSmall {
         /// The modulus' bit length.
         bits: u32,
         /// The smallest bit length accepted.
         min: u32,
+    },
+    /// A private key of 1024 to 2047 bits asked to sign or decrypt: refused
+    /// unless asked for ([`RsaPrivateKey::allow_weak_key`](crate::RsaPrivateKey::allow_weak_key)),
+    /// as such a key is within reach of a well-funded attacker. Reading
+    /// it, exporting its public key and verifying with that need no opt-in.
+    WeakKey {
+        /// The modulus' bit length.
+        bits: u32,
+        /// The smallest bit length used without the opt-in.
+        min: u32,
+    },
+    /// A multi-prime key with more primes than its size allows
+    /// ([`max_primes`](crate::max_primes), OpenSSL's limits).
+    TooManyPrimes {
+        /// The number of primes in the key.
+        primes: usize,
+        /// The most primes a modulus of this size may have.
+        max: usize,
+        /// The modulus' bit length.
+        bits: u32,
     },
     /// The modulus has more bits than [`MAX_MODULUS_BITS`](crate::MAX_MODULUS_BITS).
     KeyTooLarge {
@@ -88,9 +110,8 @@ pub enum Error {
     /// A key encoding could not be read: malformed DER or PEM, a wrong PEM
     /// label, or trailing data.
     Encoding(der::Error),
-    /// A well-formed key encoding of a kind this crate does not read: a
-    /// multi-prime key, or an algorithm other than `rsaEncryption` and
-    /// `id-RSASSA-PSS`.
+    /// A well-formed key encoding of a kind this crate does not read: an
+    /// algorithm other than `rsaEncryption` and `id-RSASSA-PSS`.
     UnsupportedKeyFormat,
     /// A password-protected PKCS#8 key (`ENCRYPTED PRIVATE KEY`) where a
     /// plain one was expected: read it with
@@ -122,6 +143,15 @@ impl fmt::Display for Error {
                     "RSA modulus of {bits} bits is below the minimum of {min}"
                 )
             }
+            Error::WeakKey { bits, min } => write!(
+                f,
+                "RSA key of {bits} bits is below {min}, too weak to sign or decrypt with \
+                 unless allowed (RsaPrivateKey::allow_weak_key)"
+            ),
+            Error::TooManyPrimes { primes, max, bits } => write!(
+                f,
+                "RSA key with {primes} primes: a {bits}-bit modulus may have at most {max}"
+            ),
             Error::KeyTooLarge { bits, max } => {
                 write!(
                     f,
@@ -169,7 +199,7 @@ impl fmt::Display for Error {
             ),
             Error::Encoding(e) => write!(f, "malformed key encoding: {e}"),
             Error::UnsupportedKeyFormat => {
-                f.write_str("unsupported key format (a multi-prime key, or not an RSA key)")
+                f.write_str("unsupported key format (not an RSA or RSA-PSS key)")
             }
             Error::EncryptedKey => f.write_str(
                 "an encrypted private key: decrypt it with a password \

@@ -72,8 +72,10 @@ impl KeyGen {
     /// Allows sizes from 1024 bits, below today's 2048-bit minimum (for
     /// tests and legacy systems). FIPS 186-5 has no procedure below 2048
     /// bits, so these keys take two random primes of `bits/2` bits with the
-    /// same checks on `e` and `|p − q|`. This crate will not sign or decrypt
-    /// with them ([`Error::KeyTooSmall`]); their public keys verify.
+    /// same checks on `e` and `|p − q|`. This crate signs and decrypts with
+    /// them only once they are opted in
+    /// ([`RsaPrivateKey::allow_weak_key`], [`Error::WeakKey`] otherwise);
+    /// their public keys verify.
     pub fn allow_weak_key_size(mut self, allow: bool) -> Self {
         self.allow_weak = allow;
         self
@@ -264,7 +266,7 @@ fn assemble(
     let dp = d.rem(&pm1).map_err(|_| Error::InconsistentKey)?;
     let dq = d.rem(&qm1).map_err(|_| Error::InconsistentKey)?;
     let qinv = q.inv_mod(&p).map_err(|_| Error::InconsistentKey)?;
-    RsaPrivateKey::assemble(public, d, p, q, dp, dq, qinv).map(Some)
+    RsaPrivateKey::assemble(public, d, p, q, dp, dq, qinv, alloc::vec::Vec::new()).map(Some)
 }
 
 /// `e^-1 mod λ` for the public `e` and the secret, even `λ`, with

@@ -30,13 +30,25 @@
 //! # Sizes
 //! Public keys of [`MIN_MODULUS_BITS`] (1024) to [`MAX_MODULUS_BITS`]
 //! (16384) bits are read and verify; signing, decryption and encryption
-//! need at least [`MIN_PRIVATE_MODULUS_BITS`] (2048). Any odd `e >= 3` of
-//! at most [`MAX_PUBLIC_EXPONENT_BITS`] (33) bits is read, checked before
-//! any arithmetic; generation uses `e = 65537` unless told otherwise
-//! (FIPS 186-5: `2^16 < e`). An imported private key's parts are checked
+//! need at least [`MIN_PRIVATE_MODULUS_BITS`] (2048), except that a
+//! private key opted in with [`RsaPrivateKey::allow_weak_key`] signs and
+//! decrypts from 1024 bits ([`Error::WeakKey`] without it). Any odd
+//! `e >= 3` of at most [`MAX_PUBLIC_EXPONENT_BITS`] (33) bits is read,
+//! checked before any arithmetic; generation uses `e = 65537` unless told
+//! otherwise (FIPS 186-5: `2^16 < e`). An imported private key's parts are checked
 //! against `n`'s size (`p`, `q`, `d` no wider than `n`, `dP` and `qInv`
 //! than `p`, `dQ` than `q`, `p·q = n` at full width) before any arithmetic
 //! on them, so a hostile file costs no more than its reading.
+//!
+//! # Multi-prime keys
+//! Keys whose `n` is the product of more than two primes (RFC 8017 §3.2,
+//! `openssl genpkey -pkeyopt rsa_keygen_primes:3`) are read and written in
+//! PKCS#1 and PKCS#8 ([`OtherPrimeInfo`],
+//! [`RsaPrivateKey::from_multi_prime_components`]), with at most
+//! [`max_primes`] primes for their size, OpenSSL's limits
+//! ([`Error::TooManyPrimes`]); every further prime and its CRT values get
+//! the checks `p` and `q` get. Their private operation is the one below,
+//! over every prime. Generation makes two-prime keys.
 //!
 //! # The private operation
 //! In OpenSSL's order: blinding modulo `n`, CRT with Garner's
@@ -44,8 +56,10 @@
 //! values, unblinding modulo `n`. The two constant-time exponentiations
 //! modulo `p` and `q` run as one interleaved pass (the limbs crate's
 //! fixed-window `pow`, on its AVX-512 IFMA backend where the CPU has one),
-//! the reductions modulo `p` and `q` by Montgomery reduction rather than
-//! division, constant-time arithmetic throughout.
+//! a multi-prime key's further primes two by two the same way (RFC 8017's
+//! recombination adding each after Garner's step), the reductions modulo
+//! the primes by Montgomery arithmetic rather than division, constant-time
+//! arithmetic throughout.
 //! - **Blinding** ([`blinding`](crate#blinding)): `x' = x·r^e mod n`
 //!   before anything else, `m = m'·r^-1 mod n` after everything else.
 //! - **The check**: the result leaves the function only if `m'^e ≡ x'`
@@ -138,6 +152,7 @@ mod encoding;
 mod error;
 mod hash;
 mod keygen;
+mod multi_prime;
 pub mod oaep;
 pub mod pkcs1v15;
 mod prime_modulus;
@@ -150,6 +165,7 @@ mod signer;
 pub use batch::BatchResults;
 pub use error::Error;
 pub use keygen::{DEFAULT_PUBLIC_EXPONENT, KeyGen};
+pub use multi_prime::{MAX_PRIMES, OtherPrimeInfo, max_primes};
 pub use numcrypt_common::hash::{HashAlg, Hasher, OidDigest, OtherHash};
 pub use private::RsaPrivateKey;
 pub use public::{KeyAlgorithm, RsaPublicKey};

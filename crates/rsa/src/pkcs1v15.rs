@@ -441,7 +441,8 @@ pub struct SigningKey {
 
 impl SigningKey {
     /// `key`, signing with `hash`, if they can sign: otherwise
-    /// [`Error::KeyTooSmall`] (below 2048 bits), [`Error::KeyRestricted`]
+    /// [`Error::WeakKey`] (below 2048 bits, unless the key was opted in
+    /// with [`RsaPrivateKey::allow_weak_key`]), [`Error::KeyRestricted`]
     /// (an RSA-PSS key), [`Error::WeakHash`] (SHA-1: see
     /// [`try_new_allowing_sha1`](Self::try_new_allowing_sha1)) or
     /// [`Error::MessageTooLong`] (a hash too long for the key).

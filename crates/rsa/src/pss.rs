@@ -429,7 +429,8 @@ impl SigningKey {
     }
 
     /// `key`, signing with `params`, if they can sign: otherwise
-    /// [`Error::KeyTooSmall`] (below 2048 bits), [`Error::KeyRestricted`]
+    /// [`Error::WeakKey`] (below 2048 bits, unless the key was opted in
+    /// with [`RsaPrivateKey::allow_weak_key`]), [`Error::KeyRestricted`]
     /// (an RSA-PSS key restricted to other parameters), [`Error::WeakHash`]
     /// (SHA-1: see [`try_with_params_allowing_sha1`](Self::try_with_params_allowing_sha1))
     /// or [`Error::InvalidSaltLength`] (a salt that does not fit).

@@ -4,7 +4,7 @@
 use alloc::vec::Vec;
 
 use num_bigint::BigUint;
-use numcrypt_limbs::{Limb, SecretUint};
+use numcrypt_limbs::{Limb, SecretUint, Unsigned};
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -48,13 +48,13 @@ proptest! {
     /// A bit flipped in either CRT half is caught by the check, and nothing
     /// is returned; the same operation without the fault succeeds.
     #[test]
-    fn crt_fault_is_caught(bit in 0u32..1023, in_p in any::<bool>(), words in proptest::collection::vec(any::<u64>(), 31)) {
+    fn crt_fault_is_caught(bit in 0u32..1023, prime in 0usize..2, words in proptest::collection::vec(any::<u64>(), 31)) {
         let key = key(2, 2048);
         // 31 random limbs and a zero top limb: below n.
         let mut w = words.clone();
         w.push(0);
         let x = SecretUint::from(numcrypt_limbs::BoxedUint::from_words(w));
-        let fault = Fault { in_p, bit };
+        let fault = Fault { prime, bit };
         prop_assert_eq!(key.private_op_with_fault(&x, fault).unwrap_err(), crate::Error::FaultDetected);
         let unblinded = Mode::unblinded();
         prop_assert!(key.private_op(None::<&mut crate::private::NoRng>, &x, unblinded).is_ok());
@@ -88,7 +88,7 @@ fn unchecked_fault_would_reveal_a_factor() {
     // The crate, given the same kind of fault, returns nothing.
     let xs = secret(&x, 32);
     assert_eq!(
-        key.private_op_with_fault(&xs, Fault { in_p: true, bit: 5 })
+        key.private_op_with_fault(&xs, Fault { prime: 0, bit: 5 })
             .unwrap_err(),
         crate::Error::FaultDetected
     );
@@ -280,10 +280,7 @@ fn batch_private_op_fails_a_faulty_lane_alone() {
     let secrets: Vec<SecretUint> = xs.iter().map(|x| secret(x, 32)).collect();
     let faulty = Mode {
         unblinded: false,
-        fault: Some(Fault {
-            in_p: false,
-            bit: 77,
-        }),
+        fault: Some(Fault { prime: 1, bit: 77 }),
     };
     let inputs: Vec<_> = secrets
         .iter()
@@ -307,4 +304,198 @@ fn batch_private_op_fails_a_faulty_lane_alone() {
     assert_eq!(crt_inputs.len(), xs.len());
     assert!(crt_inputs.iter().all(|v| !xs.contains(v)), "blinded");
     assert_eq!(seen(trace::Step::CheckInput), crt_inputs);
+}
+
+/// OpenSSL's multi-prime keys (`openssl genpkey -pkeyopt
+/// rsa_keygen_primes:K`): 3 primes at 2048 bits, 4 at 4096, 5 at 8192, so
+/// that the further primes' exponentiations run alone, in a pair, and both.
+fn multi_prime_keys() -> [RsaPrivateKey; 3] {
+    [
+        include_str!("../tests/data/rsa2048_3primes.pem"),
+        include_str!("../tests/data/rsa4096_4primes.pem"),
+        include_str!("../tests/data/rsa8192_5primes.pem"),
+    ]
+    .map(|pem| RsaPrivateKey::from_pem(pem).unwrap())
+}
+
+/// Every prime of a key, `p` and `q` first (num-bigint).
+fn all_primes(key: &RsaPrivateKey) -> Vec<BigUint> {
+    let (p, q) = key.primes();
+    let others = key.other_primes();
+    [&*p, &*q]
+        .into_iter()
+        .chain(others.iter().map(|o| &o.prime))
+        .map(|x| BigUint::from_bytes_be(&x.to_be_bytes()))
+        .collect()
+}
+
+/// The batch private operation with multi-prime keys mixed with a
+/// two-prime one (the further primes' exponentiations batched by their
+/// limb count): every request is `x^d mod n` as num-bigint computes it,
+/// and a fault in a further prime's residue fails that request alone.
+#[test]
+fn batch_private_op_with_multi_prime_keys() {
+    let [k3, k4, _] = multi_prime_keys();
+    let k2 = key(1, 2048);
+    let keys = [&k3, &k4, &k2, &k3, &k4, &k3];
+    let mut rng = ChaCha20Rng::seed_from_u64(13);
+    let xs: Vec<(BigUint, SecretUint)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, key)| {
+            let n = BigUint::from_bytes_be(&key.public_key().n().to_be_bytes());
+            let x = (BigUint::from(7u32 + i as u32).pow(900) + &n - 1u8) % &n;
+            let xs = secret(&x, key.public_key().n().nlimbs());
+            (x, xs)
+        })
+        .collect();
+    for faulty in [None, Some(4usize)] {
+        let inputs: Vec<_> = keys
+            .iter()
+            .zip(&xs)
+            .enumerate()
+            .map(|(i, (&key, (_, x)))| {
+                let mode = match faulty == Some(i) {
+                    true => Mode {
+                        unblinded: false,
+                        fault: Some(Fault { prime: 3, bit: 9 }),
+                    },
+                    false => Mode::default(),
+                };
+                (key, x, mode)
+            })
+            .collect();
+        let results = RsaPrivateKey::private_op_batch(&mut rng, &inputs);
+        for (i, ((key, (x, _)), r)) in keys.iter().zip(&xs).zip(&results).enumerate() {
+            if faulty == Some(i) {
+                assert_eq!(r.as_ref().unwrap_err(), &crate::Error::FaultDetected);
+                continue;
+            }
+            let n = BigUint::from_bytes_be(&key.public_key().n().to_be_bytes());
+            let d = BigUint::from_bytes_be(&key.d().to_be_bytes());
+            assert_eq!(big(r.as_ref().unwrap()), x.modpow(&d, &n), "request {i}");
+        }
+    }
+}
+
+/// The multi-prime private operation, blinded (across a refresh of the
+/// blinding pair) and not, is `x^d mod n` as num-bigint computes it (with
+/// `d` for the first values; after, num-bigint's `s^e mod n = x`, which
+/// only `x^d` satisfies and costs far less at 8192 bits), and the further
+/// primes are OpenSSL's `r_3`, … (their product with `p` and `q` is `n`).
+#[test]
+fn multi_prime_private_op_matches_num_bigint() {
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    for (key, primes) in multi_prime_keys().iter().zip([3, 4, 5]) {
+        assert_eq!(key.prime_count(), primes);
+        let n = BigUint::from_bytes_be(&key.public_key().n().to_be_bytes());
+        let e = BigUint::from_bytes_be(&key.public_key().e().to_be_bytes());
+        let d = BigUint::from_bytes_be(&key.d().to_be_bytes());
+        assert_eq!(all_primes(key).iter().product::<BigUint>(), n);
+        let nl = key.public_key().n().nlimbs();
+        let uses = crate::blinding::REFRESH_AFTER + 2;
+        for i in 0..uses as u64 {
+            let x = (BigUint::from(0xfedc_ba98_7654_3210u64 + i).pow(200) + &n - 1u8) % &n;
+            let xs = secret(&x, nl);
+            let blinded = big(&key
+                .private_op(Some(&mut rng), &xs, Mode::default())
+                .unwrap());
+            assert_eq!(blinded.modpow(&e, &n), x, "{primes} primes, use {i}");
+            if i < 2 {
+                let expected = x.modpow(&d, &n);
+                assert_eq!(blinded, expected, "{primes} primes");
+                let plain = key.private_op(Some(&mut rng), &xs, Mode::unblinded());
+                assert_eq!(big(&plain.unwrap()), expected, "{primes} primes, unblinded");
+            }
+        }
+    }
+}
+
+/// A bit flipped in the residue modulo any prime of a multi-prime key is
+/// caught by the check; without the check, the result would reveal that
+/// prime as gcd(s^e − x, n), as for two primes.
+#[test]
+fn multi_prime_fault_in_any_residue_is_caught() {
+    for key in multi_prime_keys() {
+        let nl = key.public_key().n().nlimbs();
+        let x = SecretUint::from_u64(0x1234_5678_9abc_def0, nl);
+        assert!(
+            key.private_op(None::<&mut crate::private::NoRng>, &x, Mode::unblinded())
+                .is_ok()
+        );
+        for prime in 0..key.prime_count() {
+            for bit in [0, 5, 300] {
+                assert_eq!(
+                    key.private_op_with_fault(&x, Fault { prime, bit })
+                        .unwrap_err(),
+                    crate::Error::FaultDetected,
+                    "prime {prime}, bit {bit}"
+                );
+            }
+        }
+    }
+}
+
+/// With several primes too, the CRT and the check see only the blinded
+/// `x' = x·r^e mod n`, never `x`.
+#[test]
+fn multi_prime_crt_sees_only_blinded_values() {
+    use crate::private::trace::{self, Step};
+    let key = &multi_prime_keys()[0];
+    let mut rng = ChaCha20Rng::seed_from_u64(12);
+    let n = BigUint::from_bytes_be(&key.public_key().n().to_be_bytes());
+    let d = BigUint::from_bytes_be(&key.d().to_be_bytes());
+    let params = key.public_key().params();
+    key.private_op(
+        Some(&mut rng),
+        &SecretUint::from_u64(3, 32),
+        Mode::default(),
+    )
+    .unwrap();
+    let x = BigUint::from(0x1234_5678_9abc_def0u64).pow(40) % &n;
+    let a = big(&params.from_monty(&key.next_blinding_pair().unwrap().a));
+    let (got, log) =
+        trace::capture(|| key.private_op(Some(&mut rng), &secret(&x, 32), Mode::default()));
+    assert_eq!(big(&got.unwrap()), x.modpow(&d, &n));
+    let blinded = (&x * &a) % &n;
+    for step in [Step::CrtInput, Step::CheckInput] {
+        let seen: Vec<BigUint> = log
+            .iter()
+            .filter(|(s, _)| *s == step)
+            .map(|(_, v)| big(v))
+            .collect();
+        assert_eq!(seen, core::slice::from_ref(&blinded), "{step:?}");
+    }
+    for (_, v) in &log {
+        assert_ne!(big(v), x, "x itself reached the CRT");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// `PrimeModulus::reduce` is `x mod p` (num-bigint) for every shape the
+    /// private operation meets: `x` narrower than `p`, up to twice its
+    /// width below `p·R`, and up to five times its width (a multi-prime
+    /// key's values), by Horner's rule in chunks.
+    #[test]
+    fn reduce_matches_num_bigint(
+        np in prop::sample::select(&[1usize, 2, 3, 5, 9, 16, 17, 22][..]),
+        x_limbs_per_p in 0usize..=5,
+        words in proptest::collection::vec(any::<u64>(), 6 * 22),
+    ) {
+        let mut p_words = words[..np].to_vec();
+        p_words[0] |= 1;
+        p_words[np - 1] |= 1 << 63;
+        let p = SecretUint::from(numcrypt_limbs::BoxedUint::from_words(p_words));
+        let p_big = big(&p);
+        let modulus = crate::prime_modulus::PrimeModulus::new(&p, np as u32 * 64).unwrap();
+        let x_limbs = (x_limbs_per_p * np).max(1);
+        let x = SecretUint::from(numcrypt_limbs::BoxedUint::from_words(words[np..np + x_limbs].to_vec()));
+        let below_p_r = big(&x) < &p_big << (64 * np);
+        for fits in [false, below_p_r] {
+            let got = modulus.params.from_monty(&modulus.reduce(&x, fits));
+            prop_assert_eq!(big(&got), big(&x) % &p_big);
+        }
+    }
 }

@@ -92,3 +92,76 @@ fn a_lone_caller_signs_at_once_and_errors_are_its_own() {
         Error::WeakHash
     );
 }
+
+/// Requests with different schemes share batches (a TLS server signs with
+/// whatever each peer asks for): PKCS#1 v1.5 signatures are the bytes of
+/// single signing, PSS ones verify (salts are random), each under its own
+/// scheme; a scheme the key refuses fails that request alone.
+#[test]
+fn requests_of_different_schemes_share_batches() {
+    use numcrypt_rsa::batch_signer::SignatureScheme;
+    use numcrypt_rsa::pss::{Params, SaltLength};
+    let key = bench_key(2048);
+    let schemes = [
+        SignatureScheme::Pkcs1v15(HashAlg::Sha256),
+        SignatureScheme::Pss(Params::new(HashAlg::Sha256)),
+        SignatureScheme::Pkcs1v15(HashAlg::Sha384),
+        SignatureScheme::Pss(Params::new(HashAlg::Sha512)),
+    ];
+    let signer = Arc::new(BatchSigner::with_scheme(key.clone(), schemes[1]).unwrap());
+    let threads = 8;
+    let start = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (signer, start) = (Arc::clone(&signer), Arc::clone(&start));
+            std::thread::spawn(move || {
+                let mut rng = ChaCha20Rng::seed_from_u64(200 + t as u64);
+                start.wait();
+                (0..6)
+                    .map(|i| {
+                        let scheme = schemes[(t + i) % schemes.len()];
+                        let digest = scheme.hash().digest(&message(t, i));
+                        signer.sign_prehashed_with(&mut rng, scheme, &digest)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let public = key.public_key();
+    for (t, handle) in handles.into_iter().enumerate() {
+        for (i, sig) in handle.join().unwrap().into_iter().enumerate() {
+            let (msg, sig) = (message(t, i), sig.unwrap());
+            match schemes[(t + i) % schemes.len()] {
+                SignatureScheme::Pkcs1v15(hash) => {
+                    assert_eq!(sig, key.sign_pkcs1v15(&mut rng, hash, &msg).unwrap());
+                }
+                SignatureScheme::Pss(params) => {
+                    public
+                        .verify_pss(params.hash, &msg, &sig, SaltLength::Digest)
+                        .unwrap();
+                    let other = if params.hash == HashAlg::Sha256 {
+                        HashAlg::Sha512
+                    } else {
+                        HashAlg::Sha256
+                    };
+                    assert!(
+                        public
+                            .verify_pss(other, &msg, &sig, SaltLength::Digest)
+                            .is_err()
+                    );
+                }
+            }
+        }
+    }
+    assert_eq!(signer.stats().requests, (threads * 6) as u64);
+    // SHA-1 is refused for that request only, before any work.
+    let sha1 = SignatureScheme::Pkcs1v15(HashAlg::Sha1);
+    let digest = HashAlg::Sha1.digest(b"legacy");
+    assert_eq!(
+        signer.sign_prehashed_with(&mut rng, sha1, &digest),
+        Err(Error::WeakHash)
+    );
+    assert_eq!(signer.stats().requests, (threads * 6) as u64);
+    assert!(signer.sign(&mut rng, b"after").is_ok());
+}

@@ -10,7 +10,9 @@
 //!   with `N = 2^30`: refused within a second, nothing derived;
 //! - generators that fail or are stuck on one value: `Error::Rng`;
 //! - OAEP with a hash too long for the key: an error, not a panic;
-//! - signing keys that could never sign: refused at construction.
+//! - signing keys that could never sign: refused at construction;
+//! - multi-prime keys with too many primes, oversized or inconsistent
+//!   further primes, exponents or coefficients: refused, within a second.
 
 use std::time::{Duration, Instant};
 
@@ -18,8 +20,8 @@ use numcrypt_common::encrypted_key::{KdfLimit, MAX_PBKDF2_ITERATIONS, MAX_SCRYPT
 use numcrypt_limbs::Unsigned;
 use numcrypt_rsa::pss::{Params, SaltLength};
 use numcrypt_rsa::{
-    BoxedUint, Error, HashAlg, KeyAlgorithm, KeyGen, MAX_PUBLIC_EXPONENT_BITS, RsaPrivateKey,
-    RsaPublicKey, pkcs1v15, pss,
+    BoxedUint, Error, HashAlg, KeyAlgorithm, KeyGen, MAX_PUBLIC_EXPONENT_BITS, OtherPrimeInfo,
+    RsaPrivateKey, RsaPublicKey, pkcs1v15, pss,
 };
 use pkcs8::der::Encode;
 use pkcs8::der::asn1::OctetStringRef;
@@ -455,7 +457,7 @@ fn signing_keys_that_could_never_sign_are_refused() {
         .allow_weak_key_size(true)
         .generate(&mut rng)
         .unwrap();
-    let small = Error::KeyTooSmall {
+    let small = Error::WeakKey {
         bits: 1024,
         min: 2048,
     };
@@ -464,9 +466,13 @@ fn signing_keys_that_could_never_sign_are_refused() {
         small
     );
     assert_eq!(
-        pss::SigningKey::try_new(weak, HashAlg::Sha256).unwrap_err(),
+        pss::SigningKey::try_new(weak.clone(), HashAlg::Sha256).unwrap_err(),
         small
     );
+    // The key's opt-in travels into the signing keys made from it.
+    let weak = weak.allow_weak_key();
+    assert!(pkcs1v15::SigningKey::try_new(weak.clone(), HashAlg::Sha256).is_ok());
+    assert!(pss::SigningKey::try_new(weak, HashAlg::Sha256).is_ok());
     assert_eq!(
         pkcs1v15::SigningKey::try_new(key.clone(), HashAlg::Sha1).unwrap_err(),
         Error::WeakHash
@@ -509,4 +515,92 @@ fn signing_keys_that_could_never_sign_are_refused() {
     let signer = pss::SigningKey::try_new(key, HashAlg::Sha384).unwrap();
     let sig = signer.sign(b"signs");
     signer.verifying_key().verify(b"signs", &sig).unwrap();
+}
+
+/// A multi-prime key's further primes get the same checks as `p` and `q`,
+/// before and after the arithmetic: too many primes for the size
+/// (`Error::TooManyPrimes`, from the count alone), an oversized prime,
+/// exponent or coefficient, a prime missing or changed, a wrong `d_i` or
+/// `t_i` (`Error::InconsistentKey`), each refused within a second.
+#[test]
+fn inconsistent_multi_prime_keys_are_refused() {
+    let key = RsaPrivateKey::from_pem(include_str!("data/rsa2048_3primes.pem")).unwrap();
+    let (d, (p, q), (dp, dq, qinv)) = (key.d(), key.primes(), key.crt_values());
+    let (n, e) = (key.public_key().n(), key.public_key().e());
+    let others = key.other_primes();
+    let build = |others: &[OtherPrimeInfo]| {
+        within_a_second("a multi-prime key", || {
+            RsaPrivateKey::from_multi_prime_components(n, e, &d, &p, &q, &dp, &dq, &qinv, others)
+        })
+    };
+    assert_eq!(build(&others).unwrap(), key);
+    // Four primes at 2048 bits: OpenSSL allows three. A thousand: refused
+    // from the count.
+    assert_eq!(
+        build(&[others[0].clone(), others[0].clone()]).unwrap_err(),
+        Error::TooManyPrimes {
+            primes: 4,
+            max: 3,
+            bits: 2048
+        }
+    );
+    let many = vec![others[0].clone(); 1000];
+    assert!(matches!(
+        build(&many).unwrap_err(),
+        Error::TooManyPrimes { primes: 1002, .. }
+    ));
+    // r_3 missing: p·q is not n (their sizes already say so).
+    assert_eq!(build(&[]).unwrap_err(), Error::InconsistentKey);
+    let big = |x: &BoxedUint| num_bigint::BigUint::from_bytes_be(&x.to_be_bytes());
+    let boxed = |x: &num_bigint::BigUint| BoxedUint::from_be_slice_auto(&x.to_bytes_be());
+    let huge = BoxedUint::from_be_slice_auto(&[0x5a; 350_000]);
+    let r3 = &others[0];
+    let changed = [
+        ("r_3 + 2", boxed(&(big(&r3.prime) + 2u8)), 0),
+        ("r_3 huge", huge.clone(), 0),
+        ("r_3 = 1", BoxedUint::from_u64(1, 1), 0),
+        ("d_3 + 2", boxed(&(big(&r3.exponent) + 2u8)), 1),
+        (
+            "d_3 + r_3 - 1",
+            boxed(&(big(&r3.exponent) + big(&r3.prime) - 1u8)),
+            1,
+        ),
+        ("d_3 huge", huge.clone(), 1),
+        ("t_3 + 1", boxed(&(big(&r3.coefficient) + 1u8)), 2),
+        (
+            "t_3 + r_3",
+            boxed(&(big(&r3.coefficient) + big(&r3.prime))),
+            2,
+        ),
+        ("t_3 huge", huge, 2),
+    ];
+    for (what, value, field) in changed {
+        let mut bad = r3.clone();
+        *[&mut bad.prime, &mut bad.exponent, &mut bad.coefficient][field] = value;
+        assert_eq!(build(&[bad]).unwrap_err(), Error::InconsistentKey, "{what}");
+    }
+    // p and r_3 swapped: the product is n, but qInv and t_3 belong to the
+    // other order.
+    let swapped = OtherPrimeInfo {
+        prime: (*p).clone(),
+        exponent: (*dp).clone(),
+        coefficient: r3.coefficient.clone(),
+    };
+    assert_eq!(
+        within_a_second("swapped primes", || {
+            RsaPrivateKey::from_multi_prime_components(
+                n,
+                e,
+                &d,
+                &r3.prime,
+                &q,
+                &r3.exponent,
+                &dq,
+                &qinv,
+                &[swapped],
+            )
+        })
+        .unwrap_err(),
+        Error::InconsistentKey
+    );
 }

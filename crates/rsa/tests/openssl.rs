@@ -3,54 +3,15 @@
 //! an MGF1 hash of their own, PKCS#1 v1.5 encryption, and RSA-PSS keys read
 //! and written as openssl does. Skipped when there is no `openssl`.
 
-use std::process::Command;
-
 use numcrypt_rsa::pss::{self, SaltLength};
 use numcrypt_rsa::signature::{Keypair, RandomizedDigestSigner, RandomizedSigner, Verifier};
 use numcrypt_rsa::{HashAlg, KeyAlgorithm, RsaPrivateKey, RsaPublicKey, oaep, pkcs1v15};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha3::{Digest, Sha3_256, Sha3_384};
-use tempfile::TempDir;
 
-fn openssl(args: &[&str]) -> Option<Vec<u8>> {
-    let out = Command::new("openssl").args(args).output().ok()?;
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(out.stdout)
-}
-
-/// A scratch folder (removed when dropped: it holds private keys) and an
-/// openssl-made key of `algorithm` with `opts`, or `None` without openssl.
-fn setup(name: &str, algorithm: &str, opts: &[&str]) -> Option<(TempDir, String)> {
-    let dir = tempfile::Builder::new()
-        .prefix(&format!("numcrypt-rsa-{name}-"))
-        .tempdir()
-        .unwrap();
-    let key = path(&dir, "key.pem");
-    let mut args = vec![
-        "genpkey",
-        "-algorithm",
-        algorithm,
-        "-pkeyopt",
-        "rsa_keygen_bits:2048",
-    ];
-    args.extend(opts);
-    args.extend(["-out", &key]);
-    if Command::new("openssl").arg("version").output().is_err() {
-        println!("{name}: skipped: no openssl command");
-        return None;
-    }
-    openssl(&args)?;
-    Some((dir, key))
-}
-
-fn path(dir: &TempDir, file: &str) -> String {
-    dir.path().join(file).display().to_string()
-}
+mod common;
+use common::{openssl, path, setup};
 
 #[test]
 fn any_digest_signs_as_openssl() {

@@ -557,39 +557,47 @@ fn bad_signatures_and_ciphertexts() {
 }
 
 /// 1024-bit keys: generation needs the flag, the public key verifies
-/// (signature made with num-bigint), private operations and encryption are
-/// refused.
+/// (signature made with num-bigint); signing and decryption need the key's
+/// opt-in (`allow_weak_key`), and then sign as num-bigint does; encryption
+/// to such a key stays refused.
 #[test]
-fn weak_keys_verify_only() {
+fn weak_keys_sign_and_decrypt_only_when_allowed() {
     let mut rng = ChaCha20Rng::seed_from_u64(13);
     let key = KeyGen::new(1024)
         .allow_weak_key_size(true)
         .generate(&mut rng)
         .unwrap();
     let public = key.public_key();
-    let small = Error::KeyTooSmall {
+    let weak = Error::WeakKey {
         bits: 1024,
         min: 2048,
     };
+    assert!(!key.allows_weak_key());
     assert_eq!(
         key.sign_pkcs1v15(&mut rng, HashAlg::Sha256, b"m")
             .unwrap_err(),
-        small
+        weak
     );
     assert_eq!(
         key.sign_pss(&mut rng, HashAlg::Sha256, b"m", SaltLength::Digest)
             .unwrap_err(),
-        small
+        weak
     );
+    assert_eq!(key.decrypt_pkcs1v15(&mut rng, &[1; 128]).unwrap_err(), weak);
     assert_eq!(
-        key.decrypt_pkcs1v15(&mut rng, &[1; 128]).unwrap_err(),
-        small
+        key.decrypt_oaep(&mut rng, HashAlg::Sha256, b"", &[1; 128])
+            .unwrap_err(),
+        weak
     );
+    assert!(weak.to_string().contains("allow_weak_key"));
     assert_eq!(
         public
             .encrypt_oaep(&mut rng, HashAlg::Sha256, b"", b"m")
             .unwrap_err(),
-        small
+        Error::KeyTooSmall {
+            bits: 1024,
+            min: 2048,
+        }
     );
     let t = [
         hex::decode(digest_info_prefix(HashAlg::Sha256)).unwrap(),
@@ -609,6 +617,24 @@ fn weak_keys_verify_only() {
         public
             .verify_pkcs1v15(HashAlg::Sha256, b"m", &sig_padded)
             .is_ok()
+    );
+    // Opted in: the same signature as num-bigint's; the opt-in survives a
+    // clone; decryption runs (implicit rejection: a bad ciphertext gives
+    // synthetic bytes, not an error).
+    let allowed = key.clone().allow_weak_key();
+    assert!(allowed.allows_weak_key() && allowed.clone().allows_weak_key());
+    assert_eq!(
+        allowed
+            .sign_pkcs1v15(&mut rng, HashAlg::Sha256, b"m")
+            .unwrap(),
+        sig_padded
+    );
+    assert!(allowed.decrypt_pkcs1v15(&mut rng, &[1; 128]).is_ok());
+    assert_eq!(
+        allowed
+            .decrypt_oaep(&mut rng, HashAlg::Sha256, b"", &[1; 128])
+            .unwrap_err(),
+        Error::Decryption
     );
 }
 

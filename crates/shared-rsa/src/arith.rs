@@ -260,11 +260,24 @@ pub(crate) fn rem_small(x: &BoxedUint, e: u32) -> u32 {
     acc as u32
 }
 
-/// A uniformly random value in `[0, bound)` for a small public bound, in
-/// constant time (the high half of a 64×64-bit product: bias below
-/// `bound / 2^64`).
+/// A uniformly random value in `[0, bound)` for a public `bound >= 1`:
+/// the high half of a 64×64-bit product, with the draws whose low half
+/// falls below `2^64 mod bound` rejected (Lemire's method), so that every
+/// value has exactly `⌊2^64 / bound⌋` draws. Constant time in the result:
+/// a rejected draw is discarded, so how many there were says nothing
+/// about the one kept.
 pub(crate) fn random_small<R: CryptoRng + ?Sized>(rng: &mut R, bound: u64) -> u64 {
-    ((u128::from(rng.next_u64()) * u128::from(bound)) >> 64) as u64
+    let bound = bound.max(1);
+    // 2^64 mod bound, for the public bound.
+    let threshold = bound.wrapping_neg() % bound;
+    loop {
+        let product = u128::from(rng.next_u64()) * u128::from(bound);
+        let low = product as u64;
+        // Whether this draw is kept is independent of the value kept.
+        if numcrypt_limbs::ct_audit::declassified(low) >= threshold {
+            return (product >> 64) as u64;
+        }
+    }
 }
 
 /// A public residue modulo `m` derived from `parts` with SHA-256 in counter
@@ -305,6 +318,31 @@ mod tests {
                 let x = BoxedUint::random_bits(&mut rng, 700, 11);
                 let r = x.rem_limb_vartime(u64::from(e)).unwrap();
                 assert_eq!(u64::from(rem_small(&x, e)), r);
+            }
+        }
+    }
+
+    /// With `bound = 3·2^62` each value has 4/3 draws on average: the old
+    /// multiply-high draw gave the values `≡ 0 (mod 3)` two draws and the
+    /// others one (half the results against a quarter each); rejection
+    /// makes the three classes equally likely.
+    #[test]
+    fn small_draws_are_unbiased() {
+        let mut rng = ChaCha20Rng::seed_from_u64(3);
+        let bound = 3u64 << 62;
+        let mut counts = [0u32; 3];
+        for _ in 0..30_000 {
+            let x = random_small(&mut rng, bound);
+            assert!(x < bound);
+            counts[(x % 3) as usize] += 1;
+        }
+        // Each class should hold 10,000 ± a few hundred.
+        for c in counts {
+            assert!((9_400..=10_600).contains(&c), "{counts:?}");
+        }
+        for bound in [1u64, 2, 3, 5, 65537, u64::MAX] {
+            for _ in 0..100 {
+                assert!(random_small(&mut rng, bound) < bound);
             }
         }
     }

@@ -1,7 +1,8 @@
 //! The party configuration file (TOML), in the spirit of the original
 //! implementation's: who this party is, where the others are and how to
 //! trust them, and the key-generation parameters. `numcrypt shared-rsa
-//! init` writes one per party.
+//! init` writes one per party from the parties' certificates, pinning
+//! each.
 //!
 //! ```toml
 //! index = 2                      # this party, 1-based
@@ -20,13 +21,14 @@
 //! public_key = "public.pem"      # optional: the RSA public key (SPKI, for openssl)
 //!                                #   followed by the shared public key (for combine)
 //! certificate = "tls-cert.pem"   # this party's TLS certificate (chain)
-//! private_key = "tls-key.pem"    # its key (secret)
-//! ca = "ca.pem"                  # optional: trust the parties' certificates through this CA
+//! private_key = "tls-key.pem"    # its key (secret; made on this machine)
+//! ca = "ca.pem"                  # optional: trust parties without a pin through this CA
 //!
 //! [[party]]
 //! index = 1
 //! address = "10.0.0.1:7001"
-//! fingerprint = "…64 hex digits…"  # optional: SHA-256 of its certificate (needed without a CA)
+//! fingerprint = "…64 hex digits…"  # SHA-256 of its certificate: it alone is party 1
+//!                                  #   (optional with a CA, whose certificate must name it)
 //!
 //! [[party]]
 //! index = 2

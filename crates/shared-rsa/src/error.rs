@@ -61,8 +61,9 @@ pub enum Error {
     /// A value does not fit the key (a message representative or signature
     /// not below `N`, a wrong length).
     InvalidInput(&'static str),
-    /// The combined signature does not verify, and no partial signature
-    /// carried a consistency check to find the culprit with.
+    /// The partial signatures combined into a value that is not a
+    /// signature although every one of them passed its proof (the proofs'
+    /// assumption failed, or the key's verification values are wrong).
     InvalidSignature,
     /// Fewer partial signatures than the key's threshold needs.
     TooFewPartials {
@@ -71,9 +72,43 @@ pub enum Error {
         /// How many distinct parties' partial signatures were given.
         got: usize,
     },
-    /// The combined signature does not verify; the consistency checks name
-    /// these parties (1-based) as having sent faulty partial signatures.
-    FaultyParties(Vec<usize>),
+    /// Fewer than `t + 1` of the partial signatures are good, so they make
+    /// no signature. Party numbers are 1-based.
+    InvalidPartials {
+        /// `t + 1`.
+        needed: usize,
+        /// How many passed their proof.
+        valid: usize,
+        /// Parties whose partial signature fails its proof and comes from
+        /// them (signed by their identity key, or received over their
+        /// authenticated connection): these parties are faulty.
+        faulty: Vec<usize>,
+        /// Partial signatures that fail their proof but do not show that
+        /// they come from the party they name (no valid signature by its
+        /// identity key): forged or altered on the way, so nobody is blamed.
+        unattributed: Vec<usize>,
+        /// Partial signatures without a proof (unverifiable, not faulty)
+        /// with which no set of `t + 1` made a signature.
+        unverifiable: Vec<usize>,
+    },
+    /// Another party stopped and said that `party` had failed: its word,
+    /// not checked here (the notice is authenticated as coming from `by`,
+    /// but what it says about `party` is not).
+    Reported {
+        /// The party that stopped and sent the notice.
+        by: usize,
+        /// The party it blamed.
+        party: usize,
+        /// What it said `party` did.
+        what: &'static str,
+    },
+    /// At the end of key generation, a party computed another public key
+    /// (`N`, `e`, verification values, identities) than this one: no share
+    /// is written.
+    PublicKeyMismatch {
+        /// The party whose public key differs from ours.
+        party: usize,
+    },
     /// Key generation produced shares that fail the trial signature: a
     /// fault in some party's computation.
     KeyCheckFailed,
@@ -120,20 +155,62 @@ impl fmt::Display for Error {
             Error::Io(e) => write!(f, "I/O error: {e}"),
             Error::InvalidEncoding(why) => write!(f, "invalid encoding: {why}"),
             Error::InvalidInput(why) => write!(f, "invalid input: {why}"),
-            Error::InvalidSignature => f.write_str("the combined signature does not verify"),
+            Error::InvalidSignature => f.write_str(
+                "the combined signature does not verify although every partial signature passed its \
+                 proof",
+            ),
             Error::TooFewPartials { needed, got } => write!(
                 f,
                 "{got} partial signature{} given: this key needs {needed} parties to sign",
                 if *got == 1 { "" } else { "s" }
             ),
-            Error::FaultyParties(parties) => {
-                let list: Vec<String> = parties.iter().map(|p| p.to_string()).collect();
+            Error::InvalidPartials {
+                needed,
+                valid,
+                faulty,
+                unattributed,
+                unverifiable,
+            } => {
                 write!(
                     f,
-                    "the combined signature does not verify: faulty partial signature from party {}",
-                    list.join(", ")
-                )
+                    "{valid} of the partial signatures pass their proof; this key needs {needed}"
+                )?;
+                if !faulty.is_empty() {
+                    write!(
+                        f,
+                        "; faulty: party {} (a partial signature of theirs fails its proof)",
+                        list(faulty)
+                    )?;
+                }
+                if !unattributed.is_empty() {
+                    write!(
+                        f,
+                        "; not blamed: the partial signature{} naming party {} fail{} its proof \
+                         but {} not signed by that party (forged or altered)",
+                        plural(unattributed),
+                        list(unattributed),
+                        if unattributed.len() == 1 { "s" } else { "" },
+                        if unattributed.len() == 1 { "is" } else { "are" },
+                    )?;
+                }
+                if !unverifiable.is_empty() {
+                    write!(
+                        f,
+                        "; unverifiable (no proof): party {}",
+                        list(unverifiable)
+                    )?;
+                }
+                Ok(())
             }
+            Error::Reported { by, party, what } => write!(
+                f,
+                "party {by} stopped, saying that party {party} {what} (party {by}'s word, not \
+                 checked here)"
+            ),
+            Error::PublicKeyMismatch { party } => write!(
+                f,
+                "party {party} computed another public key than this party's: no share written"
+            ),
             Error::KeyCheckFailed => {
                 f.write_str("the generated shares fail the trial signature (a party is faulty)")
             }
@@ -144,6 +221,18 @@ impl fmt::Display for Error {
             Error::Randomness => f.write_str("the operating system's random generator failed"),
         }
     }
+}
+
+fn list(parties: &[usize]) -> String {
+    parties
+        .iter()
+        .map(|p| p.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn plural(items: &[usize]) -> &'static str {
+    if items.len() == 1 { "" } else { "s" }
 }
 
 impl core::error::Error for Error {

@@ -3,15 +3,17 @@
 //!
 //! ```text
 //! SharedRsaPublicKey ::= SEQUENCE {
-//!     version          INTEGER (2),
+//!     version          INTEGER (3),
 //!     modulus          INTEGER,             -- N
 //!     publicExponent   INTEGER,             -- e
 //!     parties          INTEGER,             -- n
 //!     threshold        INTEGER,             -- t: any t + 1 parties sign
-//!     verificationKeys SEQUENCE OF INTEGER  -- w^f(j) mod N, party order
+//!     verificationKeys SEQUENCE OF INTEGER, -- w^f(j) mod N, party order
+//!     identities       [0] SEQUENCE OF OCTET STRING OPTIONAL
+//!                                           -- each party's certificate (DER)
 //! }
 //! SharedRsaKeyShare ::= SEQUENCE {
-//!     version          INTEGER (2),
+//!     version          INTEGER (3),
 //!     publicKey        SharedRsaPublicKey,
 //!     index            INTEGER,             -- this party, 1-based
 //!     share            INTEGER              -- f(index)
@@ -19,8 +21,13 @@
 //! ```
 //!
 //! `f` is the polynomial of degree `t` over the integers with `f(0) = Δ·d`,
-//! `Δ = n!` (see the `threshold` module). Version 1 (an additive, `n`-of-`n`
-//! sharing, before threshold signing) is refused with a message saying so.
+//! `Δ = n!` (see the `threshold` module). The identities are the
+//! certificates the parties authenticated each other with during key
+//! generation (absent for parties without them, as over in-process
+//! channels): a partial signature signed by a party's key is attributed
+//! to it. Version 2 (the same without identities) is read; version 1 (an
+//! additive, `n`-of-`n` sharing, before threshold signing) is refused with
+//! a message saying so.
 //!
 //! PEM labels: `NUMCRYPT SHARED RSA PUBLIC KEY`, `NUMCRYPT SHARED RSA KEY
 //! SHARE`. `w` is a hash of `N` ([`SharedPublicKey::verification_base`]).
@@ -30,17 +37,22 @@
 
 use std::fmt;
 
-use der::asn1::{AnyRef, BitStringRef, UintRef};
+use der::asn1::{AnyRef, BitStringRef, OctetStringRef, UintRef};
 use der::pem::LineEnding;
 use der::{Decode, Encode, Sequence};
 use numcrypt_limbs::{BoxedUint, MontyParams, Unsigned};
+use sha2::{Digest, Sha256};
 use spki::{AlgorithmIdentifierRef, SubjectPublicKeyInfoRef};
 use zeroize::Zeroizing;
 
 use crate::Error;
 use crate::arith::hash_to_residue;
 
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
+/// The version before identities, read still.
+const VERSION_WITHOUT_IDENTITIES: u8 = 2;
+/// The largest certificate an identity may be.
+const MAX_CERTIFICATE: usize = 16 << 10;
 const PUBLIC_LABEL: &str = "NUMCRYPT SHARED RSA PUBLIC KEY";
 const SHARE_LABEL: &str = "NUMCRYPT SHARED RSA KEY SHARE";
 
@@ -52,6 +64,8 @@ struct PublicDer<'a> {
     parties: u32,
     threshold: u32,
     verification_keys: Vec<UintRef<'a>>,
+    #[asn1(context_specific = "0", optional = "true")]
+    identities: Option<Vec<&'a OctetStringRef>>,
 }
 
 #[derive(Sequence)]
@@ -63,9 +77,10 @@ struct ShareDer<'a> {
 }
 
 /// The public side of a shared RSA key: `N`, `e`, the party count `n`, the
-/// threshold `t` (any `t + 1` parties sign) and each party's verification
-/// value `w^f(j) mod N`, which lets a combiner find a party whose partial
-/// signature is faulty.
+/// threshold `t` (any `t + 1` parties sign), each party's verification
+/// value `w^f(j) mod N`, against which its partial signatures' proofs are
+/// checked, and, when the parties had them, each party's identity
+/// certificate, under which its partial signatures are signed.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SharedPublicKey {
     n: BoxedUint,
@@ -73,19 +88,22 @@ pub struct SharedPublicKey {
     parties: usize,
     threshold: usize,
     verification: Vec<BoxedUint>,
+    identities: Option<Vec<Vec<u8>>>,
 }
 
 impl SharedPublicKey {
     /// Checks and assembles a public key: `N` odd of at least 512 bits,
-    /// `e` odd, at least 3 and above `n` (so prime to `n!`, which signing
-    /// needs), `1 <= t` and `2t + 1 <= n`, one verification value below
-    /// `N` per party.
+    /// `e` odd, at least 3 and prime to `n!` (which signing needs),
+    /// `1 <= t` and `2t + 1 <= n`, one verification value below `N` per
+    /// party, and none or one non-empty certificate (at most 16 KiB) per
+    /// party.
     pub(crate) fn from_parts(
         n: BoxedUint,
         e: u32,
         parties: usize,
         threshold: usize,
         verification: Vec<BoxedUint>,
+        identities: Option<Vec<Vec<u8>>>,
     ) -> Result<Self, Error> {
         let invalid = |s: &str| Err(Error::InvalidEncoding(s.into()));
         let bits = n.bits_vartime();
@@ -109,6 +127,14 @@ impl SharedPublicKey {
         if verification.len() != parties || verification.iter().any(|v| v >= &n) {
             return invalid("one verification value below N per party expected");
         }
+        if identities.as_ref().is_some_and(|ids| {
+            ids.len() != parties
+                || ids
+                    .iter()
+                    .any(|c| c.is_empty() || c.len() > MAX_CERTIFICATE)
+        }) {
+            return invalid("one certificate (at most 16 KiB) per party expected");
+        }
         let n = n.resize(bits.div_ceil(64) as usize)?;
         let verification = verification
             .iter()
@@ -120,6 +146,7 @@ impl SharedPublicKey {
             parties,
             threshold,
             verification,
+            identities,
         })
     }
 
@@ -146,6 +173,19 @@ impl SharedPublicKey {
     /// The parties' verification values `w^f(j) mod N`, in party order.
     pub fn verification_keys(&self) -> &[BoxedUint] {
         &self.verification
+    }
+
+    /// Each party's identity certificate (DER), in party order, if the
+    /// parties had identities when they made the key.
+    pub fn identities(&self) -> Option<&[Vec<u8>]> {
+        self.identities.as_deref()
+    }
+
+    /// SHA-256 of the key's DER: what partial signatures' proofs and
+    /// identity signatures bind to, and what the parties compare before
+    /// any of them keeps its share.
+    pub fn digest(&self) -> Result<[u8; 32], Error> {
+        Ok(Sha256::digest(self.to_der()?).into())
     }
 
     /// `N`'s bit length.
@@ -229,6 +269,15 @@ impl SharedPublicKey {
                 .iter()
                 .map(|b| UintRef::new(b))
                 .collect::<Result<_, _>>()?,
+            identities: self
+                .identities
+                .as_ref()
+                .map(|ids| {
+                    ids.iter()
+                        .map(|c| OctetStringRef::new(c))
+                        .collect::<Result<_, _>>()
+                })
+                .transpose()?,
         })
     }
 
@@ -250,11 +299,14 @@ impl SharedPublicKey {
     }
 
     fn from_der_fields(d: &PublicDer<'_>) -> Result<Self, Error> {
-        if d.version != VERSION {
-            return Err(Error::InvalidEncoding(format!(
-                "unsupported version {}",
-                d.version
-            )));
+        match d.version {
+            VERSION => {}
+            VERSION_WITHOUT_IDENTITIES if d.identities.is_none() => {}
+            v => {
+                return Err(Error::InvalidEncoding(format!(
+                    "unsupported version {v} (or version 2 with identities)"
+                )));
+            }
         }
         Self::from_parts(
             BoxedUint::from_be_slice_auto(d.modulus.as_bytes()),
@@ -265,6 +317,9 @@ impl SharedPublicKey {
                 .iter()
                 .map(|v| BoxedUint::from_be_slice_auto(v.as_bytes()))
                 .collect(),
+            d.identities
+                .as_ref()
+                .map(|ids| ids.iter().map(|c| c.as_bytes().to_vec()).collect()),
         )
     }
 
@@ -310,6 +365,7 @@ impl fmt::Debug for SharedPublicKey {
             .field("e", &self.e)
             .field("parties", &self.parties)
             .field("threshold", &self.threshold)
+            .field("identities", &self.identities.is_some())
             .field("n", &format_args!("{:#x}", self.n))
             .finish()
     }
@@ -440,7 +496,7 @@ fn check_version(der: &[u8]) -> Result<(), Error> {
     let seq = <&der::asn1::SequenceRef>::from_der(der)?;
     let mut reader = der::SliceReader::new(seq.as_bytes())?;
     match u8::decode(&mut reader)? {
-        VERSION => Ok(()),
+        VERSION | VERSION_WITHOUT_IDENTITIES => Ok(()),
         1 => Err(Error::InvalidEncoding(
             "a version 1 file (an n-of-n additive sharing from before threshold signing): \
              generate the key again"

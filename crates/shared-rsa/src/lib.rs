@@ -10,33 +10,40 @@
 //! ([`Improvements`]).
 //!
 //! # Security model: read this first
-//! - **Honest majority, semi-honest parties.** The protocol keeps `p`, `q`,
-//!   `φ(N)` and `d` secret from any coalition of at most `⌊(n − 1)/2⌋`
-//!   parties that *follow the protocol* and pool what they saw. It does not
-//!   protect against a party that deviates: a malicious party can make the
-//!   generated key wrong or weak, or learn more than it should. Use it
-//!   among parties that run unmodified software and are trusted not to
-//!   collude beyond that bound.
+//! The crate README states it in full; in short:
+//! - **Key generation: honest majority, semi-honest parties.** `p`, `q`,
+//!   `φ(N)` and `d` stay secret from any coalition of at most
+//!   `min(t, ⌊(n − 1)/2⌋)` parties that *follow the protocol* and pool
+//!   what they saw (`t + 1` parties together hold `d`, so the bound is
+//!   `t` when the threshold is below `⌊(n − 1)/2⌋`). A party that deviates
+//!   during the generation can spoil the key or learn more than it
+//!   should: run it among parties that run unmodified software.
 //! - **Any `t + 1` parties sign; `t` learn nothing** about `d`
-//!   ([`KeyGenConfig::threshold`], `⌊(n − 1)/2⌋` by default). After the
-//!   generation, which leaves `d` shared additively, every party shares
-//!   its part again with a random polynomial of degree `t` over the
-//!   integers and keeps the sum of what it receives ("sum-to-poly", after
-//!   Frankel, MacKenzie and Yung; integer sharing as in Rabin's and Shoup's
-//!   threshold RSA): why this construction, what a coalition learns and
-//!   what happens to an absent party's share are in the `threshold`
-//!   module's documentation. `t + 1` parties together hold the key.
-//! - **A faulty partial signature** is detected, and its sender named, by
-//!   a consistency check ([`combine`], [`partial_is_consistent`]) that
-//!   catches faults, not deliberate cheating.
+//!   ([`KeyGenConfig::threshold`], `⌊(n − 1)/2⌋` by default), from shares
+//!   on a polynomial of degree `t` over the integers ("sum-to-poly": the
+//!   `threshold` module's documentation says why and what a coalition
+//!   learns).
+//! - **Signing holds against malicious parties.** Each partial signature
+//!   carries a proof that it used its party's share (Shoup's proof of
+//!   equality of discrete logarithms, as Damgård and Koprowski adapt it to
+//!   moduli that are not products of safe primes) and is signed by the
+//!   party's identity key ([`PartialSignature`]). [`combine`] names exactly
+//!   the parties whose own partial signature fails its proof, never one
+//!   whose name a forged one bears, and finds `t + 1` good ones among
+//!   more; [`sign_jointly`] does the same at every party, which checks the
+//!   signature itself.
+//! - **Identities.** Each party makes its own TLS key on its own machine
+//!   ([`PartyIdentity`]); the others pin its certificate, and key
+//!   generation records the certificates in the public key.
 //! - **Public by design:** `N`, `e`, `φ(N) mod e` (Boneh–Franklin reveal
 //!   it to compute `d`), the correction `r < n` (folded into party 1's
-//!   share), and each party's verification value `w^f(j) mod N`.
+//!   share), the verification values `w^(d_i)` of the additive shares and
+//!   `w^f(j)` of the threshold shares, and the biprimality values: what
+//!   each reveals, and why that is acceptable, is in the crate README.
 //! - **The network:** [`TlsTransport`] runs mutual TLS 1.3 (`rustls`)
-//!   between the parties, each with its own certificate, trusted through a
-//!   private CA or pinned fingerprints in the party file (see its module
-//!   documentation). Only parties in the configuration can join, and a
-//!   stranger, a silent connection or a slow one does not stop the others.
+//!   between the parties, each accepted only as the party its pin (or,
+//!   without a pin, a CA-issued certificate naming it) says. A stranger, a
+//!   silent connection or a slow one does not stop the others.
 //!
 //! # Example
 //! Three parties as threads of one process, over in-process channels:
@@ -63,8 +70,11 @@
 //! })?;
 //! let public = shares[0].public_key();
 //! let em = encode_pkcs1v15(public, HashAlg::Sha256, b"hello")?;
-//! // Any t + 1 = 2 of the 3 parties sign (t = 1 for three parties).
-//! let partials: Vec<_> = shares[1..].iter().map(|s| s.sign_partial(&em)).collect::<Result<_, _>>()?;
+//! // Any t + 1 = 2 of the 3 parties sign (t = 1 for three parties), each
+//! // with a proof that it used its share.
+//! let mut rng = rand_chacha::ChaCha20Rng::seed_from_u64(7);
+//! let partials: Vec<_> =
+//!     shares[1..].iter().map(|s| s.sign_partial(&mut rng, &em)).collect::<Result<_, _>>()?;
 //! let signature = combine(public, &em, &partials)?; // an ordinary RSA signature under (N, e)
 //! assert_eq!(signature.len(), public.size());
 //! # Ok::<(), numcrypt_shared_rsa::Error>(())
@@ -109,6 +119,11 @@
 //! 7. **Threshold shares of `d`**: each party sends every other a value of
 //!    its polynomial (one round), then all publish `w^f(j)`, checked to lie
 //!    on one polynomial of degree `t` and to sign `w` (a second round).
+//! 8. **Agreement**: every party sends a hash of the run identifier and
+//!    the public key it computed (`N`, `e`, the verification values, the
+//!    identities); a party keeps its share only if all are its own. Every
+//!    message after the first round carries the run identifier, a hash of
+//!    the parties' certificates and a nonce from each.
 //!
 //! # Concurrency
 //! Each party runs `threads` lanes; lane `ℓ` of every party works in lock
@@ -132,14 +147,15 @@
 //! A party that disconnects or sends nothing within the timeout makes the
 //! others stop with [`Error::Disconnected`] or [`Error::Timeout`]; a
 //! malformed message is [`Error::Malformed`]. A party that fails aborts its
-//! transport, so its peers stop promptly too. Nothing panics on a peer's
-//! input.
+//! transport, so its peers stop promptly too, and tells them whom it
+//! blames, which they report as its word ([`Error::Reported`]). Nothing
+//! panics on a peer's input.
 #![forbid(unsafe_code)]
 
 mod arith;
 mod config;
-mod credentials;
 mod error;
+mod identity;
 mod key;
 mod keygen;
 mod sieve;
@@ -149,8 +165,10 @@ pub mod transport;
 mod wire;
 
 pub use config::PartyConfig;
-pub use credentials::{Credentials, PartyCredentials, issue_credentials};
 pub use error::Error;
+pub use identity::{
+    IdentityKey, IdentitySignature, PartyIdentity, certificate_from_pem, names_party,
+};
 pub use key::{SharedKeyShare, SharedPublicKey};
 pub use keygen::{
     FactorShares, Improvements, KeyGenConfig, KeyGenOutput, KeyGenProgress, KeyGenProgressFn,
@@ -158,12 +176,12 @@ pub use keygen::{
 };
 pub use numcrypt_rsa::HashAlg;
 pub use sign::{
-    PartialSignature, combine, encode_pkcs1v15, encode_pkcs1v15_prehashed, encode_pss,
-    encode_pss_prehashed, partial_is_consistent, sign_jointly,
+    Combined, EqualityProof, PartialCheck, PartialSignature, combine, combine_checked,
+    encode_pkcs1v15, encode_pkcs1v15_prehashed, encode_pss, encode_pss_prehashed, sign_jointly,
 };
 pub use transport::{
-    MemoryNetwork, MemoryTransport, TlsConfig, TlsPeer, TlsTransport, Transport, fingerprint,
-    party_name,
+    MemoryNetwork, MemoryTransport, ReceivedFrom, TlsConfig, TlsPeer, TlsTransport, Transport,
+    fingerprint, party_name,
 };
 
 /// The smallest key size accepted: 512 bits (for tests; use 2048 or more).

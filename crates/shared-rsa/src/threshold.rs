@@ -13,9 +13,20 @@
 //! which keeps `f(j) = Σ_i g_i(j)`; so `f(0) = Δ·d`. For any set `S` of
 //! `t + 1` parties the integers `λ'_j = Δ·Π_{k∈S, k≠j} x_k/(x_k − x_j)`
 //! (Lagrange coefficients at 0 times `Δ`; `x_j = j + 1`) give
-//! `Σ_{j∈S} λ'_j f(j) = Δ²·d`. Signing: party `j` publishes `s_j = m^f(j)`;
-//! the combiner computes `M = Π s_j^λ'_j = m^(Δ² d)`, then, with `e` prime
-//! to `Δ²` and `a e + b Δ² = 1`, the signature `y = m^a M^b` (`y^e = m`).
+//! `Σ_{j∈S} λ'_j f(j) = Δ²·d`. Signing: party `j` publishes
+//! `s_j = m^(Δ·f(j))`; the combiner computes `M = Π (s_j²)^λ'_j =
+//! m^(2Δ³ d)` (squares, because what a partial signature's proof shows is
+//! `s_j²`: see the `sign` module), then, with `e` prime to `2Δ³` and
+//! `a e + b·2Δ³ = 1`, the signature `y = m^a M^b` (`y^e = m`).
+//!
+//! # What signing shows a coalition
+//! Nothing it could not compute from the signature `y = m^d` itself: for
+//! any `t` parties `S` and another party `j`, the integers `Δ·ℓ_k(j)`
+//! (Lagrange coefficients at `j` of the points `{0} ∪ S`) give
+//! `s_j = y^(Δ·ℓ_0(j)·Δ) · Π_{k∈S} m^(Δ·ℓ_k(j)·f(k))`, since `f(0) = Δ·d`.
+//! The extra `Δ` in `s_j` is what makes that an integer combination (it
+//! is Shoup's `x^(2Δ s_i)`); without it `s_j` would be a `Δ`-th root of
+//! such a value, which the coalition cannot compute.
 //!
 //! # What `t` parties learn
 //! Their own shares `f(j)`: `t` values of each `g_i`. Scaling the secret by
@@ -174,16 +185,17 @@ fn mul_small(x: &BoxedUint, k: u64) -> BoxedUint {
     wide.wrapping_mul(&BoxedUint::from_u64(k, 1))
 }
 
-/// `Π base_j^λ_j mod N` for signed exponents (variable time: public values,
-/// combining partial signatures or verification values). `None` if a base
-/// with a negative exponent is not invertible modulo `N`.
-pub(crate) fn multi_pow(
+/// `Π (base_j²)^λ_j mod N` for signed exponents (variable time: public
+/// values, combining partial signatures or verification values). `None`
+/// if a base with a negative exponent is not invertible modulo `N`.
+pub(crate) fn multi_pow_squares(
     params: &MontyParams<BoxedUint>,
     terms: &[(&BoxedUint, &Signed)],
 ) -> Option<MontyForm<BoxedUint>> {
     let mut acc = params.one();
     for (base, exp) in terms {
         let b = params.to_monty(base);
+        let b = params.mul(&b, &b);
         let b = if exp.negative {
             params.invert(&b).ok()?
         } else {
@@ -194,25 +206,40 @@ pub(crate) fn multi_pow(
     Some(acc)
 }
 
-/// From `M = m^(Δ² d)`: the `y` with `y^e = m`, as `m^a M^b` with
-/// `a e + b Δ² = 1` (`e` prime to `Δ`, so to `Δ²`). Variable time (public
-/// values). `None` if `m` is not invertible or `e` divides `Δ`.
+/// `2Δ^k`, the exponent `M = m^(2Δ^k·d)` carries when it combines squares
+/// of values `m^(Δ^(k−2)·f(j))`: `k = 2` for verification values
+/// (`w^f(j)`), `k = 3` for partial signatures (`m^(Δ·f(j))`).
+pub(crate) fn two_delta_power(n: usize, k: u32) -> BoxedUint {
+    let delta = delta(n);
+    let width = (k as usize) * delta.nlimbs() + 1;
+    let mut acc = BoxedUint::from_u64(2, width);
+    let delta = delta
+        .resize(width)
+        .unwrap_or_else(|_| unreachable!("widening"));
+    for _ in 0..k {
+        acc = acc.wrapping_mul(&delta);
+    }
+    acc
+}
+
+/// From `M = m^(k·d)`, `k = 2Δ^j` ([`two_delta_power`]): the `y` with
+/// `y^e = m`, as `m^a M^b` with `a e + b k = 1` (`e` odd and prime to `Δ`,
+/// so to `k`). Variable time (public values). `None` if `m` is not
+/// invertible or `e` shares a factor with `k`.
 pub(crate) fn root_from_power(
     params: &MontyParams<BoxedUint>,
     m: &MontyForm<BoxedUint>,
     power: &MontyForm<BoxedUint>,
     e: u32,
-    n: usize,
+    k: &BoxedUint,
 ) -> Option<MontyForm<BoxedUint>> {
-    let delta = delta(n);
-    let delta2 = delta.resize(2 * delta.nlimbs()).ok()?.wrapping_mul(&delta);
     let e_big = BoxedUint::from_u64(u64::from(e), 1);
-    // b = (Δ² mod e)⁻¹ mod e, then a = (1 − b Δ²)/e ≤ 0.
-    let (_, r) = delta2.div_rem_vartime(&e_big).ok()?;
+    // b = (k mod e)⁻¹ mod e, then a = (1 − b k)/e ≤ 0.
+    let (_, r) = k.div_rem_vartime(&e_big).ok()?;
     let b = r.inv_mod_vartime(&e_big).ok()?;
-    let b_delta2 = delta2.resize(delta2.nlimbs() + 1).ok()?.wrapping_mul(&b);
-    let one = BoxedUint::from_u64(1, b_delta2.nlimbs());
-    let (minus_a, rem) = b_delta2.wrapping_sub(&one).div_rem_vartime(&e_big).ok()?;
+    let b_k = k.resize(k.nlimbs() + 1).ok()?.wrapping_mul(&b);
+    let one = BoxedUint::from_u64(1, b_k.nlimbs());
+    let (minus_a, rem) = b_k.wrapping_sub(&one).div_rem_vartime(&e_big).ok()?;
     if !bool::from(rem.is_zero()) {
         return None;
     }
@@ -221,4 +248,99 @@ pub(crate) fn root_from_power(
         &params.pow_vartime(&m_inv, &minus_a),
         &params.pow_vartime(power, &b),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use num_bigint::{BigInt, BigUint, Sign};
+    use num_integer::Integer;
+    use num_traits::{One, Zero};
+    use rand_chacha::ChaCha20Rng;
+    use rand_core::SeedableRng;
+
+    use super::*;
+    use crate::{KeyGenConfig, KeyGenOutput, MemoryNetwork, generate_key};
+
+    fn big(x: &BoxedUint) -> BigUint {
+        BigUint::from_bytes_be(&x.to_be_bytes())
+    }
+
+    /// The secrecy bound is `min(t, ⌊(n − 1)/2⌋)`, not `⌊(n − 1)/2⌋`
+    /// (issue 36, finding 7): with `n = 5` and `t = 1`, the shares of any
+    /// two parties give `Δ²·d`, so `e·Δ²·d − Δ²`, a multiple of `φ(N)`,
+    /// and from it `p` and `q`. Checked with num-bigint against the factor
+    /// shares the parties kept.
+    #[test]
+    fn any_t_plus_1_parties_factor_n() {
+        let outputs: Vec<KeyGenOutput> = std::thread::scope(|s| {
+            let handles: Vec<_> = MemoryNetwork::new(5)
+                .into_iter()
+                .enumerate()
+                .map(|(i, transport)| {
+                    s.spawn(move || {
+                        let mut config = KeyGenConfig::new(512);
+                        config.threshold = Some(1);
+                        config.retain_factor_shares = true;
+                        let mut rng = ChaCha20Rng::seed_from_u64(70 + i as u64);
+                        generate_key(&transport, &config, &mut rng)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap().unwrap())
+                .collect()
+        });
+        let public = outputs[0].share.public_key();
+        assert_eq!(public.threshold(), 1);
+        let n = big(public.n());
+        let factor = |f: fn(&crate::keygen::FactorShares) -> &BoxedUint| -> BigUint {
+            outputs
+                .iter()
+                .map(|o| big(f(o.factor_shares.as_ref().unwrap())))
+                .sum()
+        };
+        let (p, q) = (factor(|s| &s.p), factor(|s| &s.q));
+        assert_eq!(&p * &q, n);
+        let phi = BigInt::from((&p - 1u32) * (&q - 1u32));
+        let delta = BigInt::from(big(&delta(5)));
+        let e = BigInt::from(public.e());
+
+        for set in [[0, 1], [1, 3], [2, 4]] {
+            // Σ λ'_j f(j) = Δ²·d, from these two parties' shares alone.
+            let lambdas = lagrange_times_delta(&set, 0, 5);
+            let delta2_d: BigInt = set
+                .iter()
+                .zip(&lambdas)
+                .map(|(&j, l)| {
+                    let sign = if l.negative { Sign::Minus } else { Sign::Plus };
+                    BigInt::from_biguint(sign, big(&l.magnitude))
+                        * BigInt::from(big(outputs[j].share.exponent()))
+                })
+                .sum();
+            let multiple = &e * &delta2_d - &delta * &delta;
+            assert!(!multiple.is_zero());
+            assert!(multiple.is_multiple_of(&phi), "parties {set:?}");
+
+            // A multiple of φ(N) factors N: write it 2^s·r with r odd; for
+            // some g, a power g^(2^i·r) is a square root of 1 other than ±1.
+            let multiple = multiple.magnitude().clone();
+            let s = multiple.trailing_zeros().unwrap();
+            let r = &multiple >> s;
+            let minus_one = &n - 1u32;
+            let found = (2u32..100).find_map(|g| {
+                let mut x = BigUint::from(g).modpow(&r, &n);
+                for _ in 0..s {
+                    let y = x.modpow(&BigUint::from(2u32), &n);
+                    if y.is_one() && x != minus_one && !x.is_one() {
+                        return Some((&x - 1u32).gcd(&n));
+                    }
+                    x = y;
+                }
+                None
+            });
+            let f = found.expect("a multiple of φ(N) factors N");
+            assert!(f == p || f == q, "parties {set:?} found {f}");
+        }
+    }
 }

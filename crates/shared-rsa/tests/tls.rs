@@ -1,7 +1,8 @@
-//! Parties over mutual TLS on loopback: key generation and signing, trust
-//! by CA and by pinned fingerprints, and a network nobody controls
-//! (strangers sending garbage, silence, a slow drip, oversized lengths, a
-//! party killed mid-run).
+//! Parties over mutual TLS on loopback: key generation and signing, each
+//! party with an identity of its own; trust by pins and by a CA, each index
+//! bound to its own; and a network nobody controls (strangers sending
+//! garbage, silence, a slow drip, oversized lengths, a flood, a party killed
+//! mid-run).
 
 mod common;
 
@@ -11,29 +12,117 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use numcrypt_shared_rsa::{
-    Credentials, Error, HashAlg, KeyGenConfig, TlsConfig, TlsTransport, Transport, encode_pkcs1v15,
-    issue_credentials, sign_jointly,
+    Error, HashAlg, KeyGenConfig, PartyIdentity, TlsConfig, TlsPeer, TlsTransport, Transport,
+    encode_pkcs1v15, party_name, sign_jointly,
 };
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-/// Configurations for `n` parties on loopback ports picked by the system,
-/// from one set of credentials.
-fn configs(
-    n: usize,
-    credentials: &Credentials,
-    timeout: Duration,
-) -> Vec<(TlsConfig, TcpListener)> {
+/// Loopback listeners on ports picked by the system, and their addresses.
+fn listeners(n: usize) -> (Vec<TcpListener>, Vec<String>) {
     let listeners: Vec<TcpListener> = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
         .collect();
-    let addresses: Vec<String> = listeners
+    let addresses = listeners
         .iter()
         .map(|l| l.local_addr().unwrap().to_string())
         .collect();
+    (listeners, addresses)
+}
+
+/// `n` parties on loopback, each with its own identity, every party
+/// pinned by every other.
+fn pinned(n: usize, timeout: Duration) -> (Vec<PartyIdentity>, Vec<(TlsConfig, TcpListener)>) {
+    let identities: Vec<PartyIdentity> = (0..n)
+        .map(|i| PartyIdentity::generate(i).unwrap())
+        .collect();
+    let configs = configs_for(&identities, timeout);
+    (identities, configs)
+}
+
+fn configs_for(identities: &[PartyIdentity], timeout: Duration) -> Vec<(TlsConfig, TcpListener)> {
+    let (listeners, addresses) = listeners(identities.len());
+    let peers: Vec<TlsPeer> = addresses
+        .into_iter()
+        .zip(identities)
+        .map(|(address, id)| TlsPeer {
+            address,
+            fingerprint: Some(id.fingerprint),
+        })
+        .collect();
     listeners
         .into_iter()
-        .enumerate()
-        .map(|(me, l)| (credentials.tls_config(me, &addresses, timeout).unwrap(), l))
+        .zip(identities)
+        .map(|(l, id)| (id.tls_config(peers.clone(), timeout).unwrap(), l))
         .collect()
+}
+
+/// A CA (for the tests only: its key is thrown away with it) and a key
+/// and certificate it issues for each list of names.
+struct Ca {
+    certificate: CertificateDer<'static>,
+    issued: Vec<(CertificateDer<'static>, PrivateKeyDer<'static>)>,
+}
+
+fn ca(names: &[Vec<String>]) -> Ca {
+    use rcgen::{BasicConstraints, CertificateParams, ExtendedKeyUsagePurpose, IsCa, KeyPair};
+    let ca_key = KeyPair::generate().unwrap();
+    let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    let ca = params.self_signed(&ca_key).unwrap();
+    let issued = names
+        .iter()
+        .map(|names| {
+            let key = KeyPair::generate().unwrap();
+            let mut params = CertificateParams::new(names.clone()).unwrap();
+            params.extended_key_usages = vec![
+                ExtendedKeyUsagePurpose::ServerAuth,
+                ExtendedKeyUsagePurpose::ClientAuth,
+            ];
+            let cert = params.signed_by(&key, &ca, &ca_key).unwrap();
+            (
+                cert.der().clone(),
+                PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
+            )
+        })
+        .collect();
+    Ca {
+        certificate: ca.der().clone(),
+        issued,
+    }
+}
+
+/// A self-signed certificate and key for `names` (a party's own making).
+fn self_signed(names: Vec<String>) -> (CertificateDer<'static>, PrivateKeyDer<'static>) {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(names)
+        .unwrap()
+        .self_signed(&key)
+        .unwrap();
+    (
+        cert.der().clone(),
+        PrivateKeyDer::from_pem_slice(key.serialize_pem().as_bytes()).unwrap(),
+    )
+}
+
+fn config(
+    index: usize,
+    certificate: &CertificateDer<'static>,
+    key: &PrivateKeyDer<'static>,
+    parties: Vec<TlsPeer>,
+    ca: Option<&CertificateDer<'static>>,
+    timeout: Duration,
+) -> TlsConfig {
+    TlsConfig {
+        index,
+        parties,
+        certificate: vec![certificate.clone()],
+        private_key: key.clone_key(),
+        ca: ca.cloned(),
+        listen: None,
+        timeout,
+        handshake_timeout: timeout.min(Duration::from_secs(2)),
+    }
 }
 
 fn connect_all(configs: Vec<(TlsConfig, TcpListener)>) -> Vec<Result<TlsTransport, Error>> {
@@ -77,12 +166,11 @@ fn key_config(bits: u32) -> KeyGenConfig {
 
 #[test]
 fn three_parties_over_tls_generate_and_sign() {
-    let credentials = issue_credentials(3).unwrap();
-    let transports: Vec<TlsTransport> =
-        connect_all(configs(3, &credentials, Duration::from_secs(20)))
-            .into_iter()
-            .map(|r| r.expect("connect"))
-            .collect();
+    let (identities, cs) = pinned(3, Duration::from_secs(20));
+    let transports: Vec<TlsTransport> = connect_all(cs)
+        .into_iter()
+        .map(|r| r.expect("connect"))
+        .collect();
     let outputs: Vec<_> = run_parties_ref(&transports, &key_config(1024))
         .into_iter()
         .map(|r| r.expect("key generation"))
@@ -92,18 +180,30 @@ fn three_parties_over_tls_generate_and_sign() {
         assert!(o.stats.bytes_sent > 0 && o.stats.bytes_sent <= t.bytes_sent());
         assert!(o.stats.rounds > 3);
     }
+    // The key records each party's certificate, as each authenticated it.
+    let public = outputs[0].share.public_key().clone();
+    let recorded = public.identities().expect("identities recorded");
+    for (cert, id) in recorded.iter().zip(&identities) {
+        assert_eq!(cert, &id.certificate_der().unwrap());
+    }
 
     // Sign jointly over the same connections; verify with numcrypt-rsa and openssl.
-    let public = outputs[0].share.public_key().clone();
     let msg = b"signed over TLS";
     let em = encode_pkcs1v15(&public, HashAlg::Sha256, msg).unwrap();
     let sigs: Vec<Vec<u8>> = std::thread::scope(|s| {
         let handles: Vec<_> = outputs
             .iter()
             .zip(&transports)
-            .map(|(o, t)| {
+            .enumerate()
+            .map(|(i, (o, t))| {
                 let em = &em;
-                s.spawn(move || sign_jointly(t, &o.share, em, Duration::from_secs(20)).unwrap())
+                s.spawn(move || {
+                    let mut rng =
+                        <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(
+                            i as u64,
+                        );
+                    sign_jointly(&mut rng, t, &o.share, em, Duration::from_secs(20)).unwrap()
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -126,41 +226,56 @@ fn three_parties_over_tls_generate_and_sign() {
 }
 
 #[test]
-fn trust_by_pinned_fingerprints_alone_or_by_the_ca_alone() {
-    let credentials = issue_credentials(3).unwrap();
-    for mode in ["pins", "ca"] {
-        let mut cs = configs(3, &credentials, Duration::from_secs(20));
-        for (c, _) in &mut cs {
-            match mode {
-                "pins" => c.ca = None,
-                _ => c.parties.iter_mut().for_each(|p| p.fingerprint = None),
-            }
-        }
-        for r in connect_all(cs) {
-            r.unwrap_or_else(|e| panic!("{mode}: {e}"));
-        }
+fn trust_by_pinned_fingerprints_alone_or_by_a_ca_alone() {
+    // Pins alone: what `init` writes.
+    let (_, cs) = pinned(3, Duration::from_secs(20));
+    for r in connect_all(cs) {
+        r.expect("pins");
+    }
+    // A CA alone, each certificate naming its party.
+    let names: Vec<Vec<String>> = (0..3).map(|i| vec![party_name(i)]).collect();
+    let authority = ca(&names);
+    let (ls, addresses) = listeners(3);
+    let peers: Vec<TlsPeer> = addresses
+        .into_iter()
+        .map(|address| TlsPeer {
+            address,
+            fingerprint: None,
+        })
+        .collect();
+    let cs: Vec<_> = ls
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let (cert, key) = &authority.issued[i];
+            let c = config(
+                i,
+                cert,
+                key,
+                peers.clone(),
+                Some(&authority.certificate),
+                Duration::from_secs(20),
+            );
+            (c, l)
+        })
+        .collect();
+    for r in connect_all(cs) {
+        r.expect("CA");
     }
     // Neither: refused before any connection.
-    let mut cs = configs(3, &credentials, Duration::from_secs(20));
-    cs[0].0.ca = None;
+    let (_, mut cs) = pinned(3, Duration::from_secs(20));
     cs[0].0.parties[1].fingerprint = None;
     assert!(matches!(cs[0].0.validate(), Err(Error::InvalidConfig(_))));
 }
 
 #[test]
-fn another_set_of_credentials_is_refused() {
-    // Party 3's certificate comes from another CA (an impostor's): parties
-    // 1 and 2 do not accept it, and say so.
-    let credentials = issue_credentials(3).unwrap();
-    let impostor = issue_credentials(3).unwrap();
-    let mut cs = configs(3, &credentials, Duration::from_secs(3));
-    let addresses: Vec<String> = cs
-        .iter()
-        .map(|(c, _)| c.parties[c.index].address.clone())
-        .collect();
-    cs[2].0 = impostor
-        .tls_config(2, &addresses, Duration::from_secs(3))
-        .unwrap();
+fn an_unpinned_identity_is_refused() {
+    // Party 3 runs with another identity than the one pinned for it (an
+    // impostor's): parties 1 and 2 do not accept it, and say so.
+    let (_, mut cs) = pinned(3, Duration::from_secs(3));
+    let impostor = PartyIdentity::generate(2).unwrap();
+    let peers = cs[2].0.parties.clone();
+    cs[2].0 = impostor.tls_config(peers, Duration::from_secs(3)).unwrap();
     let results = connect_all(cs);
     let errors: Vec<String> = results
         .iter()
@@ -175,13 +290,85 @@ fn another_set_of_credentials_is_refused() {
     );
 }
 
+/// Mixed trust: party 1 pins party 2's certificate and trusts party 3
+/// through the deployment's CA. Party 2's certificate, its own making,
+/// also names party 3; party 2 connects as party 3 with it. Party 1 must
+/// refuse: an index is accepted only by its own pin, or without one by a
+/// chain to the CA naming it. (Before, a certificate pinned for any party
+/// skipped the chain check, and the name alone let it in as party 3.)
+#[test]
+fn a_pinned_party_cannot_take_an_unpinned_partys_index() {
+    let timeout = Duration::from_secs(3);
+    let authority = ca(&[vec![party_name(0)]]);
+    let (one_cert, one_key) = &authority.issued[0];
+    let (two_cert, two_key) = self_signed(vec![party_name(1), party_name(2)]);
+    let (ls, addresses) = listeners(3);
+    let mut ls = ls.into_iter();
+    let pin = |c: &CertificateDer<'_>| Some(numcrypt_shared_rsa::fingerprint(c));
+    // Party 1: party 2 pinned, party 3 through the CA.
+    let one_peers = vec![
+        TlsPeer {
+            address: addresses[0].clone(),
+            fingerprint: pin(one_cert),
+        },
+        TlsPeer {
+            address: addresses[1].clone(),
+            fingerprint: pin(&two_cert),
+        },
+        TlsPeer {
+            address: addresses[2].clone(),
+            fingerprint: None,
+        },
+    ];
+    let one = config(
+        0,
+        one_cert,
+        one_key,
+        one_peers,
+        Some(&authority.certificate),
+        timeout,
+    );
+    // Party 2, as itself and as "party 3", pinning what it likes.
+    let its_peers = vec![
+        TlsPeer {
+            address: addresses[0].clone(),
+            fingerprint: pin(one_cert),
+        },
+        TlsPeer {
+            address: addresses[1].clone(),
+            fingerprint: pin(&two_cert),
+        },
+        TlsPeer {
+            address: addresses[2].clone(),
+            fingerprint: pin(&two_cert),
+        },
+    ];
+    let two = config(1, &two_cert, &two_key, its_peers.clone(), None, timeout);
+    let fake_three = config(2, &two_cert, &two_key, its_peers, None, timeout);
+    let cs = vec![
+        (one, ls.next().unwrap()),
+        (two, ls.next().unwrap()),
+        (fake_three, ls.next().unwrap()),
+    ];
+    let results = connect_all(cs);
+    match &results[0] {
+        Err(Error::Authentication {
+            party: Some(3),
+            what,
+        }) => assert!(what.contains("another party's certificate"), "{what}"),
+        other => panic!(
+            "party 1 let party 2 in as party 3: {:?}",
+            other.as_ref().err()
+        ),
+    }
+}
+
 /// Strangers at party 1's port while the parties connect: garbage, silence,
 /// a slow drip, an oversized length. Party 1 drops each and the key is
 /// made; its handshakes each have their own deadline.
 #[test]
 fn strangers_do_not_stop_the_parties() {
-    let credentials = issue_credentials(3).unwrap();
-    let mut cs = configs(3, &credentials, Duration::from_secs(20));
+    let (_, mut cs) = pinned(3, Duration::from_secs(20));
     for (c, _) in &mut cs {
         c.handshake_timeout = Duration::from_secs(2);
     }
@@ -255,8 +442,7 @@ fn strangers_do_not_stop_the_parties() {
 /// once, and the parties still connect once the silent ones time out.
 #[test]
 fn a_flood_of_connections_is_bounded() {
-    let credentials = issue_credentials(3).unwrap();
-    let mut cs = configs(3, &credentials, Duration::from_secs(20));
+    let (_, mut cs) = pinned(3, Duration::from_secs(20));
     for (c, _) in &mut cs {
         c.handshake_timeout = Duration::from_secs(1);
     }
@@ -273,20 +459,15 @@ fn a_flood_of_connections_is_bounded() {
 
 #[test]
 fn a_party_that_leaves_stops_the_others() {
-    let credentials = issue_credentials(3).unwrap();
-    let mut transports: Vec<TlsTransport> =
-        connect_all(configs(3, &credentials, Duration::from_secs(20)))
-            .into_iter()
-            .map(|r| r.expect("connect"))
-            .collect();
+    let mut transports: Vec<TlsTransport> = connect_all(pinned(3, Duration::from_secs(20)).1)
+        .into_iter()
+        .map(|r| r.expect("connect"))
+        .collect();
     // Party 3 connects, then its process ends before key generation.
     drop(transports.pop());
     for r in run_parties_ref(&transports, &key_config(512)) {
-        assert!(
-            matches!(r, Err(Error::Disconnected { party: 3 })),
-            "{:?}",
-            r.err()
-        );
+        let e = r.err().expect("an error");
+        assert_eq!(named(&e), Some(3), "{e:?}");
     }
 }
 
@@ -294,12 +475,10 @@ fn a_party_that_leaves_stops_the_others() {
 /// killed process's are): the others stop within the timeout, naming it.
 #[test]
 fn a_party_killed_mid_run_is_named() {
-    let credentials = issue_credentials(3).unwrap();
-    let transports: Vec<TlsTransport> =
-        connect_all(configs(3, &credentials, Duration::from_secs(20)))
-            .into_iter()
-            .map(|r| r.expect("connect"))
-            .collect();
+    let transports: Vec<TlsTransport> = connect_all(pinned(3, Duration::from_secs(20)).1)
+        .into_iter()
+        .map(|r| r.expect("connect"))
+        .collect();
     // 2048 bits: seconds of work, so party 3 dies in the middle of it.
     let mut config = key_config(2048);
     config.timeout = Duration::from_secs(10);
@@ -338,10 +517,10 @@ fn a_party_killed_mid_run_is_named() {
         start.elapsed()
     );
     for r in &results[..2] {
+        let e = r.as_ref().err().expect("an error");
         assert!(
-            matches!(r, Err(Error::Disconnected { party: 3 })),
-            "{:?}",
-            r.as_ref().err()
+            matches!(e, Error::Disconnected { .. } | Error::Reported { .. }) && named(e) == Some(3),
+            "{e:?}"
         );
     }
 }

@@ -14,6 +14,9 @@ pub struct Cpu {
     pub(super) family: u32,
     pub(super) model: u32,
     pub(super) brand: [u8; 48],
+    /// AMX tiles (CPUID leaf 7, EDX bit 24): Intel's server cores from
+    /// Sapphire Rapids on, which a hypervisor may give another model number.
+    pub(super) amx: bool,
 }
 
 impl Cpu {
@@ -34,6 +37,7 @@ impl Cpu {
         family: 0,
         model: 0,
         brand: [0; 48],
+        amx: false,
     };
 
     /// An aarch64 core from its `MIDR_EL1`.
@@ -74,6 +78,11 @@ impl Cpu {
     /// part's name where this crate knows it.
     pub fn name(&self) -> &str {
         trimmed(&self.brand)
+    }
+
+    /// Whether the CPU has AMX tiles (x86_64 only).
+    pub fn has_amx(&self) -> bool {
+        self.amx
     }
 }
 
@@ -153,13 +162,16 @@ impl fmt::Display for Cpu {
 /// The CPU's vendor, display family and model, and brand string, from
 /// CPUID leaves 0, 1 and 0x80000002–4.
 fn identity() -> Cpu {
-    use core::arch::x86_64::{__cpuid, CpuidResult};
+    use core::arch::x86_64::{__cpuid, __cpuid_count, CpuidResult};
     // SAFETY: CPUID exists on every x86_64 CPU and only reads identification
     // registers (the intrinsic is safe on recent compilers).
     #[allow(unused_unsafe)]
     let cpuid = |leaf: u32| -> CpuidResult { unsafe { __cpuid(leaf) } };
     let words = |r: CpuidResult| [r.eax, r.ebx, r.ecx, r.edx];
     let leaf0 = cpuid(0);
+    // SAFETY: as above; leaf 7 exists when leaf 0 reports it.
+    #[allow(unused_unsafe)]
+    let amx = leaf0.eax >= 7 && unsafe { __cpuid_count(7, 0) }.edx & (1 << 24) != 0;
     let mut vendor = [0; 12];
     for (chunk, word) in vendor.chunks_mut(4).zip([leaf0.ebx, leaf0.edx, leaf0.ecx]) {
         chunk.copy_from_slice(&word.to_le_bytes());
@@ -188,5 +200,6 @@ fn identity() -> Cpu {
         family,
         model,
         brand,
+        amx,
     }
 }

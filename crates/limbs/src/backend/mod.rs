@@ -32,11 +32,11 @@
 //!    (both batch kernels), `neon`, each of which turns that backend off
 //!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
-//! 3. rules where the faster implementation depends on the
-//!    microarchitecture: the IFMA variant (`ifma_rule`), and AVX2 against
-//!    the `mulx` limb kernels for exponentiation (`avx2_rule`), NEON
-//!    against the `mul`/`umulh` limb kernels (`neon_rule`), and the batch
-//!    kernels against running a batch in pairs (`batch_rule`).
+//! 3. for the exponentiation, which backend is fastest on this CPU at each
+//!    modulus size and shape: `preference`'s table of measured CPUs, or,
+//!    on a CPU (or a size) nobody measured, a calibration that times the
+//!    backends on public inputs the first time a size is needed (with
+//!    `std`); and for NEON's field kernels, `neon_rule`.
 //!
 //! Everything else asks [`selection`]: the slice and field kernels'
 //! `dispatch!`, the exponentiations, and the benches, which print it.
@@ -48,6 +48,14 @@ use crate::Limb;
 use crate::ops::montmul::ExpJob;
 
 pub use cpu::Cpu;
+
+/// The shape that stands for a batch where the selection and
+/// [`time_variants`] take a number of exponentiations at once (1, 2 or
+/// this): eight, run as many a pass as a batch kernel has lanes, or in
+/// pairs on any other backend.
+pub const BATCH: usize = 8;
+#[cfg(feature = "std")]
+pub use preference::time_variants;
 
 /// The slice-kernel backends of this architecture, by name: tests and
 /// benches force a path with them ([`kernels`](crate::kernels) re-exports
@@ -82,6 +90,7 @@ pub(crate) mod aarch64;
 pub(crate) mod barrier;
 pub(crate) mod cpu;
 pub(crate) mod portable;
+pub(crate) mod preference;
 #[cfg(feature = "ct-audit")]
 pub(crate) mod valgrind;
 
@@ -134,8 +143,14 @@ impl Exponentiation {
     /// at once modulo `nlimbs`-limb moduli in this process: the CPU has it,
     /// `NUMCRYPT_DISABLE` does not name it, and it takes the size. For the
     /// single kernels `interleave` is 1 or 2, for the batch kernels their
-    /// [`lanes`](Self::lanes).
+    /// [`lanes`](Self::lanes); [`BATCH`] asks for a batch, which a batch
+    /// kernel runs in passes of its lanes and any other backend in pairs.
     pub fn available(self, nlimbs: usize, interleave: usize) -> bool {
+        let interleave = match (interleave, self.lanes()) {
+            (BATCH, 1) => 2,
+            (BATCH, lanes) => lanes,
+            _ => interleave,
+        };
         let selection = selection();
         match self {
             Self::LimbKernels => nlimbs > 0 && (1..=2).contains(&interleave),
@@ -506,21 +521,15 @@ const DISABLE_AVX2_BATCH: u32 = 1 << 6;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
 const HAS_ADX: u32 = 1 << 8;
 const HAS_IFMA: u32 = 1 << 9;
-/// The rule prefers 512-bit IFMA kernels on this CPU.
-const PREFERS_IFMA512: u32 = 1 << 10;
 const HAS_AVX2: u32 = 1 << 11;
-/// The rule prefers AVX2 to the limb kernels for exponentiation here.
-const PREFERS_AVX2: u32 = 1 << 12;
 #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
 const HAS_NEON: u32 = 1 << 13;
-/// The rule prefers NEON to the limb kernels for exponentiation here.
+/// `neon_rule` prefers NEON's field kernels here.
 #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
 const PREFERS_NEON: u32 = 1 << 14;
-/// The rule prefers the IFMA batch kernel to pairs for batches here.
-const PREFERS_IFMA_BATCH: u32 = 1 << 15;
-/// The rule prefers the AVX2 batch kernel to pairs for batches here (when
-/// IFMA is off or absent).
-const PREFERS_AVX2_BATCH: u32 = 1 << 16;
+/// One more than this CPU's index in `preference::KNOWN` (0: unknown).
+const KNOWN_SHIFT: u32 = 16;
+const KNOWN_MASK: u32 = 0xff << KNOWN_SHIFT;
 /// Set once the rest is filled in.
 const READY: u32 = 1 << 31;
 
@@ -557,51 +566,75 @@ impl Selection {
     }
 
     /// The implementation that runs `interleave` (1 or 2) exponentiations
-    /// modulo `nlimbs`-limb moduli: the IFMA variant the rule prefers if it
-    /// takes the size, else the other variant, else AVX2 where its rule
-    /// prefers it and it takes the size, else NEON where its rule prefers it
-    /// and it takes the size, else the limb kernels.
+    /// modulo `nlimbs`-limb moduli: the first that can run of the order
+    /// measured (or modelled) for this CPU at this size and shape; where
+    /// there is none, the fastest of a calibration (with `std`), else the
+    /// first that can run of `preference::UNMEASURED`. The limb kernels
+    /// always can.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
-        let order = if self.0 & PREFERS_IFMA512 != 0 {
-            [Exponentiation::Ifma512, Exponentiation::Ifma256]
-        } else {
-            [Exponentiation::Ifma256, Exponentiation::Ifma512]
+        let first_that_runs = |order: &[Exponentiation]| {
+            order
+                .iter()
+                .copied()
+                .find(|e| e.available(nlimbs, interleave))
+                .unwrap_or(Exponentiation::LimbKernels)
         };
-        if let Some(ifma) = order
-            .into_iter()
-            .find(|&e| self.ifma_usable(e) && ifma_takes(e, nlimbs, interleave))
-        {
-            return ifma;
+        if let Some(order) = self.known().and_then(|k| k.order(nlimbs, interleave)) {
+            return first_that_runs(order);
         }
-        if self.0 & PREFERS_AVX2 != 0
-            && self.avx2_usable()
-            && avx2_takes(nlimbs)
-            && (1..=2).contains(&interleave)
-        {
-            return Exponentiation::Avx2;
+        #[cfg(all(feature = "std", not(feature = "ct-audit")))]
+        return preference::calibrate(nlimbs, interleave);
+        #[allow(unreachable_code)]
+        first_that_runs(preference::UNMEASURED)
+    }
+
+    /// This CPU's entry in the table of measured and modelled CPUs.
+    fn known(self) -> Option<&'static preference::Known> {
+        let index = ((self.0 & KNOWN_MASK) >> KNOWN_SHIFT) as usize;
+        index.checked_sub(1).map(|i| &preference::KNOWN[i])
+    }
+
+    /// How [`exponentiation`](Self::exponentiation) chooses on this CPU,
+    /// in words, as `Display` prints it.
+    fn write_basis(self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let elsewhere = match preference::CAN_CALIBRATE {
+            true => "calibrated at first use",
+            false => "IFMA, else the limb kernels",
+        };
+        match self.known() {
+            Some(k) => {
+                let basis = match k.source {
+                    preference::Source::Measured => "measured on",
+                    preference::Source::Modelled => "modelled for",
+                };
+                write!(f, "choice {basis} {}; other sizes {elsewhere}", k.name)
+            }
+            None => write!(f, "choice {elsewhere}: no measurements of this CPU"),
         }
-        if self.neon_preferred() && neon_takes(nlimbs) && (1..=2).contains(&interleave) {
-            return Exponentiation::Neon;
-        }
-        Exponentiation::LimbKernels
     }
 
     /// The implementation that runs a batch of exponentiations modulo
-    /// `nlimbs`-limb moduli: a multi-buffer kernel where `batch_rule`
-    /// prefers it and it takes the size (IFMA, else AVX2), else the one that
-    /// runs them in pairs ([`exponentiation`](Self::exponentiation)`(nlimbs,
-    /// 2)`).
+    /// `nlimbs`-limb moduli, as [`exponentiation`](Self::exponentiation)
+    /// chooses for one or two: the first that can run of the order measured
+    /// (or modelled) for batches on this CPU, else the fastest of a
+    /// calibration (with `std`), else the first that can run of
+    /// `preference::UNMEASURED_BATCH`. A batch kernel runs the batch as
+    /// many a pass as it has lanes; any other backend in that order means
+    /// the batch runs in pairs, on what `exponentiation(nlimbs, 2)` chooses.
     pub fn batch_exponentiation(self, nlimbs: usize) -> Exponentiation {
-        let preferred = [
-            (Exponentiation::IfmaBatch, PREFERS_IFMA_BATCH),
-            (Exponentiation::Avx2Batch, PREFERS_AVX2_BATCH),
-        ];
-        for (batch, rule) in preferred {
-            if self.0 & rule != 0 && self.batch_usable(batch) && batch_takes(batch, nlimbs) {
-                return batch;
-            }
+        let first_that_runs =
+            |order: &[Exponentiation]| order.iter().copied().find(|&e| e.available(nlimbs, BATCH));
+        let choice = match self.known().and_then(|k| k.order(nlimbs, BATCH)) {
+            Some(order) => first_that_runs(order),
+            #[cfg(all(feature = "std", not(feature = "ct-audit")))]
+            None => Some(preference::calibrate(nlimbs, BATCH)),
+            #[cfg(not(all(feature = "std", not(feature = "ct-audit"))))]
+            None => first_that_runs(preference::UNMEASURED_BATCH),
+        };
+        match choice {
+            Some(batch) if batch.lanes() > 1 => batch,
+            _ => self.exponentiation(nlimbs, 2),
         }
-        self.exponentiation(nlimbs, 2)
     }
 
     fn ifma_usable(self, e: Exponentiation) -> bool {
@@ -648,29 +681,16 @@ impl fmt::Display for Selection {
             LimbKernels::Aarch64 => f.write_str("aarch64 mul/umulh")?,
         }
         write!(f, "; exponentiation: {}", self.exponentiation(16, 2).name())?;
-        if self.0 & HAS_IFMA != 0 {
-            let rule = if self.0 & PREFERS_IFMA512 != 0 {
-                512
-            } else {
-                256
-            };
-            write!(f, " (IFMA rule for this CPU: {rule}-bit)")?;
-        }
-        if self.0 & HAS_AVX2 != 0 {
-            let rule = if self.0 & PREFERS_AVX2 != 0 {
-                "AVX2"
-            } else {
-                "limb kernels"
-            };
-            write!(f, " (without IFMA, rule for this CPU: {rule})")?;
-        }
+        f.write_str(" (")?;
+        self.write_basis(f)?;
+        f.write_str(")")?;
         if self.0 & HAS_NEON != 0 {
             let rule = if self.0 & PREFERS_NEON != 0 {
                 "NEON"
             } else {
                 "limb kernels"
             };
-            write!(f, " (rule for this CPU: {rule})")?;
+            write!(f, " (field kernels: {rule})")?;
         }
         write!(f, "; batches: {}", self.batch_exponentiation(16).name())?;
         let off = [
@@ -700,41 +720,6 @@ impl fmt::Debug for Selection {
     }
 }
 
-/// Which 256- or 512-bit IFMA kernels a CPU with IFMA should prefer.
-///
-/// AMD's Zen 4 (family 19h; Zen 3 shares the family but has no AVX-512)
-/// executes each 512-bit operation as two 256-bit halves, so a 512-bit IFMA
-/// multiplies no more digits per cycle than a 256-bit one, and the 256-bit
-/// kernels waste fewer lanes on padding and need fewer shuffles per digit:
-/// they are faster at every RSA size there (benches/RESULTS.md, "Zen 4").
-/// Zen 5 (family 1Ah) has full-width units, where the 512-bit kernels were
-/// measured faster (benches/RESULTS.md, "Zen 5"). Everywhere else, Intel
-/// included, this crate has no measurement and follows OpenSSL and AWS-LC,
-/// which run 256-bit IFMA kernels on every CPU.
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
-pub(crate) fn ifma_rule(cpu: &Cpu) -> Exponentiation {
-    match (cpu.vendor(), cpu.family()) {
-        ("AuthenticAMD", 0x1a..) => Exponentiation::Ifma512,
-        _ => Exponentiation::Ifma256,
-    }
-}
-
-/// Whether AVX2 exponentiation ([`Exponentiation::Avx2`]) should replace
-/// the `mulx` limb kernels on a CPU without (or with turned-off) IFMA.
-///
-/// AMD from Zen 3 (family 19h) issues two 256-bit `vpmuludq` a cycle and
-/// dispatches six operations a cycle: measured on Zen 4 with IFMA turned
-/// off, the AVX2 kernels beat the limb kernels from 1024 to 2880 bits;
-/// `llvm-mca` models Zen 3 as Zen 4 for both kernels.
-/// The models predict a loss on Zen 2, Skylake, Ice Lake and Haswell, and
-/// nothing credible for newer Intel cores, so every other CPU keeps the
-/// limb kernels (crates/limbs/README.md, "CPU selection"; the figures in
-/// benches/RESULTS.md, "Zen 4").
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
-pub(crate) fn avx2_rule(cpu: &Cpu) -> bool {
-    matches!((cpu.vendor(), cpu.family()), ("AuthenticAMD", 0x19..))
-}
-
 #[cfg(target_arch = "x86_64")]
 fn detect() -> u32 {
     let mut bits = 0;
@@ -743,59 +728,21 @@ fn detect() -> u32 {
     }
     if x86_64_ifma::Ifma::detect().is_some() {
         bits |= HAS_IFMA;
-        if ifma_rule(&Cpu::current()) == Exponentiation::Ifma512 {
-            bits |= PREFERS_IFMA512;
-        }
     }
     if x86_64_avx2::Avx2::detect().is_some() {
         bits |= HAS_AVX2;
-        if avx2_rule(&Cpu::current()) {
-            bits |= PREFERS_AVX2;
-        }
     }
-    let rule = batch_rule(&Cpu::current());
-    if rule.ifma {
-        bits |= PREFERS_IFMA_BATCH;
-    }
-    if rule.avx2 {
-        bits |= PREFERS_AVX2_BATCH;
-    }
-    bits
+    bits | known_bits()
 }
 
-/// Which batch kernels beat running the same exponentiations in pairs on
-/// the single kernels [`Selection::exponentiation`] picks, on a CPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BatchRule {
-    /// [`Exponentiation::IfmaBatch`], where the CPU has IFMA.
-    pub(crate) ifma: bool,
-    /// [`Exponentiation::Avx2Batch`], where IFMA is absent or off.
-    pub(crate) avx2: bool,
+/// This CPU's index in `preference::KNOWN`, as `Selection` keeps it.
+fn known_bits() -> u32 {
+    preference::known(&Cpu::current()).map_or(0, |i| (i as u32 + 1) << KNOWN_SHIFT)
 }
 
-/// The batch kernels to prefer on `cpu` (see [`BatchRule`]).
-///
-/// Measured on Sapphire Rapids (family 6, its hypervisor reporting model
-/// 167; benches/RESULTS.md, "Intel Xeon, Sapphire Rapids class"): the IFMA
-/// batch kernel runs a batch of 1024- to 2048-bit exponentiations in
-/// about 0.45 of the time the single IFMA kernels take in pairs, and with
-/// IFMA off the AVX2 batch kernel beats the `mulx` limb kernels by about
-/// 1.1–1.2 at those sizes. No other CPU has been measured. The rule takes
-/// both everywhere: a lane does the work of one horizontal
-/// multiplication without its shuffles or its serial quotient chain, and
-/// `tools/mca_mb_x86_64.py` models the kernels within 1.2 (IFMA) and 1.9
-/// (AVX2) of the multiplier's bound on Ice Lake, Zen 4 and Zen 5,
-/// where the single kernels sit at 1.15–4 of theirs. A CPU measured
-/// slower gets its exception here.
-pub(crate) fn batch_rule(_cpu: &Cpu) -> BatchRule {
-    BatchRule {
-        ifma: true,
-        avx2: true,
-    }
-}
-
-/// Whether NEON exponentiation ([`Exponentiation::Neon`]) should replace
-/// the `mul`/`umulh` limb kernels on an aarch64 core.
+/// Whether NEON's field kernels (and, where nothing can calibrate, its
+/// exponentiation, `preference`'s modelled row) should replace the
+/// `mul`/`umulh` limb kernels on an aarch64 core.
 ///
 /// There is no aarch64 machine here, so the rule rests on llvm-mca 19's
 /// scheduling models of both kernels (`tools/mca_aarch64.py`; the table
@@ -815,8 +762,8 @@ fn detect() -> u32 {
         return 0;
     }
     match neon_rule(&Cpu::current()) {
-        true => HAS_NEON | PREFERS_NEON,
-        false => HAS_NEON,
+        true => HAS_NEON | PREFERS_NEON | known_bits(),
+        false => HAS_NEON | known_bits(),
     }
 }
 
@@ -881,25 +828,6 @@ mod tests {
             parse_disable("ifma512,neon,bogus"),
             DISABLE_IFMA512 | DISABLE_NEON
         );
-    }
-
-    #[test]
-    fn rule() {
-        let cpu = |vendor: &[u8; 12], family| Cpu {
-            vendor: *vendor,
-            family,
-            model: 0,
-            brand: [0; 48],
-        };
-        assert_eq!(
-            ifma_rule(&cpu(b"AuthenticAMD", 0x19)),
-            Exponentiation::Ifma256
-        );
-        assert_eq!(
-            ifma_rule(&cpu(b"AuthenticAMD", 0x1a)),
-            Exponentiation::Ifma512
-        );
-        assert_eq!(ifma_rule(&cpu(b"GenuineIntel", 6)), Exponentiation::Ifma256);
     }
 
     #[test]

@@ -505,7 +505,8 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
         let mut rejected: Vec<bool> = moduli
             .iter()
             .map(|(m, phi)| {
-                *phi == 0 || setup.td.has_factor_vartime(m, |g| !parallel || g % n == me)
+                !phi_fits(*phi, setup.e)
+                    || setup.td.has_factor_vartime(m, |g| !parallel || g % n == me)
             })
             .collect();
         if parallel {
@@ -796,6 +797,44 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
     }
 }
 
+/// A bound on the bytes of any message a lane sends, for a key of `bits`
+/// bits and `batch` candidates per round trip (run identifier and batch
+/// flag included): what a peer may have queued for a lane, at most two
+/// rounds ahead, sizes the transport's allowance
+/// ([`MAX_QUEUED`](crate::transport::MAX_QUEUED); a test checks the two).
+#[cfg(test)]
+pub(crate) fn largest_message(bits: u32, batch: usize) -> usize {
+    let field = (bits + 1).div_ceil(8) as usize; // F_P, P just above 2^bits
+    let modulus = bits.div_ceil(8) as usize; // Z_N
+    let sieve = (bits / 2).div_ceil(8) as usize; // Z_M, M below 2^(bits/2)
+    let largest = [
+        // Sieving: a share of each of the batch's 2·batch units.
+        2 * batch * sieve,
+        // N: shares of p_i, q_i and zero, and a piece of φ_i mod e, each.
+        batch * (3 * field + 4),
+        // The first biprimality round, on at most the whole batch.
+        batch * modulus,
+        // The other rounds of one candidate, and its gcd test.
+        (super::BIPRIMALITY_ROUNDS - 1) * modulus,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0);
+    largest + 1 + super::run::TAG_BYTES
+}
+
+/// Whether `φ(N)`, known modulo `e` (public by design), is prime to `e`,
+/// so that `d = e^-1 mod φ(N)` exists: `gcd(φ mod e, e) = 1`. For a prime
+/// `e` that is `φ ≢ 0`; for a composite one (`e = 25`) `φ ≡ 5` fails too,
+/// which the generation once let through, to fail at the end.
+pub(crate) fn phi_fits(phi_mod_e: u32, e: u32) -> bool {
+    let (mut a, mut b) = (phi_mod_e, e);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a == 1
+}
+
 /// Writers to per-party messages (our own slot `None`).
 fn to_outgoing(out: Vec<Writer>, me: usize) -> Outgoing {
     out.into_iter()
@@ -811,5 +850,18 @@ fn wipe_own(own: &mut [(Elem, Elem, Elem, u32)]) {
         b.zeroize();
         c.zeroize();
         d.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::phi_fits;
+
+    #[test]
+    fn phi_must_be_prime_to_a_composite_e() {
+        assert!(!phi_fits(0, 65537) && phi_fits(1, 65537) && phi_fits(65536, 65537));
+        for phi in 0..25 {
+            assert_eq!(phi_fits(phi, 25), phi % 5 != 0, "φ ≡ {phi} (mod 25)");
+        }
     }
 }

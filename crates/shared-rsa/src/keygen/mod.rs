@@ -2,6 +2,7 @@
 //! biprime in parallel, and the computation of the shares of `d`.
 
 mod lane;
+mod run;
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,6 +23,7 @@ use crate::threshold::{self, Sizes, poly_shares};
 use crate::transport::Transport;
 use crate::wire::{Reader, Writer};
 use crate::{Error, MAX_KEY_BITS, MAX_PARTIES, MIN_KEY_BITS};
+use run::{RunTransport, run_id};
 
 /// The four improvements of Malkin, Wu and Boneh, each of which can be
 /// switched off to measure what it brings.
@@ -68,7 +70,8 @@ pub struct KeyGenConfig {
     /// Size of `N` in bits: even, from [`MIN_KEY_BITS`] to [`MAX_KEY_BITS`].
     pub bits: u32,
     /// The public exponent: odd, `3 <= e < 2^32`, with no prime factor up to
-    /// the number of parties (65537 by default).
+    /// the number of parties (65537 by default). It need not be prime: a
+    /// candidate is kept only if `φ(N)` is prime to `e`.
     pub public_exponent: u32,
     /// The signing threshold `t`: any `t + 1` parties sign, and any `t`
     /// learn nothing about `d`; from 1 to `⌊(n − 1)/2⌋` (the generation's
@@ -159,9 +162,13 @@ impl KeyGenConfig {
                 "threshold {t}: from 1 to {most} for {n} parties (n >= 2t + 1)"
             ));
         }
-        if self.threads == 0 || self.threads > 64 || self.batch.is_some_and(|b| b == 0 || b > 1024)
+        if self.threads == 0
+            || self.threads > MAX_LANES
+            || self.batch.is_some_and(|b| b == 0 || b > MAX_BATCH)
         {
-            return bad("threads must be 1..=64 and batch 1..=1024".into());
+            return bad(format!(
+                "threads must be 1..={MAX_LANES} and batch 1..={MAX_BATCH}"
+            ));
         }
         if self.trial_division_bound.is_some_and(|b| b > 1 << 26) {
             return bad("trial-division bound above 2^26".into());
@@ -265,6 +272,11 @@ pub struct KeyGenOutput {
 /// Rounds of the Boneh–Franklin test on an accepted modulus: each passes a
 /// non-biprime with probability at most 1/2.
 pub(crate) const BIPRIMALITY_ROUNDS: usize = 128;
+
+/// The most lanes (threads) per party.
+pub(crate) const MAX_LANES: usize = 64;
+/// The most candidates per lane per round trip.
+pub(crate) const MAX_BATCH: usize = 1024;
 
 /// Everything public the lanes share.
 pub(crate) struct Setup {
@@ -406,7 +418,7 @@ impl Setup {
     /// What every party must agree on, hashed.
     fn fingerprint(&self, config: &KeyGenConfig) -> [u8; 32] {
         let mut h = Sha256::new();
-        h.update(b"numcrypt shared-rsa keygen v2");
+        h.update(b"numcrypt shared-rsa keygen v3");
         for v in [
             self.n as u64,
             self.signing_threshold as u64,
@@ -588,14 +600,25 @@ fn generate_key_inner(
     let me = transport.index();
     let mut setup = Setup::new(config, n, me)?;
 
-    // The parties compare parameters before anything secret is sent.
+    // The parties compare parameters, and exchange the nonces of the run
+    // identifier, before anything secret is sent.
     let fingerprint = setup.fingerprint(config);
-    let theirs = exchange_all(transport, &setup, 0, fingerprint.to_vec())?;
-    for (j, f) in theirs.iter().enumerate() {
-        if j != me && f.as_slice() != fingerprint {
+    let mut nonce = [0u8; 32];
+    rng.fill_bytes(&mut nonce);
+    numcrypt_limbs::ct_audit::declassify(&mut nonce); // sent to every party
+    let theirs = exchange_all(transport, &setup, 0, [nonce, fingerprint].concat())?;
+    let mut nonces = Vec::with_capacity(n);
+    for (j, msg) in theirs.into_iter().enumerate() {
+        if j == me {
+            nonces.push(nonce.to_vec());
+        } else if msg.len() != 64 || msg[32..] != fingerprint {
             return Err(Error::ConfigMismatch { party: j + 1 });
+        } else {
+            nonces.push(msg[..32].to_vec());
         }
     }
+    let run = run_id(transport, &nonces);
+    let transport = &RunTransport::new(transport, &run);
     let mut rounds = 1;
     if setup.batch == 0 {
         setup.batch = agree_on_batch(transport, &setup)?;
@@ -689,8 +712,10 @@ fn generate_key_inner(
     }
 
     let share = compute_shares(transport, &setup, &found, rng)?;
-    // The additive shares' check, the polynomial shares and their check.
-    shared.rounds.fetch_add(3, Ordering::Relaxed);
+    agree_on_public_key(transport, &setup, share.public_key(), &run)?;
+    // The additive shares' check, the polynomial shares and their check,
+    // the agreement on the public key.
+    shared.rounds.fetch_add(4, Ordering::Relaxed);
     let stats = shared.stats(start, bytes_before);
     let factor_shares = config.retain_factor_shares.then(|| FactorShares {
         p: (*found.p).clone(),
@@ -739,6 +764,28 @@ fn agree_on_batch<T: Transport + ?Sized>(transport: &T, setup: &Setup) -> Result
             party: 1,
             what: "batch size",
         }),
+    }
+}
+
+/// The last round, before any party keeps its share: every party sends a
+/// hash of the run identifier and the public key it computed (`N`, `e`,
+/// the verification values, the identities), and each checks that all
+/// are its own.
+fn agree_on_public_key<T: Transport + ?Sized>(
+    transport: &T,
+    setup: &Setup,
+    public: &SharedPublicKey,
+    run: &[u8; 32],
+) -> Result<(), Error> {
+    let mut h = Sha256::new();
+    h.update(b"numcrypt shared-rsa public key agreement v1");
+    h.update(run);
+    h.update(public.digest()?);
+    let ours: [u8; 32] = h.finalize().into();
+    let theirs = exchange_all(transport, setup, 0, ours.to_vec())?;
+    match (0..setup.n).find(|&j| j != setup.me && theirs[j] != ours) {
+        Some(j) => Err(Error::PublicKeyMismatch { party: j + 1 }),
+        None => Ok(()),
     }
 }
 
@@ -941,15 +988,24 @@ where
         verification.push(n_ring.value(&v));
     }
     check_verification_values(n_ring, setup.e, n, t, &verification, w)?;
-    let public =
-        SharedPublicKey::from_parts(n_ring.modulus().clone(), setup.e, n, t, verification)?;
+    // Every party's certificate, if the transport has them all.
+    let identities = (0..n).map(|j| transport.identity(j)).collect();
+    let public = SharedPublicKey::from_parts(
+        n_ring.modulus().clone(),
+        setup.e,
+        n,
+        t,
+        verification,
+        identities,
+    )?;
     SharedKeyShare::new(public, me, (*f).clone())
 }
 
-/// Checks the published `v_j = w^f(j)` (variable time: public values):
-/// each beyond the first `t + 1` is what those predict (`v_j^Δ = Π_k
-/// v_k^λ'_k(j)`), and the first `t + 1` combine into an `e`-th root of
-/// `w`, as a signature would. A failure is a fault at some party.
+/// Checks the published `v_j = w^f(j)` (variable time: public values),
+/// squared as partial signatures' proofs use them: each beyond the first
+/// `t + 1` is what those predict (`(v_j²)^Δ = Π_k (v_k²)^λ'_k(j)`), and the
+/// first `t + 1` combine into an `e`-th root of `w`, as a signature would.
+/// A failure is a fault at some party.
 fn check_verification_values(
     ring: &Ring,
     e: u32,
@@ -964,8 +1020,10 @@ fn check_verification_values(
     for j in t + 1..n {
         let lambdas = threshold::lagrange_times_delta(&base, j + 1, n);
         let terms: Vec<_> = verification.iter().zip(&lambdas).collect();
-        let predicted = threshold::multi_pow(params, &terms).ok_or(Error::KeyCheckFailed)?;
-        let actual = params.pow_vartime(&params.to_monty(&verification[j]), &delta);
+        let predicted =
+            threshold::multi_pow_squares(params, &terms).ok_or(Error::KeyCheckFailed)?;
+        let v = params.to_monty(&verification[j]);
+        let actual = params.pow_vartime(&params.mul(&v, &v), &delta);
         if params.from_monty(&predicted) != params.from_monty(&actual) {
             return Err(Error::InconsistentShares {
                 what: "the threshold shares of d",
@@ -975,12 +1033,142 @@ fn check_verification_values(
     let lambdas = threshold::lagrange_times_delta(&base, 0, n);
     let terms: Vec<_> = verification.iter().zip(&lambdas).collect();
     let w_m = params.to_monty(w);
-    let root = threshold::multi_pow(params, &terms)
-        .and_then(|power| threshold::root_from_power(params, &w_m, &power, e, n))
+    let root = threshold::multi_pow_squares(params, &terms)
+        .and_then(|power| {
+            threshold::root_from_power(params, &w_m, &power, e, &threshold::two_delta_power(n, 2))
+        })
         .ok_or(Error::KeyCheckFailed)?;
     let e = BoxedUint::from_u64(u64::from(e), 1);
     if params.from_monty(&params.pow_vartime(&root, &e)) != *w {
         return Err(Error::KeyCheckFailed);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+
+    use super::*;
+    use crate::MemoryNetwork;
+    use crate::transport::{MAX_FRAME, MAX_QUEUED, MESSAGE_OVERHEAD, MemoryTransport};
+
+    /// Records the longest message sent on a lane's channel.
+    struct Measuring<'a> {
+        inner: MemoryTransport,
+        longest: &'a AtomicUsize,
+    }
+
+    impl Transport for Measuring<'_> {
+        fn party_count(&self) -> usize {
+            self.inner.party_count()
+        }
+        fn index(&self) -> usize {
+            self.inner.index()
+        }
+        fn send(&self, to: usize, channel: u16, payload: Vec<u8>) -> Result<(), Error> {
+            if (1..=MAX_LANES as u16).contains(&channel) {
+                self.longest.fetch_max(payload.len(), Ordering::Relaxed);
+            }
+            self.inner.send(to, channel, payload)
+        }
+        fn recv(&self, from: usize, channel: u16, timeout: Duration) -> Result<Vec<u8>, Error> {
+            self.inner.recv(from, channel, timeout)
+        }
+        fn bytes_sent(&self) -> u64 {
+            self.inner.bytes_sent()
+        }
+        fn abort(&self) {
+            self.inner.abort()
+        }
+    }
+
+    /// The bound on a lane's messages holds for what the lanes send, and
+    /// the transport's limits fit the largest valid configuration (8192
+    /// bits, 64 lanes of 1024 candidates, each lane up to two messages
+    /// ahead). Before, the allowance was 64 MiB, which such a run exceeds.
+    #[test]
+    fn the_transport_limits_fit_the_largest_configuration() {
+        let longest = AtomicUsize::new(0);
+        let mut config = KeyGenConfig::new(512);
+        config.threads = 1;
+        config.batch = Some(6);
+        config.sieve_bound = Some(150);
+        let results: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = MemoryNetwork::new(3)
+                .into_iter()
+                .enumerate()
+                .map(|(i, inner)| {
+                    let (config, longest) = (&config, &longest);
+                    s.spawn(move || {
+                        let t = Measuring { inner, longest };
+                        let mut rng = ChaCha20Rng::seed_from_u64(i as u64);
+                        generate_key(&t, config, &mut rng).map(|_| ())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(results.iter().all(Result::is_ok), "{:?}", results[0]);
+        let sent = longest.load(Ordering::Relaxed);
+        assert!(sent > 0 && sent <= lane::largest_message(512, 6), "{sent}");
+
+        let largest = lane::largest_message(MAX_KEY_BITS, MAX_BATCH);
+        assert!(largest <= MAX_FRAME, "{largest}");
+        let queued = 2 * MAX_LANES * (largest + MESSAGE_OVERHEAD);
+        assert!(queued <= MAX_QUEUED, "{queued} > {MAX_QUEUED}");
+    }
+
+    /// The final round: three parties compare what they computed before
+    /// anyone keeps a share. Equal public keys in one run pass; a party
+    /// with another verification value, or in another run, is named by
+    /// the others (and names the first of them).
+    #[test]
+    fn the_parties_agree_on_the_public_key_before_keeping_shares() {
+        // Any odd 512-bit N will do: the round compares, it does not check.
+        let mut n = [0u8; 64];
+        (n[0], n[63]) = (0x80, 1);
+        let n = BoxedUint::from_be_slice_auto(&n);
+        let key = |v: u64| {
+            let verification = vec![
+                BoxedUint::from_u64(4, 1),
+                BoxedUint::from_u64(v, 1),
+                BoxedUint::from_u64(16, 1),
+            ];
+            SharedPublicKey::from_parts(n.clone(), 65537, 3, 1, verification, None).unwrap()
+        };
+        let agree = |keys: [SharedPublicKey; 3], runs: [[u8; 32]; 3]| -> Vec<Result<(), Error>> {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = MemoryNetwork::new(3)
+                    .into_iter()
+                    .zip(keys.iter().zip(&runs))
+                    .enumerate()
+                    .map(|(me, (t, (key, run)))| {
+                        s.spawn(move || {
+                            let setup = Setup::new(&KeyGenConfig::new(512), 3, me).unwrap();
+                            agree_on_public_key(&t, &setup, key, run)
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            })
+        };
+        let run = [7u8; 32];
+        let results = agree([key(9), key(9), key(9)], [run; 3]);
+        assert!(results.iter().all(Result::is_ok), "{results:?}");
+
+        let named = |results: Vec<Result<(), Error>>| -> Vec<usize> {
+            results
+                .into_iter()
+                .map(|r| match r {
+                    Err(Error::PublicKeyMismatch { party }) => party,
+                    other => panic!("expected a mismatch: {other:?}"),
+                })
+                .collect()
+        };
+        let results = agree([key(9), key(9), key(25)], [run; 3]);
+        assert_eq!(named(results), [3, 3, 1]);
+        let results = agree([key(9), key(9), key(9)], [run, [8u8; 32], run]);
+        assert_eq!(named(results), [2, 1, 2]);
+    }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use super::{Mailbox, Transport};
+use super::{Mailbox, ReceivedFrom, Transport};
 use crate::Error;
 
 /// Builds the in-process endpoints of `n` parties.
@@ -26,11 +26,25 @@ impl MemoryNetwork {
     /// One endpoint per party, in index order.
     #[allow(clippy::new_ret_no_self)]
     pub fn new(n: usize) -> Vec<MemoryTransport> {
+        Self::build(n, None)
+    }
+
+    /// One endpoint per party, each party known by its certificate (DER,
+    /// in index order; [`Transport::identity`]), as a TLS transport knows
+    /// its peers: a key generated over them records the identities, so
+    /// partial signatures signed by those keys can be attributed.
+    pub fn with_identities(certificates: Vec<Vec<u8>>) -> Vec<MemoryTransport> {
+        let n = certificates.len();
+        Self::build(n, Some(Arc::new(certificates)))
+    }
+
+    fn build(n: usize, identities: Option<Arc<Vec<Vec<u8>>>>) -> Vec<MemoryTransport> {
         let mailboxes: Arc<Vec<Mailbox>> = Arc::new((0..n).map(|_| Mailbox::new(n)).collect());
         (0..n)
             .map(|index| MemoryTransport {
                 index,
                 mailboxes: Arc::clone(&mailboxes),
+                identities: identities.clone(),
                 sent: AtomicU64::new(0),
                 gone: AtomicBool::new(false),
             })
@@ -44,6 +58,7 @@ impl MemoryNetwork {
 pub struct MemoryTransport {
     index: usize,
     mailboxes: Arc<Vec<Mailbox>>,
+    identities: Option<Arc<Vec<Vec<u8>>>>,
     sent: AtomicU64,
     gone: AtomicBool,
 }
@@ -81,7 +96,7 @@ impl Transport for MemoryTransport {
             .ok_or(Error::InvalidInput("no such party"))?;
         // The receiver's departure shows in our mailbox.
         if self.mailboxes[self.index].is_closed(to) {
-            return Err(self.mailboxes[self.index].gone(to, Duration::ZERO));
+            return Err(self.mailboxes[self.index].gone(to));
         }
         // Counted as a TCP frame would be (channel and length), unencrypted.
         self.sent
@@ -97,8 +112,20 @@ impl Transport for MemoryTransport {
         self.mailboxes[self.index].recv(from, channel, timeout)
     }
 
+    fn recv_any(&self, from: &[bool], channel: u16, timeout: Duration) -> ReceivedFrom {
+        let mut from = from.to_vec();
+        if let Some(me) = from.get_mut(self.index) {
+            *me = false;
+        }
+        self.mailboxes[self.index].recv_any(&from, channel, timeout)
+    }
+
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Ordering::Relaxed)
+    }
+
+    fn identity(&self, party: usize) -> Option<Vec<u8>> {
+        self.identities.as_ref()?.get(party).cloned()
     }
 
     fn abort(&self) {

@@ -1,27 +1,36 @@
 //! Mutual TLS 1.3 between parties (`rustls`, its default crypto provider).
 //!
 //! # Identity and trust
-//! Every party has its own key and certificate, whose subject alternative
-//! name is [`party_name`] (`party-<i>.numcrypt-shared-rsa`, 1-based). A
-//! party trusts a peer's certificate through either or both of:
-//! - a private CA ([`TlsConfig::ca`]): the certificate chains to it and
-//!   names the party;
-//! - a pinned fingerprint ([`TlsPeer::fingerprint`]): the SHA-256 of the
-//!   peer's certificate (DER).
+//! Every party makes its own key and certificate on its own machine
+//! ([`PartyIdentity::generate`](crate::PartyIdentity::generate), `numcrypt
+//! shared-rsa identity`); its subject alternative name is [`party_name`]
+//! (`party-<i>.numcrypt-shared-rsa`, 1-based). A party accepts a peer as
+//! party `i` only
+//! - by `i`'s pinned fingerprint ([`TlsPeer::fingerprint`], the SHA-256 of
+//!   its certificate), when one is pinned for `i`: that certificate and no
+//!   other, whatever a CA says; or,
+//! - with no pin for `i`, by a chain to the deployment's CA
+//!   ([`TlsConfig::ca`]) to a certificate that names `i`.
+//!
+//! Pinning every party is what `numcrypt shared-rsa init` writes. A CA
+//! can issue a certificate naming any party, so whoever holds its key can
+//! impersonate every party not pinned: use one only if its key was
+//! destroyed once the parties' certificates were issued.
 //!
 //! Party `j` connects to every party `i < j` (verifying `i`'s certificate
-//! for `i`'s name) and accepts every `k > j`; a connecting party names
-//! itself in its first record, and its certificate must match that party.
-//! [`issue_credentials`] makes a CA and every party's certificate, as
-//! `numcrypt shared-rsa init` does.
+//! as `i`'s) and accepts every `k > j`; a connecting party names itself in
+//! its first record, and its certificate must be that party's by the rule
+//! above.
 //!
 //! # A network nobody controls
 //! - Each incoming connection is handshaken in a thread of its own, with
 //!   one overall deadline ([`TlsConfig::handshake_timeout`]) however the
 //!   bytes arrive; one that fails or is not a party is dropped, and the
 //!   party keeps waiting for the real peers. At most
-//!   [`MAX_PENDING_HANDSHAKES`] are in progress at once (more are closed at
-//!   once), and a party that is already connected cannot connect again.
+//!   [`MAX_PENDING_HANDSHAKES`] are in progress at once, and at most
+//!   [`MAX_PENDING_PER_ADDRESS`] from one source address (more are closed
+//!   at once), so one address cannot take every slot from the parties;
+//!   a party that is already connected cannot connect again.
 //! - Before authentication nothing is buffered beyond what a TLS handshake
 //!   needs (`rustls` bounds it); after it, a frame is at most [`MAX_FRAME`]
 //!   bytes, and a peer may have at most [`MAX_QUEUED`] bytes of messages
@@ -35,10 +44,10 @@
 //! (u16)` and the other answers the same with its own index; then each
 //! message is `length (u32, of what follows) ‖ channel (u16) ‖ payload`.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -57,22 +66,28 @@ use rustls::{
 use sha2::{Digest, Sha256};
 use zeroize::Zeroizing;
 
-use super::{Mailbox, Transport};
+use super::{Mailbox, ReceivedFrom, Transport};
 use crate::Error;
 
 const MAGIC: &[u8; 8] = b"NCSRSA02";
 const HELLO_LEN: usize = 8 + 2;
-/// The largest message a peer may send (what the protocol sends is far
-/// smaller: a batch of shares, a few hundred kilobytes at most).
+/// The largest message a peer may send (the protocol's largest, a batch
+/// of 1024 candidates' shares at 8192 bits, is about 3 MiB).
 pub const MAX_FRAME: usize = 16 << 20;
 /// The most bytes of a peer's messages waiting to be read before the peer
-/// is cut off: a peer that sends faster than the protocol reads is not
-/// following it.
-pub const MAX_QUEUED: usize = 64 << 20;
+/// is cut off (each message counted with its bookkeeping): a peer that
+/// sends faster than the protocol reads is not following it. It fits the
+/// largest valid configuration, 64 lanes each two batches of 1024
+/// candidates ahead at 8192 bits (about 385 MiB; a test checks it against
+/// the protocol's message sizes).
+pub const MAX_QUEUED: usize = 448 << 20;
 /// The most bytes waiting to be written to one peer before sending blocks.
 const MAX_OUTGOING: usize = 64 << 20;
 /// The most incoming handshakes in progress at once.
-pub const MAX_PENDING_HANDSHAKES: usize = 16;
+pub const MAX_PENDING_HANDSHAKES: usize = 64;
+/// The most incoming handshakes in progress at once from one source
+/// address.
+pub const MAX_PENDING_PER_ADDRESS: usize = 8;
 /// Bytes a frame adds to its payload: length and channel.
 const FRAME_OVERHEAD: usize = 4 + 2;
 
@@ -222,10 +237,12 @@ struct Prepared {
     listen: String,
 }
 
-/// Verifies peers' certificates by the CA, by pinned fingerprints, or by
-/// both: during the handshake, a certificate must chain to the CA (when
-/// there is one) or be pinned for some party; which party it is, is
-/// checked once the peer has named itself ([`PartyVerifier::is_party`]).
+/// Verifies peers' certificates, binding each to its party: party `i` is
+/// accepted by its pinned fingerprint alone when it has one, else by a
+/// chain to the CA naming it. The server's party is known from the name
+/// we connect to; a client names itself after the handshake, so its
+/// certificate is first checked as some party's and then as the one it
+/// names ([`PartyVerifier::is_party`]).
 #[derive(Debug)]
 struct PartyVerifier {
     algorithms: WebPkiSupportedAlgorithms,
@@ -267,33 +284,33 @@ impl PartyVerifier {
         })
     }
 
-    fn pinned(&self, cert: &CertificateDer<'_>) -> Option<usize> {
+    fn pinned(&self, cert: &CertificateDer<'_>) -> bool {
         let f = fingerprint(cert);
-        self.pins.iter().position(|p| *p == Some(f))
+        self.pins.contains(&Some(f))
     }
 
-    /// Whether `cert` (already verified in the handshake) is party
-    /// `index`'s: its pinned fingerprint if one is set, and the party's
-    /// name if trust goes through the CA.
-    fn is_party(&self, cert: &CertificateDer<'_>, index: usize) -> bool {
-        let Some(pin) = self.pins.get(index) else {
+    /// Whether the chain `certs` (its first certificate the peer's, already
+    /// verified in the handshake as some party's) is party `index`'s:
+    /// its pin if it has one, else a chain to the CA naming it.
+    fn is_party(&self, certs: &[CertificateDer<'_>], index: usize) -> bool {
+        let (Some(pin), Some((cert, intermediates))) = (self.pins.get(index), certs.split_first())
+        else {
             return false;
         };
-        if let Some(pin) = pin
-            && fingerprint(cert) != *pin
-        {
+        if let Some(pin) = pin {
+            return fingerprint(cert) == *pin;
+        }
+        let Some(client) = &self.client else {
             return false;
-        }
-        if self.server.is_some() {
-            let Ok(name) = ServerName::try_from(party_name(index)) else {
-                return false;
-            };
-            let Ok(ee) = webpki::EndEntityCert::try_from(cert) else {
-                return false;
-            };
-            return ee.verify_is_valid_for_subject_name(&name).is_ok();
-        }
-        pin.is_some()
+        };
+        let chained = client
+            .verify_client_cert(cert, intermediates, UnixTime::now())
+            .is_ok();
+        let named = ServerName::try_from(party_name(index)).is_ok_and(|name| {
+            webpki::EndEntityCert::try_from(cert)
+                .is_ok_and(|ee| ee.verify_is_valid_for_subject_name(&name).is_ok())
+        });
+        chained && named
     }
 }
 
@@ -335,21 +352,23 @@ impl ServerCertVerifier for PartyVerifier {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let wrong = || rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName);
-        // The name we connect to is the party's: which pin applies.
+        let refused = || {
+            rustls::Error::InvalidCertificate(
+                rustls::CertificateError::ApplicationVerificationFailure,
+            )
+        };
+        // The name we connect to is the party's: its pin, or the CA.
         let index = (0..self.pins.len())
             .find(|&i| ServerName::try_from(party_name(i)).is_ok_and(|n| &n == server_name))
-            .ok_or_else(wrong)?;
-        if let Some(pin) = self.pins[index]
-            && fingerprint(end_entity) != pin
-        {
-            return Err(rustls::Error::InvalidCertificate(
-                rustls::CertificateError::ApplicationVerificationFailure,
-            ));
-        }
-        match &self.server {
-            Some(v) => v.verify_server_cert(end_entity, intermediates, server_name, ocsp, now),
-            None => Ok(ServerCertVerified::assertion()),
+            .ok_or(rustls::Error::InvalidCertificate(
+                rustls::CertificateError::NotValidForName,
+            ))?;
+        match (self.pins[index], &self.server) {
+            (Some(pin), _) if fingerprint(end_entity) == pin => Ok(ServerCertVerified::assertion()),
+            (Some(_), _) | (None, None) => Err(refused()),
+            (None, Some(v)) => {
+                v.verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+            }
         }
     }
 
@@ -367,7 +386,8 @@ impl ClientCertVerifier for PartyVerifier {
         intermediates: &[CertificateDer<'_>],
         now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        if self.pinned(end_entity).is_some() {
+        // Some party's for now; `is_party` checks it is the one it names.
+        if self.pinned(end_entity) {
             return Ok(ClientCertVerified::assertion());
         }
         match &self.client {
@@ -443,6 +463,52 @@ impl Outgoing {
     }
 }
 
+/// Incoming handshakes in progress: in all, and per source address.
+#[derive(Default)]
+struct HandshakeSlots {
+    state: Mutex<(usize, HashMap<IpAddr, usize>)>,
+}
+
+/// One handshake's slot, given back when dropped.
+struct HandshakeSlot {
+    slots: Arc<HandshakeSlots>,
+    address: IpAddr,
+}
+
+impl HandshakeSlots {
+    /// A slot for a handshake from `address`, or `None` when
+    /// [`MAX_PENDING_HANDSHAKES`] are in progress, or
+    /// [`MAX_PENDING_PER_ADDRESS`] from that address.
+    fn acquire(self: &Arc<Self>, address: IpAddr) -> Option<HandshakeSlot> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (total, by_address) = &mut *state;
+        let from_address = by_address.entry(address).or_insert(0);
+        if *total >= MAX_PENDING_HANDSHAKES || *from_address >= MAX_PENDING_PER_ADDRESS {
+            return None;
+        }
+        *total += 1;
+        *from_address += 1;
+        Some(HandshakeSlot {
+            slots: Arc::clone(self),
+            address,
+        })
+    }
+}
+
+impl Drop for HandshakeSlot {
+    fn drop(&mut self) {
+        let mut state = self.slots.state.lock().unwrap_or_else(|e| e.into_inner());
+        let (total, by_address) = &mut *state;
+        *total -= 1;
+        if let Some(count) = by_address.get_mut(&self.address) {
+            *count -= 1;
+            if *count == 0 {
+                by_address.remove(&self.address);
+            }
+        }
+    }
+}
+
 /// One authenticated connection to a peer.
 struct Link {
     peer: usize,
@@ -481,8 +547,8 @@ pub struct TlsTransport {
     sent: Arc<AtomicU64>,
     closed: AtomicBool,
     rejected: usize,
-    /// The protocol's timeout (what a peer blamed as silent was given).
-    timeout: Duration,
+    /// Each party's certificate: ours, and each peer's from its handshake.
+    identities: Vec<Option<Vec<u8>>>,
 }
 
 /// Drives a handshake to its end, or to `deadline`, on a blocking socket:
@@ -637,11 +703,8 @@ fn respond(
     if peer <= me || peer >= parties {
         return Err(format!("a peer named itself party {}", peer + 1));
     }
-    let cert = conn
-        .peer_certificates()
-        .and_then(|c| c.first())
-        .ok_or("no client certificate")?;
-    if !verifier.is_party(cert, peer) {
+    let certs = conn.peer_certificates().ok_or("no client certificate")?;
+    if !verifier.is_party(certs, peer) {
         return Err(format!(
             "a peer named itself party {} with another party's certificate",
             peer + 1
@@ -699,7 +762,7 @@ impl TlsTransport {
         let acceptor = {
             let (prepared, verifier) = (Arc::clone(&prepared), Arc::clone(&verifier));
             std::thread::spawn(move || -> (Result<Vec<Established>, Error>, usize) {
-                let pending = Arc::new(AtomicUsize::new(0));
+                let slots = Arc::new(HandshakeSlots::default());
                 let (tx, rx) = mpsc::channel::<Result<Established, String>>();
                 let mut links: Vec<Established> = Vec::new();
                 let mut rejected = 0;
@@ -726,19 +789,14 @@ impl TlsTransport {
                         break;
                     }
                     match listener.accept() {
-                        Ok((stream, _)) => {
-                            if pending.load(Ordering::SeqCst) >= MAX_PENDING_HANDSHAKES {
+                        Ok((stream, from)) => {
+                            let Some(slot) = slots.acquire(from.ip()) else {
                                 rejected += 1;
                                 let _ = stream.shutdown(Shutdown::Both);
                                 continue;
-                            }
-                            pending.fetch_add(1, Ordering::SeqCst);
-                            let (prepared, verifier, pending, tx) = (
-                                Arc::clone(&prepared),
-                                Arc::clone(&verifier),
-                                Arc::clone(&pending),
-                                tx.clone(),
-                            );
+                            };
+                            let (prepared, verifier, tx) =
+                                (Arc::clone(&prepared), Arc::clone(&verifier), tx.clone());
                             std::thread::spawn(move || {
                                 let limit = (Instant::now() + handshake_timeout).min(deadline);
                                 let result = stream
@@ -750,7 +808,7 @@ impl TlsTransport {
                                     .and_then(|()| {
                                         respond(&prepared, &verifier, me, n, stream, limit)
                                     });
-                                pending.fetch_sub(1, Ordering::SeqCst);
+                                drop(slot);
                                 let _ = tx.send(result);
                             });
                         }
@@ -834,23 +892,28 @@ impl TlsTransport {
             return Err(e);
         }
         links.extend(inbound?);
-        Self::start(me, n, links, rejected, config.timeout)
+        Self::start(config, links, rejected)
     }
 
     /// Starts a reader and a writer thread per link.
     fn start(
-        me: usize,
-        n: usize,
+        config: &TlsConfig,
         established: Vec<Established>,
         rejected: usize,
-        timeout: Duration,
     ) -> Result<Self, Error> {
+        let (me, n, timeout) = (config.index, config.parties.len(), config.timeout);
         let mailbox = Arc::new(Mailbox::new(n));
         let sent = Arc::new(AtomicU64::new(0));
         let mut links: Vec<Option<Arc<Link>>> = (0..n).map(|_| None).collect();
+        let mut identities: Vec<Option<Vec<u8>>> = vec![None; n];
+        identities[me] = config.certificate.first().map(|c| c.to_vec());
         let mut threads = Vec::new();
         let (done_tx, reader_done) = mpsc::channel();
         for (peer, stream, mut conn) in established {
+            identities[peer] = conn
+                .peer_certificates()
+                .and_then(|c| c.first())
+                .map(|c| c.to_vec());
             // Liveness is the protocol's business (its own timeouts); a
             // write that makes no progress for a timeout is a dead peer.
             stream.set_read_timeout(None)?;
@@ -906,7 +969,7 @@ impl TlsTransport {
             sent,
             closed: AtomicBool::new(false),
             rejected,
-            timeout,
+            identities,
         })
     }
 
@@ -1006,12 +1069,12 @@ impl Transport for TlsTransport {
         frame.extend_from_slice(&channel.to_be_bytes());
         frame.extend_from_slice(&payload);
         if !link.out.wait_for_room() || self.mailbox.is_closed(to) {
-            return Err(self.mailbox.gone(to, self.timeout));
+            return Err(self.mailbox.gone(to));
         }
         let mut conn = link.lock();
         conn.writer()
             .write_all(&frame)
-            .map_err(|_| self.mailbox.gone(to, self.timeout))?;
+            .map_err(|_| self.mailbox.gone(to))?;
         Link::flush(&mut conn, &link.out);
         Ok(())
     }
@@ -1023,8 +1086,20 @@ impl Transport for TlsTransport {
         self.mailbox.recv(from, channel, timeout)
     }
 
+    fn recv_any(&self, from: &[bool], channel: u16, timeout: Duration) -> ReceivedFrom {
+        let mut from = from.to_vec();
+        if let Some(me) = from.get_mut(self.index) {
+            *me = false;
+        }
+        self.mailbox.recv_any(&from, channel, timeout)
+    }
+
     fn bytes_sent(&self) -> u64 {
         self.sent.load(Ordering::Relaxed)
+    }
+
+    fn identity(&self, party: usize) -> Option<Vec<u8>> {
+        self.identities.get(party).cloned().flatten()
     }
 
     fn abort(&self) {
@@ -1098,5 +1173,39 @@ impl Drop for TlsTransport {
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One address cannot take every handshake slot: it gets
+    /// `MAX_PENDING_PER_ADDRESS`, others still get theirs, up to the
+    /// overall limit; slots come back when dropped.
+    #[test]
+    fn handshake_slots_are_limited_per_address() {
+        let slots = Arc::new(HandshakeSlots::default());
+        let stranger: IpAddr = [192, 0, 2, 1].into();
+        let held: Vec<_> = (0..MAX_PENDING_PER_ADDRESS)
+            .map(|_| slots.acquire(stranger).expect("a slot"))
+            .collect();
+        assert!(slots.acquire(stranger).is_none(), "one address, too many");
+        let party: IpAddr = [198, 51, 100, 7].into();
+        let other = slots
+            .acquire(party)
+            .expect("another address still gets one");
+        drop(held);
+        let again = slots.acquire(stranger).expect("freed");
+        drop((other, again));
+        let all: Vec<_> = (0..MAX_PENDING_HANDSHAKES)
+            .map(|k| {
+                let address: IpAddr = [10, 0, (k / 256) as u8, (k % 256) as u8].into();
+                slots.acquire(address).expect("below the overall limit")
+            })
+            .collect();
+        assert!(slots.acquire(party).is_none(), "the overall limit");
+        drop(all);
+        assert_eq!(slots.state.lock().unwrap().0, 0);
     }
 }

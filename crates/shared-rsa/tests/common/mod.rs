@@ -10,10 +10,12 @@ use num_integer::Integer;
 use num_traits::{One, Zero};
 use numcrypt_limbs::BoxedUint;
 use numcrypt_shared_rsa::{
-    Error, KeyGenConfig, KeyGenOutput, MemoryNetwork, SharedKeyShare, Transport, generate_key,
+    Error, KeyGenConfig, KeyGenOutput, MemoryNetwork, PartyIdentity, SharedKeyShare, Transport,
+    generate_key,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 pub fn big(x: &BoxedUint) -> BigUint {
@@ -48,6 +50,75 @@ pub fn generate(n: usize, mut config: KeyGenConfig, seed: u64) -> Vec<KeyGenOutp
         .into_iter()
         .map(|r| r.expect("key generation"))
         .collect()
+}
+
+/// A key among parties with identities of their own (each party's
+/// certificate recorded in the key), and those identities.
+pub struct Fixture {
+    pub outputs: Vec<KeyGenOutput>,
+    pub identities: Vec<PartyIdentity>,
+}
+
+impl Fixture {
+    pub fn shares(&self) -> Vec<&SharedKeyShare> {
+        self.outputs.iter().map(|o| &o.share).collect()
+    }
+}
+
+/// Key generation among `n` in-process parties that know each other by
+/// their certificates, keeping factor shares.
+pub fn generate_with_identities(n: usize, mut config: KeyGenConfig, seed: u64) -> Fixture {
+    config.retain_factor_shares = true;
+    let identities: Vec<PartyIdentity> = (0..n)
+        .map(|i| PartyIdentity::generate(i).unwrap())
+        .collect();
+    let certificates = identities
+        .iter()
+        .map(|id| id.certificate_der().unwrap())
+        .collect();
+    let outputs = run_parties(MemoryNetwork::with_identities(certificates), &config, seed)
+        .into_iter()
+        .map(|r| r.expect("key generation"))
+        .collect();
+    Fixture {
+        outputs,
+        identities,
+    }
+}
+
+/// A 512-bit key among three parties (t = 1) with identities, made once
+/// per test binary.
+pub fn three_parties() -> &'static Fixture {
+    static KEY: OnceLock<Fixture> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut c = KeyGenConfig::new(512);
+        c.timeout = std::time::Duration::from_secs(20);
+        generate_with_identities(3, c, 101)
+    })
+}
+
+/// A 512-bit key among five parties (t = 2) with identities, made once
+/// per test binary.
+pub fn five_parties() -> &'static Fixture {
+    static KEY: OnceLock<Fixture> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut c = KeyGenConfig::new(512);
+        c.timeout = std::time::Duration::from_secs(20);
+        c.threshold = Some(2);
+        generate_with_identities(5, c, 102)
+    })
+}
+
+/// The party an error names: itself (disconnected, silent, malformed) or,
+/// reported by another that stopped, the one it blamed.
+pub fn named(e: &Error) -> Option<usize> {
+    match e {
+        Error::Disconnected { party }
+        | Error::Timeout { party, .. }
+        | Error::Malformed { party, .. }
+        | Error::Reported { party, .. } => Some(*party),
+        _ => None,
+    }
 }
 
 /// Miller–Rabin with 40 random bases, on num-bigint (independent of numcrypt).

@@ -29,7 +29,7 @@
 //!   the products summed outside the accumulator: the shortest chains, for
 //!   cores with full-width units, such as Zen 5.
 //!
-//! The backend chooses between them by [`crate::backend::ifma_rule`].
+//! The backend chooses between them by measurement (`backend::preference`).
 //! Both run two independent exponentiations in one loop (RSA's CRT halves),
 //! which fills one's serial latency with the other's products, as OpenSSL's
 //! `ossl_rsaz_mod_exp_avx512_x2` does.

@@ -1,0 +1,537 @@
+//! Which exponentiation backend runs, by CPU, modulus size and shape (one
+//! exponentiation; a pair of two, as RSA's CRT halves; a batch, on a
+//! multi-buffer kernel or in pairs): measurements as data, and a
+//! calibration where there are none.
+//!
+//! [`KNOWN`] holds, for each CPU the project has timed every backend on
+//! (or modelled, for lack of the hardware), the backends from fastest to
+//! slowest at each size and shape; the selection takes the first one that
+//! can run (`NUMCRYPT_DISABLE` may have turned the fastest off). Where no
+//! row applies — another CPU, or a size or shape nobody timed — a process
+//! built with `std` times every backend that can run, on public inputs
+//! from a fixed seed, the first time it needs that size and shape, and
+//! keeps the fastest for the process ([`calibrate`]). Without `std` there
+//! is no clock: [`UNMEASURED`]. A modelled row stands until someone
+//! measures the CPU: it rests on a study of the core (and, for Neoverse
+//! N1, on AWS-LC's choice on that hardware), where a calibration at first
+//! use could be misled by an emulator or a noisy neighbour.
+//!
+//! Why both: a table costs nothing at run time and chooses the same on
+//! every run, which the timing tests and any comparison of figures need; a
+//! calibration adapts to CPUs nobody here has seen, for a few milliseconds
+//! once per size, and measures rather than guesses from a family number.
+//! Rows cover the sizes around their measurements (the order changes
+//! slowly with the size): a row measured at 1536 bits covers 21 to 28
+//! limbs. A hypervisor can report another model than the hardware's (this
+//! project's Sapphire Rapids guest says family 6 model 0xa7, a desktop
+//! Rocket Lake's number), so a row can also require AMX.
+
+use core::ops::RangeInclusive;
+
+use super::Exponentiation::{
+    self, Avx2, Avx2Batch, Ifma256, Ifma512, IfmaBatch, LimbKernels, Neon,
+};
+use super::{BATCH, Cpu};
+
+/// What a row rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Source {
+    /// Every backend timed on this CPU (`benches/RESULTS.md`).
+    Measured,
+    /// `llvm-mca`'s model of the kernels, for lack of the hardware.
+    Modelled,
+}
+
+/// The shapes a row covers.
+const ONE: u8 = 1;
+const PAIR: u8 = 2;
+const BOTH: u8 = ONE | PAIR;
+/// In a batch's order, a backend other than a batch kernel stands for
+/// running the batch in pairs.
+const BATCHES: u8 = 4;
+
+/// The backends from fastest to slowest for some sizes and shapes.
+pub(crate) struct Row {
+    limbs: RangeInclusive<usize>,
+    shapes: u8,
+    fastest_first: &'static [Exponentiation],
+}
+
+/// A CPU, or a family of them, with what was found there.
+pub(crate) struct Known {
+    /// Its name in `benches/RESULTS.md`.
+    pub(crate) name: &'static str,
+    vendor: &'static str,
+    family: u32,
+    /// The models (part numbers on aarch64) it covers; empty: all.
+    models: &'static [u32],
+    /// Only CPUs with AMX (see the module documentation).
+    needs_amx: bool,
+    pub(crate) source: Source,
+    rows: &'static [Row],
+}
+
+impl Known {
+    fn matches(&self, cpu: &Cpu) -> bool {
+        cpu.vendor() == self.vendor
+            && cpu.family() == self.family
+            && (self.models.is_empty() || self.models.contains(&cpu.model()))
+            && (!self.needs_amx || cpu.has_amx())
+    }
+
+    /// The order for `nlimbs`-limb moduli, `interleave` at once, if a row
+    /// covers them.
+    pub(crate) fn order(
+        &self,
+        nlimbs: usize,
+        interleave: usize,
+    ) -> Option<&'static [Exponentiation]> {
+        let shape = match interleave {
+            1 => ONE,
+            2 => PAIR,
+            BATCH => BATCHES,
+            _ => return None,
+        };
+        self.rows
+            .iter()
+            .find(|row| row.limbs.contains(&nlimbs) && row.shapes & shape != 0)
+            .map(|row| row.fastest_first)
+    }
+}
+
+/// Where nothing was measured and nothing can calibrate: the IFMA kernels
+/// (256-bit first, as OpenSSL and AWS-LC run on every CPU), then the limb
+/// kernels; never AVX2 or NEON, which lose to the limb kernels on several
+/// cores (crates/limbs/README.md, "CPU selection").
+pub(crate) const UNMEASURED: &[Exponentiation] = &[Ifma256, Ifma512, LimbKernels];
+
+/// The same for batches: the batch kernels, modelled within 1.2 (IFMA) and
+/// 1.9 (AVX2) of their multiplier's bound on every x86_64 core model
+/// (`tools/mca_mb_x86_64.py`) where the single kernels sit at 1.15 to 4.
+#[cfg_attr(all(feature = "std", not(feature = "ct-audit")), allow(dead_code))] // else calibrated
+pub(crate) const UNMEASURED_BATCH: &[Exponentiation] = &[IfmaBatch, Avx2Batch, LimbKernels];
+
+/// The CPUs the project has measured or modelled (`benches/RESULTS.md`
+/// has the figures under each name).
+pub(crate) const KNOWN: &[Known] = &[
+    Known {
+        // Measured on Zen 4: the 256-bit IFMA kernels at every RSA size
+        // (Zen 4 runs a 512-bit operation as two halves), and with IFMA
+        // off AVX2 over the limb kernels from 1024 to 2880 bits; Zen 3
+        // (the same family, no AVX-512) modelled alike for AVX2.
+        name: "AMD Zen 3 and Zen 4",
+        vendor: "AuthenticAMD",
+        family: 0x19,
+        models: &[],
+        needs_amx: false,
+        source: Source::Measured,
+        rows: &[
+            Row {
+                limbs: 1..=45,
+                shapes: BOTH,
+                fastest_first: &[Ifma256, Ifma512, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 46..=103,
+                shapes: BOTH,
+                fastest_first: &[Ifma256, Ifma512, LimbKernels],
+            },
+        ],
+    },
+    Known {
+        // Measured on Zen 5 (full-width AVX-512): the 512-bit kernels, and
+        // AVX2 over the limb kernels with IFMA off.
+        name: "AMD Zen 5",
+        vendor: "AuthenticAMD",
+        family: 0x1a,
+        models: &[],
+        needs_amx: false,
+        source: Source::Measured,
+        rows: &[Row {
+            limbs: 1..=103,
+            shapes: BOTH,
+            fastest_first: &[Ifma512, Ifma256, Avx2, LimbKernels],
+        }],
+    },
+    Known {
+        // Measured as RSA's CRT pairs only (issue 34): the 512-bit pair
+        // ahead at 1536 bits, the 256-bit one at 1024 and 2048; with IFMA
+        // off AVX2 ahead at 1536 and 2048 bits, behind at 1024. One
+        // exponentiation at a time calibrates.
+        name: "Intel Ice Lake-SP",
+        vendor: "GenuineIntel",
+        family: 6,
+        models: &[0x6a, 0x6c],
+        needs_amx: false,
+        source: Source::Measured,
+        rows: &[
+            Row {
+                limbs: 1..=20,
+                shapes: PAIR,
+                fastest_first: &[Ifma256, Ifma512, LimbKernels, Avx2],
+            },
+            Row {
+                limbs: 21..=28,
+                shapes: PAIR,
+                fastest_first: &[Ifma512, Ifma256, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 29..=36,
+                shapes: PAIR,
+                fastest_first: &[Ifma256, Ifma512, Avx2, LimbKernels],
+            },
+        ],
+    },
+    Known {
+        // Measured on a KVM guest reporting family 6 model 0xa7 with AMX
+        // and AVX512-FP16 (Sapphire Rapids' features): the 256-bit IFMA
+        // kernels except at 1536 bits (the pair clearly, one at a time by
+        // a hair), and the limb kernels over AVX2 at every size. Batches:
+        // the IFMA batch kernel ahead of IFMA pairs, and with IFMA off the
+        // AVX2 batch kernel ahead of pairs on the limb kernels.
+        name: "Intel Xeon, Sapphire Rapids class",
+        vendor: "GenuineIntel",
+        family: 6,
+        models: &[0xa7],
+        needs_amx: true,
+        source: Source::Measured,
+        rows: &[
+            Row {
+                limbs: 21..=28,
+                shapes: BOTH,
+                fastest_first: &[Ifma512, Ifma256, LimbKernels, Avx2],
+            },
+            Row {
+                limbs: 1..=103,
+                shapes: BOTH,
+                fastest_first: &[Ifma256, Ifma512, LimbKernels, Avx2],
+            },
+            Row {
+                limbs: 1..=103,
+                shapes: BATCHES,
+                fastest_first: &[IfmaBatch, Ifma256, Ifma512, Avx2Batch, LimbKernels, Avx2],
+            },
+        ],
+    },
+    Known {
+        // Modelled (llvm-mca 19, `tools/mca_aarch64.py`): NEON about twice
+        // as fast as the scalar kernels on Neoverse N1, whose scalar
+        // multiplier issues a `mul` or `umulh` every third cycle.
+        name: "Arm Neoverse N1",
+        vendor: "Arm",
+        family: 0x41,
+        models: &[0xd0c],
+        needs_amx: false,
+        source: Source::Modelled,
+        rows: &[Row {
+            limbs: 1..=64,
+            shapes: BOTH,
+            fastest_first: &[Neon, LimbKernels],
+        }],
+    },
+];
+
+/// The entry of [`KNOWN`] for `cpu`, by index.
+pub(crate) fn known(cpu: &Cpu) -> Option<usize> {
+    KNOWN.iter().position(|k| k.matches(cpu))
+}
+
+/// Whether this build can time backends: a clock (`std`), and not an
+/// audit build, whose instruction counts must not depend on timings.
+pub(crate) const CAN_CALIBRATE: bool = cfg!(all(feature = "std", not(feature = "ct-audit")));
+
+#[cfg(all(feature = "std", not(feature = "ct-audit")))]
+pub(crate) use calibration::calibrate;
+#[cfg(feature = "std")]
+pub use calibration::time_variants;
+
+/// The calibration: every backend that can run, timed on public inputs.
+#[cfg(feature = "std")]
+mod calibration {
+    extern crate std;
+
+    use core::sync::atomic::{AtomicU8, Ordering};
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    use std::vec::Vec;
+
+    use super::super::{BATCH, Exponentiation};
+    use crate::{BoxedUint, MontyParams};
+
+    /// Every backend, in the order the cache numbers them.
+    const ALL: [Exponentiation; 7] = [
+        Exponentiation::LimbKernels,
+        Exponentiation::Ifma256,
+        Exponentiation::Ifma512,
+        Exponentiation::Avx2,
+        Exponentiation::Neon,
+        Exponentiation::IfmaBatch,
+        Exponentiation::Avx2Batch,
+    ];
+
+    /// The shapes the cache holds, in its order.
+    const SHAPES: [usize; 3] = [1, 2, BATCH];
+
+    /// The sizes the cache holds; past them nothing but the limb kernels
+    /// takes a modulus.
+    const MAX_LIMBS: usize = 128;
+
+    /// Exponent bits a timed run takes: long enough that the conversions
+    /// in and out weigh little, short enough that timing every backend at
+    /// 4096 bits stays within milliseconds.
+    const EXP_BITS: u32 = 256;
+
+    /// Timed runs a backend (after one untimed): the median counts.
+    const RUNS: usize = 5;
+
+    /// The choice per size and shape: 0 if not made yet, else one more
+    /// than its index in [`ALL`].
+    static CHOSEN: [AtomicU8; SHAPES.len() * (MAX_LIMBS + 1)] =
+        [const { AtomicU8::new(0) }; SHAPES.len() * (MAX_LIMBS + 1)];
+
+    /// One calibration at a time: two at once would time each other.
+    static TIMING: Mutex<()> = Mutex::new(());
+
+    /// The fastest backend that can run `interleave` (1, 2 or [`BATCH`])
+    /// exponentiations modulo `nlimbs`-limb moduli, timed the first time
+    /// it is asked for and remembered for the process.
+    #[cfg_attr(feature = "ct-audit", allow(dead_code))] // audit builds never calibrate
+    pub(crate) fn calibrate(nlimbs: usize, interleave: usize) -> Exponentiation {
+        let Some(shape) = SHAPES.iter().position(|&s| s == interleave) else {
+            return Exponentiation::LimbKernels;
+        };
+        if nlimbs > MAX_LIMBS {
+            return Exponentiation::LimbKernels;
+        }
+        if interleave == BATCH {
+            // Pairs run on the pair's choice, which may calibrate in turn:
+            // made before this calibration holds the lock.
+            super::super::selection().exponentiation(nlimbs, 2);
+        }
+        let slot = &CHOSEN[shape * (MAX_LIMBS + 1) + nlimbs];
+        if let Some(&e) = ALL.get(usize::from(slot.load(Ordering::Relaxed)).wrapping_sub(1)) {
+            return e;
+        }
+        let _one_at_a_time = TIMING.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&e) = ALL.get(usize::from(slot.load(Ordering::Relaxed)).wrapping_sub(1)) {
+            return e;
+        }
+        let fastest = time_variants(nlimbs, interleave, EXP_BITS, RUNS)
+            .into_iter()
+            .min_by_key(|&(_, t)| t)
+            .map_or(Exponentiation::LimbKernels, |(e, _)| e);
+        let index = ALL.iter().position(|&e| e == fastest).unwrap_or(0);
+        slot.store(index as u8 + 1, Ordering::Relaxed);
+        fastest
+    }
+
+    /// Every backend that can run `interleave` (1, 2 or [`BATCH`])
+    /// exponentiations modulo `nlimbs`-limb moduli here, with the median of
+    /// `runs` timed runs (after one untimed) on public inputs from a fixed
+    /// seed: random odd moduli of full width, bases below them,
+    /// `exp_bits`-bit exponents. A batch is eight exponentiations: passes
+    /// of a batch kernel's lanes, or pairs on any other backend. The
+    /// backends run in turn, run by run, so that a burst of noise hits them
+    /// alike. What the calibration times (with 256-bit exponents), and what
+    /// the benches' selection check times.
+    pub fn time_variants(
+        nlimbs: usize,
+        interleave: usize,
+        exp_bits: u32,
+        runs: usize,
+    ) -> Vec<(Exponentiation, Duration)> {
+        let candidates: Vec<Exponentiation> = ALL
+            .into_iter()
+            .filter(|&e| e.available(nlimbs, interleave))
+            .collect();
+        if candidates.len() < 2 {
+            return candidates
+                .into_iter()
+                .map(|e| (e, Duration::ZERO))
+                .collect();
+        }
+        let mut state = 0x6a09_e667_f3bc_c908_u64 ^ nlimbs as u64;
+        let mut word = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut operand = || {
+            let mut m: Vec<u64> = (0..nlimbs).map(|_| word()).collect();
+            m[0] |= 1;
+            m[nlimbs - 1] |= 1 << 63;
+            let base: Vec<u64> = (0..nlimbs).map(|_| word() >> 1).collect();
+            let exp: Vec<u64> = (0..nlimbs).map(|_| word()).collect();
+            let params = MontyParams::new(BoxedUint::from_words(m)).ok()?;
+            let base = params.to_monty(&BoxedUint::from_words(base));
+            Some((params, base, BoxedUint::from_words(exp)))
+        };
+        let count = if interleave == BATCH { BATCH } else { 2 };
+        let Some(operands) = (0..count).map(|_| operand()).collect::<Option<Vec<_>>>() else {
+            return Vec::new();
+        };
+        let operands: Vec<_> = operands
+            .iter()
+            .map(|(p, b, e)| (p, b, e.as_ref()))
+            .collect();
+        let mut out = std::vec![operands[0].0.zero(); count];
+        let exp_bits = exp_bits.min(nlimbs as u32 * 64);
+        let mut run = |e: Exponentiation| -> Duration {
+            let start = Instant::now();
+            let ran = match interleave {
+                1 => {
+                    let (p, b, x) = operands[0];
+                    p.pow_bounded_on(e, b, &x, exp_bits).is_some()
+                }
+                2 => {
+                    let pair = [operands[0], operands[1]];
+                    MontyParams::pow_bounded_pair_on(e, pair, exp_bits).is_some()
+                }
+                _ => MontyParams::pow_bounded_batch_on(e, &operands, exp_bits, &mut out).is_ok(),
+            };
+            match ran {
+                true => start.elapsed(),
+                false => Duration::MAX,
+            }
+        };
+        let mut times = std::vec![Vec::with_capacity(runs); candidates.len()];
+        for round in 0..=runs.max(1) {
+            for (i, &e) in candidates.iter().enumerate() {
+                let t = run(e);
+                if round > 0 {
+                    times[i].push(t);
+                }
+            }
+        }
+        let median = |mut t: Vec<Duration>| {
+            t.sort_unstable();
+            t[t.len() / 2]
+        };
+        candidates
+            .into_iter()
+            .zip(times.into_iter().map(median))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cpu(vendor: &[u8; 12], family: u32, model: u32, amx: bool) -> Cpu {
+        Cpu {
+            vendor: *vendor,
+            family,
+            model,
+            brand: [0; 48],
+            amx,
+        }
+    }
+
+    #[test]
+    fn rows_of_a_cpu_do_not_hide_each_other() {
+        // A row wholly behind an earlier one that covers its sizes and
+        // shapes would never apply.
+        for k in KNOWN {
+            for (i, later) in k.rows.iter().enumerate() {
+                let hidden = k.rows[..i].iter().any(|earlier| {
+                    earlier.limbs.contains(later.limbs.start())
+                        && earlier.limbs.contains(later.limbs.end())
+                        && earlier.shapes & later.shapes == later.shapes
+                });
+                assert!(!hidden, "{}: row {i} is never reached", k.name);
+                assert!(!later.fastest_first.is_empty(), "{}: row {i}", k.name);
+            }
+        }
+    }
+
+    /// Every backend, in the calibration's order.
+    #[cfg(feature = "std")]
+    const ALL_BACKENDS: [Exponentiation; 7] = [
+        LimbKernels,
+        Ifma256,
+        Ifma512,
+        Avx2,
+        Neon,
+        IfmaBatch,
+        Avx2Batch,
+    ];
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn time_variants_times_every_backend_that_runs() {
+        for (n, k) in [(16, 1), (24, 2), (8, 1)] {
+            let times = time_variants(n, k, 64, 2);
+            let runs: std::vec::Vec<Exponentiation> = ALL_BACKENDS
+                .into_iter()
+                .filter(|e| e.available(n, k))
+                .collect();
+            let timed: std::vec::Vec<Exponentiation> = times.iter().map(|&(e, _)| e).collect();
+            assert_eq!(timed, runs, "{n} limbs, {k} at once");
+            if runs.len() > 1 {
+                assert!(times.iter().all(|&(_, t)| t > std::time::Duration::ZERO));
+            }
+        }
+        assert!(time_variants(0, 1, 64, 2).is_empty());
+        // A batch: every batch kernel and every backend that runs pairs.
+        let times = time_variants(16, BATCH, 64, 1);
+        let runs: std::vec::Vec<Exponentiation> = ALL_BACKENDS
+            .into_iter()
+            .filter(|&e| e.available(16, BATCH))
+            .collect();
+        let timed: std::vec::Vec<Exponentiation> = times.iter().map(|&(e, _)| e).collect();
+        assert_eq!(timed, runs);
+        assert!(runs.contains(&LimbKernels));
+    }
+
+    #[cfg(all(feature = "std", not(feature = "ct-audit")))]
+    #[test]
+    fn a_calibration_is_made_once_and_runs() {
+        // Sizes no row covers on any CPU here: past every vector kernel,
+        // and an odd size; and batches (calibrated where a row covers them
+        // too: this calls the calibration itself).
+        for (n, k) in [(104, 1), (21, 2), (16, BATCH), (20, BATCH)] {
+            let first = calibrate(n, k);
+            assert!(first.available(n, k), "{first:?} at {n} limbs");
+            assert_eq!(calibrate(n, k), first, "remembered");
+        }
+        assert_eq!(calibrate(104, 1), LimbKernels);
+        assert_eq!(calibrate(16, 3), LimbKernels);
+    }
+
+    #[test]
+    fn the_measured_choices() {
+        let order = |c: &Cpu, n, k| known(c).and_then(|i| KNOWN[i].order(n, k)).map(|o| o[0]);
+        let zen4 = cpu(b"AuthenticAMD", 0x19, 0x11, false);
+        let zen5 = cpu(b"AuthenticAMD", 0x1a, 0x02, false);
+        let icx = cpu(b"GenuineIntel", 6, 0x6a, false);
+        let spr_guest = cpu(b"GenuineIntel", 6, 0xa7, true);
+        let rocket_lake = cpu(b"GenuineIntel", 6, 0xa7, false);
+        assert_eq!(order(&zen4, 32, 2), Some(Ifma256));
+        assert_eq!(order(&zen5, 32, 2), Some(Ifma512));
+        assert_eq!(order(&icx, 24, 2), Some(Ifma512));
+        assert_eq!(order(&icx, 32, 2), Some(Ifma256));
+        // Ice Lake's single exponentiations were never timed: calibrated.
+        assert_eq!(order(&icx, 32, 1), None);
+        assert_eq!(order(&spr_guest, 24, 2), Some(Ifma512));
+        assert_eq!(order(&spr_guest, 24, 1), Some(Ifma512));
+        assert_eq!(order(&spr_guest, 32, 1), Some(Ifma256));
+        assert_eq!(order(&spr_guest, 16, 2), Some(Ifma256));
+        assert_eq!(order(&spr_guest, 16, BATCH), Some(IfmaBatch));
+        assert_eq!(order(&zen5, 16, BATCH), None, "calibrated");
+        assert_eq!(known(&rocket_lake), None);
+        assert_eq!(known(&cpu(b"GenuineIntel", 6, 0xad, true)), None);
+        // AVX2 after the limb kernels where it lost, before them where it won.
+        let ranks = |c: &Cpu, n, k| {
+            let o = known(c).and_then(|i| KNOWN[i].order(n, k)).unwrap();
+            let at = |e| o.iter().position(|&x| x == e).unwrap();
+            at(Avx2) < at(LimbKernels)
+        };
+        assert!(ranks(&zen4, 16, 1));
+        assert!(ranks(&zen5, 32, 2));
+        assert!(ranks(&icx, 24, 2));
+        assert!(!ranks(&icx, 16, 2));
+        assert!(!ranks(&spr_guest, 32, 2));
+    }
+}

@@ -1,0 +1,418 @@
+//! Full TLS handshakes (no resumption) against a server with an RSA
+//! certificate, numcrypt's provider against rustls' aws-lc-rs and ring
+//! providers in the same run, the same certificate and key in each. The
+//! client is always rustls on aws-lc-rs, so only the server's provider
+//! changes.
+//!
+//! - `handshake_server/<version>_<bits>/<provider>`: in memory, one thread,
+//!   as rustls' own benchmarks do (no sockets); only the server's calls
+//!   are timed (creating the connection, reading and processing the
+//!   client's flights, writing its own), so the figure is the server's
+//!   full handshakes per second on one core.
+//! - `handshake_loopback/tls13_<bits>_<clients>/<provider>`: over TCP on
+//!   127.0.0.1, 1 or 8 client threads each running handshakes back to back
+//!   against a server with a thread per concurrent connection (as
+//!   `examples/https_server.rs`); a handshake ends when the client has read
+//!   a byte the server wrote after it, and the server's close_notify. Wall
+//!   time per handshake of the whole machine, clients included: what 1 or
+//!   8 concurrent clients get from one server on this machine's cores.
+//! - `handshake_loopback_server_cpu/...`: the same runs, timed by the
+//!   server threads' CPU time (Linux's `/proc/thread-self/schedstat`,
+//!   kernel time included) per handshake: the server's handshakes per
+//!   second per core on loopback, whatever the clients cost.
+//! - `rsa_sign/<bits>/<provider>`: the provider's RSA signer alone (PSS
+//!   with SHA-512 over a handshake-sized message), the part of a handshake
+//!   the providers differ in.
+//!
+//! Versions: TLS 1.3 at 2048, 3072 and 4096 bits, TLS 1.2 at 2048 (in
+//! memory only); ECDHE X25519, AES-256-GCM; the server signs RSA-PSS
+//! SHA-512, checked before timing. Throughput is in handshakes (elements)
+//! per second. Before timing, every provider completes a handshake and the
+//! client checks its signature. Fixture keys: `tests/data`; the
+//! certificates are made by rcgen at start.
+//! `python3 crates/rustls/benches/summarize.py` prints the tables;
+//! `--rounds N` runs N rounds first.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Barrier};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::{Resumption, WebPkiServerVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::server::NoServerSessionStorage;
+use rustls::{
+    ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, ServerConfig,
+    ServerConnection, SignatureScheme, Stream, SupportedProtocolVersion,
+};
+
+const PROVIDERS: [&str; 3] = ["numcrypt", "aws-lc-rs", "ring"];
+
+fn provider(name: &str) -> CryptoProvider {
+    match name {
+        "numcrypt" => numcrypt_rustls::provider(),
+        "aws-lc-rs" => rustls::crypto::aws_lc_rs::default_provider(),
+        "ring" => rustls::crypto::ring::default_provider(),
+        _ => unreachable!(),
+    }
+}
+
+fn key_pem(bits: u32) -> String {
+    let path = format!("{}/tests/data/rsa{bits}.pem", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// A CA and a `localhost` certificate for the fixture key of `bits`.
+fn certificates(bits: u32) -> (CertificateDer<'static>, CertificateDer<'static>) {
+    let ca_key = KeyPair::from_pem(&key_pem(2048)).unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let key = KeyPair::from_pem(&key_pem(bits)).unwrap();
+    let leaf = CertificateParams::new(vec!["localhost".to_string()])
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    (ca.der().clone(), leaf.der().clone())
+}
+
+fn server_config(
+    name: &str,
+    version: &'static SupportedProtocolVersion,
+    bits: u32,
+    leaf: &CertificateDer<'static>,
+) -> Arc<ServerConfig> {
+    let key = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
+    let mut config = ServerConfig::builder_with_provider(Arc::new(provider(name)))
+        .with_protocol_versions(&[version])
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(vec![leaf.clone()], key)
+        .unwrap();
+    config.session_storage = Arc::new(NoServerSessionStorage {});
+    config.send_tls13_tickets = 0;
+    Arc::new(config)
+}
+
+/// The client: aws-lc-rs, no resumption, recording the scheme the server
+/// signed with.
+fn client_config(
+    version: &'static SupportedProtocolVersion,
+    ca: &CertificateDer<'static>,
+) -> (Arc<ClientConfig>, Arc<SchemeCheck>) {
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut roots = RootCertStore::empty();
+    roots.add(ca.clone()).unwrap();
+    let check = Arc::new(SchemeCheck {
+        inner: WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+            .build()
+            .unwrap(),
+        seen: Default::default(),
+    });
+    let mut config = ClientConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[version])
+        .unwrap()
+        .dangerous()
+        .with_custom_certificate_verifier(check.clone())
+        .with_no_client_auth();
+    config.resumption = Resumption::disabled();
+    (Arc::new(config), check)
+}
+
+/// webpki's verifier, remembering the last scheme it checked.
+#[derive(Debug)]
+struct SchemeCheck {
+    inner: Arc<WebPkiServerVerifier>,
+    seen: std::sync::Mutex<Option<SignatureScheme>>,
+}
+
+impl ServerCertVerifier for SchemeCheck {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        self.inner
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        *self.seen.lock().unwrap() = Some(dss.scheme);
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        *self.seen.lock().unwrap() = Some(dss.scheme);
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+/// One full handshake in memory; the time spent in the server's calls.
+fn handshake(client: &Arc<ClientConfig>, server: &Arc<ServerConfig>) -> Duration {
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut c = ClientConnection::new(client.clone(), name).unwrap();
+    let started = Instant::now();
+    let mut s = ServerConnection::new(server.clone()).unwrap();
+    let mut server_time = started.elapsed();
+    let mut buf = Vec::with_capacity(16 * 1024);
+    while c.is_handshaking() || s.is_handshaking() {
+        buf.clear();
+        while c.wants_write() {
+            c.write_tls(&mut buf).unwrap();
+        }
+        let started = Instant::now();
+        let mut flight = &buf[..];
+        while !flight.is_empty() {
+            s.read_tls(&mut flight).unwrap();
+            s.process_new_packets().unwrap();
+        }
+        let mut out = Vec::with_capacity(16 * 1024);
+        while s.wants_write() {
+            s.write_tls(&mut out).unwrap();
+        }
+        server_time += started.elapsed();
+        let mut flight = &out[..];
+        while !flight.is_empty() {
+            c.read_tls(&mut flight).unwrap();
+            c.process_new_packets().unwrap();
+        }
+    }
+    server_time
+}
+
+fn handshakes(c: &mut Criterion) {
+    println!("{}", numcrypt_limbs::backend::selection());
+    let cases: [(&'static SupportedProtocolVersion, &str, u32); 4] = [
+        (&rustls::version::TLS13, "tls13", 2048),
+        (&rustls::version::TLS13, "tls13", 3072),
+        (&rustls::version::TLS13, "tls13", 4096),
+        (&rustls::version::TLS12, "tls12", 2048),
+    ];
+    for (version, label, bits) in cases {
+        let (ca, leaf) = certificates(bits);
+        let (client, check) = client_config(version, &ca);
+        let servers: Vec<_> = PROVIDERS
+            .iter()
+            .map(|&p| (p, server_config(p, version, bits, &leaf)))
+            .collect();
+        // Same outcome with every provider before anything is timed.
+        for (name, server) in &servers {
+            *check.seen.lock().unwrap() = None;
+            handshake(&client, server);
+            assert_eq!(
+                *check.seen.lock().unwrap(),
+                Some(SignatureScheme::RSA_PSS_SHA512),
+                "{name}"
+            );
+        }
+
+        let mut group = c.benchmark_group("handshake_server");
+        group.throughput(Throughput::Elements(1));
+        for (name, server) in &servers {
+            group.bench_function(BenchmarkId::new(format!("{label}_{bits}"), name), |b| {
+                b.iter_custom(|iters| (0..iters).map(|_| handshake(&client, server)).sum())
+            });
+        }
+        group.finish();
+
+        if label == "tls13" {
+            loopback_groups(c, &format!("{label}_{bits}"), &client, &servers);
+        }
+    }
+
+    let mut group = c.benchmark_group("rsa_sign");
+    group.throughput(Throughput::Elements(1));
+    let message = vec![0x5a; 130]; // a TLS 1.3 CertificateVerify's input
+    for bits in [2048, 3072, 4096] {
+        for name in PROVIDERS {
+            let der = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
+            let key = provider(name).key_provider.load_private_key(der).unwrap();
+            let signer = key
+                .choose_scheme(&[SignatureScheme::RSA_PSS_SHA512])
+                .unwrap();
+            group.bench_function(BenchmarkId::new(bits.to_string(), name), |b| {
+                b.iter(|| signer.sign(&message).unwrap())
+            });
+        }
+    }
+    group.finish();
+}
+
+/// The loopback groups for one certificate: wall time and the server's CPU
+/// time per handshake, 1 and 8 clients.
+fn loopback_groups(
+    c: &mut Criterion,
+    case: &str,
+    client: &Arc<ClientConfig>,
+    servers: &[(&str, Arc<ServerConfig>)],
+) {
+    for server_cpu in [false, true] {
+        let group_name = if server_cpu {
+            "handshake_loopback_server_cpu"
+        } else {
+            "handshake_loopback"
+        };
+        if server_cpu && thread_cpu_time().is_none() {
+            println!("{group_name}: skipped (no /proc/thread-self/schedstat)");
+            continue;
+        }
+        let mut group = c.benchmark_group(group_name);
+        group.throughput(Throughput::Elements(1));
+        if server_cpu {
+            // Criterion sizes samples by the time returned, here the
+            // server's CPU time, a sixth of the wall time with 8 clients.
+            group.warm_up_time(Duration::from_millis(500));
+            group.measurement_time(Duration::from_secs(1));
+        }
+        for clients in [1usize, 8] {
+            for (name, server) in servers {
+                let id = BenchmarkId::new(format!("{case}_{clients}"), name);
+                group.bench_function(id, |b| {
+                    b.iter_custom(|iters| {
+                        let run = loopback(clients, iters, client, server);
+                        if server_cpu { run.server_cpu } else { run.wall }
+                    })
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
+/// Per handshake: the wall time of a loopback run (all its handshakes'
+/// time ÷ clients), and the server threads' CPU time (their sum ÷
+/// clients).
+struct Loopback {
+    wall: Duration,
+    server_cpu: Duration,
+}
+
+/// `clients` client threads, each making `iters` full handshakes in turn
+/// over loopback TCP, against `clients` server threads sharing one
+/// listener, each serving `iters` connections.
+fn loopback(
+    clients: usize,
+    iters: u64,
+    client: &Arc<ClientConfig>,
+    server: &Arc<ServerConfig>,
+) -> Loopback {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let start = Arc::new(Barrier::new(2 * clients + 1));
+    let servers: Vec<_> = (0..clients)
+        .map(|_| {
+            let (listener, server, start) =
+                (listener.try_clone().unwrap(), server.clone(), start.clone());
+            // Named, so that a profiler can tell the server's threads apart
+            // (`perf report --comm hs-server`).
+            let thread = thread::Builder::new().name("hs-server".into());
+            thread
+                .spawn(move || {
+                    start.wait();
+                    let cpu = thread_cpu_time().unwrap_or_default();
+                    for _ in 0..iters {
+                        serve(&listener, &server);
+                    }
+                    thread_cpu_time().unwrap_or_default() - cpu
+                })
+                .unwrap()
+        })
+        .collect();
+    let clients_threads: Vec<_> = (0..clients)
+        .map(|_| {
+            let (client, start) = (client.clone(), start.clone());
+            let thread = thread::Builder::new().name("hs-client".into());
+            thread
+                .spawn(move || {
+                    start.wait();
+                    for _ in 0..iters {
+                        connect(addr, &client);
+                    }
+                })
+                .unwrap()
+        })
+        .collect();
+    start.wait();
+    let started = Instant::now();
+    for t in clients_threads {
+        t.join().unwrap();
+    }
+    let wall = started.elapsed();
+    let server_cpu: Duration = servers.into_iter().map(|t| t.join().unwrap()).sum();
+    Loopback {
+        wall: wall / clients as u32,
+        server_cpu: server_cpu / clients as u32,
+    }
+}
+
+/// The server's side of one loopback handshake: accept, handshake, a byte
+/// of application data and close_notify.
+fn serve(listener: &TcpListener, config: &Arc<ServerConfig>) {
+    let (mut tcp, _) = listener.accept().unwrap();
+    tcp.set_nodelay(true).unwrap();
+    let mut tls = ServerConnection::new(config.clone()).unwrap();
+    while tls.is_handshaking() {
+        tls.complete_io(&mut tcp).unwrap();
+    }
+    tls.writer().write_all(b"k").unwrap();
+    tls.send_close_notify();
+    while tls.wants_write() {
+        tls.write_tls(&mut tcp).unwrap();
+    }
+}
+
+/// The client's side: connect, handshake, read the server's byte to its
+/// close_notify.
+fn connect(addr: std::net::SocketAddr, config: &Arc<ClientConfig>) {
+    let mut tcp = TcpStream::connect(addr).unwrap();
+    tcp.set_nodelay(true).unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut tls = ClientConnection::new(config.clone(), name).unwrap();
+    let mut got = Vec::new();
+    Stream::new(&mut tls, &mut tcp)
+        .read_to_end(&mut got)
+        .unwrap();
+    assert_eq!(got, b"k");
+}
+
+/// This thread's CPU time so far (user and kernel), from Linux's
+/// `/proc/thread-self/schedstat`; `None` where there is none.
+fn thread_cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns = stat.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_nanos(ns))
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .without_plots()
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+}
+
+criterion::criterion_group!(name = benches; config = config(); targets = handshakes);
+criterion::criterion_main!(benches);
