@@ -175,6 +175,7 @@ fn bench_threads(c: &mut Criterion<WallTime>) {
                 })
             })
         });
+        let before = signer.stats();
         g.bench_function(format!("numcrypt_batch_signer/{threads}"), |b| {
             b.iter(|| {
                 in_threads(threads, &msgs, &|t, m| {
@@ -183,15 +184,17 @@ fn bench_threads(c: &mut Criterion<WallTime>) {
                 })
             })
         });
+        let after = signer.stats();
+        let (requests, batches) = (
+            after.requests - before.requests,
+            after.batches - before.batches,
+        );
+        println!(
+            "batch signer, {threads} threads: {requests} requests in {batches} batches ({:.1} a batch)",
+            requests as f64 / batches.max(1) as f64
+        );
     }
     g.finish();
-    let stats = signer.stats();
-    println!(
-        "batch signer: {} requests in {} batches ({:.1} a batch)",
-        stats.requests,
-        stats.batches,
-        stats.requests as f64 / stats.batches.max(1) as f64
-    );
 }
 
 fn benches<M: Measurement + 'static>(c: &mut Criterion<M>) {

@@ -4,8 +4,11 @@
 //!
 //! Flat combining, no timer: a caller queues its request and, if fewer
 //! batches are being signed than the process has cores, becomes a
-//! combiner: it takes every waiting request
-//! (up to [`MAX_BATCH`]), signs them in one batch of private operations
+//! combiner: it takes its core's share of the waiting requests (split
+//! evenly among the cores without a batch, up to [`MAX_BATCH`]: eight
+//! requests on two cores make two batches of four, which run at once,
+//! rather than one of eight beside an idle core), signs them in one
+//! batch of private operations
 //! (as [`sign_pkcs1v15_prehashed_batch_each`](RsaPrivateKey::sign_pkcs1v15_prehashed_batch_each)
 //! does) outside the lock, posts each result to its caller and wakes them. A
 //! lone caller thus signs at once (a batch of one); callers that arrive
@@ -15,7 +18,7 @@
 //! of them either leaves or queues its next request at once, and
 //! starting before they do would sign a batch of one while they queue
 //! behind it (on 2 cores with 8 signing threads, batches of 2 instead of
-//! 8: benches/RESULTS.md). So the batch is every caller inside the signer,
+//! 8: benches/RESULTS.md). So the batches share every caller inside the signer,
 //! up to [`MAX_BATCH`]; nobody waits for a caller that is not.
 //!
 //! Each request's signature is that of its own message (for PKCS#1 v1.5
@@ -273,8 +276,15 @@ impl BatchSigner {
                     .unwrap_or_else(PoisonError::into_inner);
                 continue;
             }
-            // Become the combiner: sign what is waiting, outside the lock.
-            let take = state.waiting.len().min(MAX_BATCH);
+            // Become the combiner: sign this core's share of what is
+            // waiting (the rest is for the cores without a batch, whose
+            // combiners this wakes), its own request first, outside the
+            // lock.
+            let free_cores = self.cores - state.combiners;
+            let take = state.waiting.len().div_ceil(free_cores).min(MAX_BATCH);
+            if let Some(mine) = state.waiting.iter().position(|r| r.ticket == ticket) {
+                state.waiting[..=mine].rotate_right(1);
+            }
             let batch: Vec<Request> = state.waiting.drain(..take).collect();
             state.combiners += 1;
             state.signing += batch.len();
