@@ -185,6 +185,17 @@ impl BatchSigner {
         })
     }
 
+    /// At most `batches` (at least 1) batches signed at once; by default
+    /// as many as the process has cores. Fewer suits a server whose cores
+    /// are busy with other work too (a TLS server's handshakes): requests
+    /// that arrive while the batches run wait and are signed together,
+    /// for less CPU time a signature, rather than each on a core of its
+    /// own.
+    pub fn max_concurrent_batches(mut self, batches: usize) -> Self {
+        self.cores = batches.max(1);
+        self
+    }
+
     /// The key.
     pub fn key(&self) -> &RsaPrivateKey {
         &self.key

@@ -69,6 +69,15 @@ const SCHEMES: [TlsScheme; 9] = [
     tls(0x0401, Scheme::Pkcs1(HashAlg::Sha256), false),
 ];
 
+/// The batches a key signs at once: half the cores. The signature is
+/// about half of a TLS 1.3 server's time in a handshake, so a server busy
+/// with handshakes has about half its cores signing; requests beyond them
+/// wait for the next batch, which costs less CPU time a signature than a
+/// core each (benches/RESULTS.md, rustls handshakes).
+fn signing_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().div_ceil(2))
+}
+
 impl Scheme {
     /// The numcrypt form of a TLS RSA scheme.
     pub(crate) fn of(scheme: SignatureScheme) -> Option<Scheme> {
@@ -155,8 +164,9 @@ impl RsaSigningKey {
             return Err(Error::NoTlsScheme);
         }
         let spki = public.to_public_key_der().map_err(Error::Key)?;
-        let signer =
-            BatchSigner::with_scheme(key, offers[0].1.batch_scheme()).map_err(Error::Key)?;
+        let signer = BatchSigner::with_scheme(key, offers[0].1.batch_scheme())
+            .map_err(Error::Key)?
+            .max_concurrent_batches(signing_cores());
         Ok(Self {
             signer: Arc::new(signer),
             offers,
