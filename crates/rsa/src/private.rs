@@ -411,6 +411,7 @@ impl RsaPrivateKey {
     }
 
     /// The limb count of `p` (public: it follows from the key size).
+    #[cfg(feature = "std")] // the batch signer's
     pub(crate) fn prime_limbs(&self) -> usize {
         self.p.modulus().nlimbs()
     }

@@ -72,10 +72,8 @@ pub(crate) struct ExpJob<'a, 'c, 't, const K: usize> {
     pub(crate) f: &'a mut ExpTask<'t>,
 }
 
-#[cfg_attr(
-    not(any(target_arch = "x86_64", target_feature = "neon")),
-    allow(dead_code)
-)]
+// Used by the vector backends only, which some targets do not build.
+#[allow(dead_code)]
 impl<const K: usize> ExpJob<'_, '_, '_, K> {
     /// The moduli's common limb count, or `None` if they differ or lack
     /// `R² mod m`.
