@@ -123,8 +123,14 @@ impl<U: Unsigned> MillerRabin<U> {
     /// running time reveals `s` only when `s > 32`). True when `base` is
     /// not a witness of compositeness.
     pub(crate) fn round_ct(&self, base: &MontyForm<U>) -> Choice {
+        self.verdict_ct(self.params.pow_bounded(base, &self.d, self.exp_bits))
+    }
+
+    /// The rest of a round from `x = base^d`, constant time as
+    /// [`round_ct`](Self::round_ct): true when the base is not a witness
+    /// (`x = ±1`, or `x^(2^j) = −1` for some `j < s`). Wipes `x`.
+    fn verdict_ct(&self, mut x: MontyForm<U>) -> Choice {
         let p = &self.params;
-        let mut x = p.pow_bounded(base, &self.d, self.exp_bits);
         let mut pass = x.ct_eq(&self.one) | x.ct_eq(&self.minus_one);
         for j in 1..self.squarings() {
             x = p.square(&x);
@@ -132,6 +138,33 @@ impl<U: Unsigned> MillerRabin<U> {
         }
         x.zeroize();
         pass
+    }
+
+    /// [`base_two_passes`](Self::base_two_passes) for many candidates at
+    /// once (moduli of one limb count; any is fine, but then they run in
+    /// pairs), one verdict each, in order: the exponentiations as one
+    /// batch ([`MontyParams::pow_bounded_batch`]: candidates' moduli in
+    /// the lanes, eight a pass with AVX-512 IFMA). A search tests the
+    /// survivors of trial division this way, several candidates' first
+    /// round at the cost of about one.
+    #[cfg(feature = "std")] // the FIPS search's, which draws ahead with std
+    pub(crate) fn base_two_batch(tests: &[&Self]) -> std::vec::Vec<bool> {
+        let twos: std::vec::Vec<MontyForm<U>> = tests.iter().map(|t| t.two()).collect();
+        let operands: std::vec::Vec<PowOperand<'_, U>> = tests
+            .iter()
+            .zip(&twos)
+            .map(|(t, two)| (&t.params, two, t.d.as_ref()))
+            .collect();
+        let exp_bits = tests.iter().map(|t| t.exp_bits).max().unwrap_or(0);
+        let mut xs: std::vec::Vec<MontyForm<U>> = tests.iter().map(|t| t.params.zero()).collect();
+        // The lengths match, so the batch runs; were it refused, no
+        // candidate would pass.
+        let ran = MontyParams::pow_bounded_batch(&operands, exp_bits, &mut xs).is_ok();
+        tests
+            .iter()
+            .zip(xs)
+            .map(|(t, x)| ran && numcrypt_limbs::ct_audit::declassify_choice(t.verdict_ct(x)))
+            .collect()
     }
 
     /// Up to [`ROUNDS_AT_ONCE`] Miller–Rabin rounds at once, as
@@ -153,23 +186,9 @@ impl<U: Unsigned> MillerRabin<U> {
         // The lengths match, so the batch runs; were it refused, no round
         // would pass.
         let ran = MontyParams::pow_bounded_batch(&operands[..count], self.exp_bits, xs).is_ok();
-        let mut passes = [Choice::from(0); ROUNDS_AT_ONCE];
-        for (pass, x) in passes.iter_mut().zip(xs.iter()) {
-            *pass = x.ct_eq(&self.one) | x.ct_eq(&self.minus_one);
-        }
-        for j in 1..self.squarings() {
-            let live = j.ct_lt(&self.s);
-            for (pass, x) in passes.iter_mut().zip(xs.iter_mut()) {
-                *x = p.square(x);
-                *pass |= x.ct_eq(&self.minus_one) & live;
-            }
-        }
-        for x in xs.iter_mut() {
-            x.zeroize();
-        }
-        passes[..count]
-            .iter()
-            .fold(Choice::from(ran as u8), |all, &pass| all & pass)
+        xs.iter_mut().fold(Choice::from(ran as u8), |all, x| {
+            all & self.verdict_ct(core::mem::replace(x, p.zero()))
+        })
     }
 
     /// One Miller–Rabin round, variable time: for public `n` only.

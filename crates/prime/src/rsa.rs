@@ -14,6 +14,13 @@ use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
 use crate::primality::small_factor_ct;
 use crate::table::trial_division_primes;
 
+/// Candidates a work item of the FIPS search tests: at 1024 bits the
+/// survivors of trial division (about one in six) fill about one pass of
+/// the eight-lane batch exponentiation; 40 and 64 measured alike
+/// (benches/RESULTS.md, batches).
+#[cfg(feature = "std")]
+const CHUNK: usize = 48;
+
 /// Smallest bit length a [`PrimeKind::Strong`](crate::PrimeKind::Strong) search accepts.
 pub const MIN_STRONG_PRIME_BITS: u32 = 160;
 
@@ -266,11 +273,28 @@ impl<U: PrimeInt> Fips<U> {
         progress: ProgressFn<'_>,
     ) -> Result<U, Error> {
         let budget = 5 * self.half as usize;
+        // With `std`, on one thread too: the batches' base-2 rounds run
+        // several candidates at once.
         #[cfg(feature = "std")]
-        if threads > 1 {
-            return self.prime_batched(rng, other, threads, budget, pending, counts, progress);
+        return self.prime_batched(rng, other, threads, budget, pending, counts, progress);
+        #[cfg(not(feature = "std"))]
+        {
+            let _ = (threads, &pending);
+            self.prime_in_order(rng, other, budget, counts, progress)
         }
-        let _ = (threads, &pending);
+    }
+
+    /// [`Fips::prime`] one candidate at a time, drawn as needed (without
+    /// `std`, which has no room for candidates drawn ahead).
+    #[cfg(not(feature = "std"))]
+    fn prime_in_order<R: CryptoRng + ?Sized>(
+        &self,
+        rng: &mut R,
+        other: Option<&U>,
+        budget: usize,
+        counts: &mut Progress,
+        progress: ProgressFn<'_>,
+    ) -> Result<U, Error> {
         let mut ctl = Inline::new(progress);
         for i in 0..budget {
             counts.candidates += 1;
@@ -291,7 +315,8 @@ impl<U: PrimeInt> Fips<U> {
     }
 
     /// [`Fips::prime`] with the candidates drawn in batches (after those
-    /// left over from the previous prime) and tested by `threads` workers;
+    /// left over from the previous prime) and tested by `threads` workers,
+    /// a chunk of [`CHUNK`] at a time ([`first_acceptable`](Self::first_acceptable));
     /// the winner is the first acceptable one in drawing order, and the
     /// rest of its batch is left over for the next prime.
     #[cfg(feature = "std")]
@@ -310,8 +335,8 @@ impl<U: PrimeInt> Fips<U> {
         use crate::generate::first_in_order;
         /// Candidates per batch: enough to keep the workers busy, few
         /// enough that waiting for the slowest at the end of a batch costs
-        /// little.
-        const BATCH: usize = 256;
+        /// little; whole chunks.
+        const BATCH: usize = 6 * CHUNK;
         let mut tried = 0;
         while tried < budget {
             let size = BATCH.min(budget - tried);
@@ -323,23 +348,24 @@ impl<U: PrimeInt> Fips<U> {
                 });
                 batch.push(c);
             }
-            let work = |_: &mut (), i: u64, counts: &mut Progress, ctl: &mut dyn Control| match self
-                .acceptable(&batch[i as usize], other, i, counts, ctl)
-            {
-                Flow::Done(()) => Flow::Done(i),
-                Flow::Next => Flow::Next,
-                Flow::Stop => Flow::Stop,
+            let work = |_: &mut (), i: u64, counts: &mut Progress, ctl: &mut dyn Control| {
+                let first = i as usize * CHUNK;
+                let chunk = &batch[first..(first + CHUNK).min(size)];
+                match self.first_acceptable(chunk, other, i, counts, ctl) {
+                    Flow::Done(j) => Flow::Done(first + j),
+                    Flow::Next => Flow::Next,
+                    Flow::Stop => Flow::Stop,
+                }
             };
             let search = ItemSearch {
                 threads,
-                end: size as u64,
+                end: size.div_ceil(CHUNK) as u64,
                 new_state: &|| (),
                 work: &work,
             };
             let found = first_in_order(&search, counts, &mut *progress);
             match found {
-                Ok(Some((i, _))) => {
-                    let i = i as usize;
+                Ok(Some((_, i))) => {
                     let rest = batch.split_off(i + 1);
                     let winner = batch.pop();
                     for c in batch.iter_mut() {
@@ -369,6 +395,7 @@ impl<U: PrimeInt> Fips<U> {
     /// when it meets the size, distance and `e` conditions and passes
     /// MR64, with cheap tests first to reject composites early. Each check
     /// is constant time.
+    #[cfg(not(feature = "std"))]
     fn acceptable(
         &self,
         c: &U,
@@ -377,14 +404,66 @@ impl<U: PrimeInt> Fips<U> {
         counts: &mut Progress,
         ctl: &mut dyn Control,
     ) -> Flow<()> {
+        if !self.survives_sieve(c, other) {
+            return Flow::Next;
+        }
+        let Some(mr) = MillerRabin::new(c, self.limbs) else {
+            return Flow::Next;
+        };
+        counts.tests += 1;
+        if !mr.base_two_passes() {
+            return Flow::Next;
+        }
+        self.final_checks(c, &mr, item, counts, ctl)
+    }
+
+    /// The first candidate of `chunk` (item `item` of a search) that is
+    /// kept, by its index: the checks of `acceptable` in the same order
+    /// for each, except that the base-2 rounds of all that survive the
+    /// sieve run as one batch ([`MillerRabin::base_two_batch`]), before
+    /// the rest in order.
+    #[cfg(feature = "std")]
+    fn first_acceptable(
+        &self,
+        chunk: &[U],
+        other: Option<&U>,
+        item: u64,
+        counts: &mut Progress,
+        ctl: &mut dyn Control,
+    ) -> Flow<usize> {
+        let survivors: std::vec::Vec<(usize, MillerRabin<U>)> = chunk
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| self.survives_sieve(c, other))
+            .filter_map(|(i, c)| Some((i, MillerRabin::new(c, self.limbs)?)))
+            .collect();
+        counts.tests += survivors.len() as u64;
+        let tests: std::vec::Vec<&MillerRabin<U>> = survivors.iter().map(|(_, mr)| mr).collect();
+        let verdicts = MillerRabin::base_two_batch(&tests);
+        for ((i, mr), passed) in survivors.iter().zip(verdicts) {
+            if !passed {
+                continue;
+            }
+            match self.final_checks(&chunk[*i], mr, item, counts, ctl) {
+                Flow::Done(()) => return Flow::Done(*i),
+                Flow::Next => {}
+                Flow::Stop => return Flow::Stop,
+            }
+        }
+        Flow::Next
+    }
+
+    /// The checks before any exponentiation, each constant time and its
+    /// verdict declassified (a rejection reveals only that this candidate,
+    /// which is then discarded, failed it): `|c − other| > 2^(half − 100)`
+    /// for the second prime, and no small factor.
+    fn survives_sieve(&self, c: &U, other: Option<&U>) -> bool {
         let (half, limbs) = (self.half, self.limbs);
         let one = c.like_u64(1);
         debug_assert!(
             bool::from(self.big_enough(c)),
             "draw() returns only big enough candidates"
         );
-        // Each verdict below is declassified: a rejection reveals only
-        // that this candidate, which is then discarded, failed the test.
         if let Some(p) = other {
             // |c − p|, without revealing which of the two is larger.
             let mut diff = c.wrapping_sub(p);
@@ -394,32 +473,37 @@ impl<U: PrimeInt> Fips<U> {
                 d.conditional_assign(n, c_below);
             }
             if !declassify_choice(one.shl_vartime(half - 100).ct_lt_value(&diff)) {
-                return Flow::Next;
+                return false;
             }
         }
-        let digits = &c.as_ref()[..limbs];
-        if declassify_choice(small_factor_ct(digits, trial_division_primes(half))) {
-            return Flow::Next;
-        }
-        let Some(mr) = MillerRabin::new(c, limbs) else {
-            return Flow::Next;
-        };
-        counts.tests += 1;
-        if !mr.base_two_passes() {
-            return Flow::Next;
-        }
+        !declassify_choice(small_factor_ct(
+            &c.as_ref()[..limbs],
+            trial_division_primes(half),
+        ))
+    }
+
+    /// The checks after a passed base-2 round: `gcd(c − 1, e) = 1`, then
+    /// MR64 (`Done` when both hold).
+    fn final_checks(
+        &self,
+        c: &U,
+        mr: &MillerRabin<U>,
+        item: u64,
+        counts: &mut Progress,
+        ctl: &mut dyn Control,
+    ) -> Flow<()> {
         // gcd(p - 1, e) = 1 exactly when p - 1 is invertible modulo odd e.
         let e = c.like_u64(self.e);
         // (`inv_mod`'s error is its declassified verdict.)
         let coprime = c
-            .wrapping_sub(&one)
+            .wrapping_sub(&c.like_u64(1))
             .rem(&e)
             .is_ok_and(|r| r.inv_mod(&e).is_ok());
         if !coprime {
             return Flow::Next;
         }
         counts.finalists += 1;
-        let bases = HashBases::new(&self.key, digits);
-        final_test(&[(&mr, &bases)], MR64_ROUNDS, item, counts, ctl)
+        let bases = HashBases::new(&self.key, &c.as_ref()[..self.limbs]);
+        final_test(&[(mr, &bases)], MR64_ROUNDS, item, counts, ctl)
     }
 }
