@@ -10,12 +10,8 @@
 
 use core::arch::x86_64::*;
 
-use zeroize::Zeroize;
-
-use super::lanes;
-use crate::backend::radix::{
-    Aligned, Digits, LimbMontgomery, ModulusToLoad, VectorMontMul, run_on_stack_with,
-};
+use super::{AmmKernel, AmsKernel, LaneAmm};
+use crate::backend::radix::{LimbMontgomery, run_on_stack_with};
 use crate::backend::x86_64_ifma::Ifma;
 use crate::ops::montmul::ExpJob;
 
@@ -25,12 +21,6 @@ mod generated;
 /// Lanes of a 512-bit register: the exponentiations a pass runs.
 pub(crate) const LANES: usize = 8;
 const DIGIT_BITS: u32 = 52;
-const MASK52: u64 = (1 << DIGIT_BITS) - 1;
-
-/// A generated multiplication: `(r, a, b, m, k0, scratch)`.
-type AmmKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *const u64, *mut u64);
-/// A generated square: `(r, a, m, k0, scratch)`.
-type AmsKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *mut u64);
 
 /// The digit count for an `n`-limb modulus, if a kernel takes it: the
 /// smallest that holds `4m`.
@@ -61,14 +51,9 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
         ($($d:literal => $window:literal),*) => {
             match digits {
                 $($d => {
-                    let mut arith = Amm::<$d, $window> {
-                        _ifma: ifma,
-                        amm,
-                        ams,
-                        m: Aligned([[0; LANES]; $d]),
-                        k0: Aligned([0; LANES]),
-                        scratch: Aligned([[0; LANES]; SCRATCH]),
-                    };
+                    let mut arith = LaneAmm::<_, LANES, DIGIT_BITS, $d, $window, SCRATCH>::new(
+                        ifma, amm, ams, lookup::<$d>,
+                    );
                     const S: usize = (1 << $window) + 2;
                     run_on_stack_with::<1, $d, K, S, _>(limbs, &mut arith, $d, job);
                     true
@@ -85,83 +70,6 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
 /// Scratch vectors the kernels use for the positions of a product that do
 /// not fit in registers (see the generator), at the largest size.
 const SCRATCH: usize = generated::scratch_vectors(40);
-
-/// AMM modulo eight moduli at once, `N` digits each, window `W`.
-struct Amm<const N: usize, const W: u32> {
-    /// Proof that the CPU has what the kernels need.
-    _ifma: Ifma,
-    amm: AmmKernel,
-    ams: AmsKernel,
-    /// The moduli's digits, lane by lane.
-    m: Aligned<[[u64; LANES]; N]>,
-    /// Each lane's `k0 = −m⁻¹ mod 2^52`.
-    k0: Aligned<[u64; LANES]>,
-    scratch: Aligned<[[u64; LANES]; SCRATCH]>,
-}
-
-impl<const N: usize, const W: u32> VectorMontMul for Amm<N, W> {
-    const WORDS: usize = N;
-    const VALUES: usize = LANES;
-    const RADIX: Digits = lanes(DIGIT_BITS, LANES);
-    const WINDOW: u32 = W;
-
-    fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
-        let m = self.m.0.as_flattened_mut();
-        Self::RADIX.split_value(modulus.m.limbs(), m, k, N);
-        self.k0.0[k] = modulus.m.m_inv() & MASK52;
-    }
-
-    fn wipe(&mut self) {
-        self.m.0.as_flattened_mut().zeroize();
-        self.k0.0.zeroize();
-        self.scratch.0.as_flattened_mut().zeroize();
-    }
-
-    fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
-        let len = LANES * N;
-        let (out, a, b) = (&mut out[..len], &a[..len], &b[..len]);
-        // SAFETY: `self._ifma` proves the CPU has AVX-512F and IFMA. `out`,
-        // `a`, `b` and `self.m` hold N vectors of eight digits (checked
-        // above; `m` by its type), `k0` eight words, `scratch` the
-        // kernel's scratch; `self.amm` is the kernel for N digits
-        // (`generated::kernels`). The operands are below twice their
-        // moduli with digits below 2^52 (the conversions and the kernels
-        // keep them so), as the kernel requires; `out` does not alias `a`
-        // or `b` (the `MontMul` contract; `&mut` enforces it here).
-        unsafe {
-            (self.amm)(
-                out.as_mut_ptr(),
-                a.as_ptr(),
-                b.as_ptr(),
-                self.m.0.as_ptr().cast(),
-                self.k0.0.as_ptr(),
-                self.scratch.0.as_mut_ptr().cast(),
-            )
-        };
-    }
-
-    fn amm_sqr(&mut self, out: &mut [u64], a: &[u64]) {
-        let len = LANES * N;
-        let (out, a) = (&mut out[..len], &a[..len]);
-        // SAFETY: as for `amm`, with `self.ams`, the square for N digits.
-        unsafe {
-            (self.ams)(
-                out.as_mut_ptr(),
-                a.as_ptr(),
-                self.m.0.as_ptr().cast(),
-                self.k0.0.as_ptr(),
-                self.scratch.0.as_mut_ptr().cast(),
-            )
-        };
-    }
-
-    fn lookup(&self, out: &mut [u64], table: &[u64], index: &[u64]) {
-        // SAFETY: `self._ifma` proves the CPU has AVX-512F, the feature
-        // `lookup` is compiled for; it reads `table` and `index` and writes
-        // `out` only through the slices it is given.
-        unsafe { lookup::<N>(out, table, index) }
-    }
-}
 
 /// Digit vectors selected per pass over the table: the accumulators stay
 /// in registers.

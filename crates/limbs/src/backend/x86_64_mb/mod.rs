@@ -37,7 +37,118 @@
 pub(crate) mod avx2;
 pub(crate) mod ifma;
 
-use crate::backend::radix::{DigitLayout, Digits};
+use zeroize::Zeroize;
+
+use crate::backend::radix::{Aligned, DigitLayout, Digits, ModulusToLoad, VectorMontMul};
+
+/// A generated multiplication: `(r, a, b, m, k0, scratch)`.
+type AmmKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *const u64, *mut u64);
+/// A generated square: `(r, a, m, k0, scratch)`.
+type AmsKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *mut u64);
+/// A backend's table lookup for `N` digits (see its `lookup`), compiled for
+/// the CPU feature its proof stands for.
+type LookupFn = unsafe fn(&mut [u64], &[u64], &[u64]);
+
+/// Almost-Montgomery multiplication modulo `L` moduli at once, `N` digits
+/// of `B` bits each, window `W`, on a backend's generated kernels (`S`
+/// scratch vectors).
+struct LaneAmm<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize> {
+    /// Proof that the CPU has what the kernels and the lookup need.
+    _proof: P,
+    amm: AmmKernel,
+    ams: AmsKernel,
+    lookup: LookupFn,
+    /// The moduli's digits, lane by lane.
+    m: Aligned<[[u64; L]; N]>,
+    /// Each lane's `k0 = −m⁻¹ mod 2^B`.
+    k0: Aligned<[u64; L]>,
+    scratch: Aligned<[[u64; L]; S]>,
+}
+
+impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize>
+    LaneAmm<P, L, B, N, W, S>
+{
+    /// `amm`, `ams` and `lookup` are the backend's for `N` digits, which
+    /// `proof` says the CPU can run.
+    fn new(proof: P, amm: AmmKernel, ams: AmsKernel, lookup: LookupFn) -> Self {
+        Self {
+            _proof: proof,
+            amm,
+            ams,
+            lookup,
+            m: Aligned([[0; L]; N]),
+            k0: Aligned([0; L]),
+            scratch: Aligned([[0; L]; S]),
+        }
+    }
+}
+
+impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize> VectorMontMul
+    for LaneAmm<P, L, B, N, W, S>
+{
+    const WORDS: usize = N;
+    const VALUES: usize = L;
+    const RADIX: Digits = lanes(B, L);
+    const WINDOW: u32 = W;
+
+    fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
+        let m = self.m.0.as_flattened_mut();
+        Self::RADIX.split_value(modulus.m.limbs(), m, k, N);
+        self.k0.0[k] = modulus.m.m_inv() & ((1 << B) - 1);
+    }
+
+    fn wipe(&mut self) {
+        self.m.0.as_flattened_mut().zeroize();
+        self.k0.0.zeroize();
+        self.scratch.0.as_flattened_mut().zeroize();
+    }
+
+    fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
+        let len = L * N;
+        let (out, a, b) = (&mut out[..len], &a[..len], &b[..len]);
+        // SAFETY: `self._proof` proves the CPU has what the kernels need
+        // (AVX2; AVX-512F and IFMA). `out`, `a`, `b` and `self.m` hold N
+        // vectors of L digits (checked above; `m` by its type), `k0` L
+        // words, `scratch` the kernel's scratch, 64-byte aligned;
+        // `self.amm` is the kernel for N digits (`LaneAmm::new`'s
+        // contract). The operands are below twice their moduli with digits
+        // below 2^B (the conversions and the kernels keep them so), as the
+        // kernel requires; `out` does not alias `a` or `b` (the `MontMul`
+        // contract; `&mut` enforces it here).
+        unsafe {
+            (self.amm)(
+                out.as_mut_ptr(),
+                a.as_ptr(),
+                b.as_ptr(),
+                self.m.0.as_ptr().cast(),
+                self.k0.0.as_ptr(),
+                self.scratch.0.as_mut_ptr().cast(),
+            )
+        };
+    }
+
+    fn amm_sqr(&mut self, out: &mut [u64], a: &[u64]) {
+        let len = L * N;
+        let (out, a) = (&mut out[..len], &a[..len]);
+        // SAFETY: as for `amm`, with `self.ams`, the square for N digits.
+        unsafe {
+            (self.ams)(
+                out.as_mut_ptr(),
+                a.as_ptr(),
+                self.m.0.as_ptr().cast(),
+                self.k0.0.as_ptr(),
+                self.scratch.0.as_mut_ptr().cast(),
+            )
+        };
+    }
+
+    fn lookup(&self, out: &mut [u64], table: &[u64], index: &[u64]) {
+        // SAFETY: `self._proof` proves the CPU has the feature `lookup` is
+        // compiled for; it reads `table` and `index` and writes `out` only
+        // through the slices it is given.
+        unsafe { (self.lookup)(out, table, index) }
+    }
+}
 
 /// Digits of `bits` bits, lane `k` of vector `j` holding digit `j` of value
 /// `k` (`lanes` values to an element).
