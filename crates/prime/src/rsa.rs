@@ -7,7 +7,9 @@ use subtle::{Choice, ConditionallySelectable};
 use zeroize::Zeroize;
 
 use crate::Error;
-use crate::control::{Control, Flow, Inline, Progress, ProgressFn};
+#[cfg(not(feature = "std"))]
+use crate::control::Inline;
+use crate::control::{Control, Flow, Progress, ProgressFn};
 use crate::generate::{Kind, Sequence, Tuning, final_test, search};
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
