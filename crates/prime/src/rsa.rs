@@ -355,6 +355,7 @@ impl<U: PrimeInt> Fips<U> {
                 let chunk = &batch[first..(first + CHUNK).min(size)];
                 match self.first_acceptable(chunk, other, i, counts, ctl) {
                     Flow::Done(j) => Flow::Done(first + j),
+                    Flow::Next if ctl.report(counts).is_break() => Flow::Stop,
                     Flow::Next => Flow::Next,
                     Flow::Stop => Flow::Stop,
                 }
