@@ -21,6 +21,13 @@
 //! 8: benches/RESULTS.md). So the batches share every caller inside the signer,
 //! up to [`MAX_BATCH`]; nobody waits for a caller that is not.
 //!
+//! Callers wait parked ([`std::thread::park`]) and are woken one by one:
+//! a batch's end wakes exactly its own callers and one queued caller (to
+//! look whether a batch may start), not the callers of the batch beside
+//! it, which would wake on that batch's core and take turns with it. (A
+//! caller's thread may find one wake-up left over when it parks again
+//! after signing, which `park`'s contract allows.)
+//!
 //! Each request's signature is that of its own message (for PKCS#1 v1.5
 //! the same bytes as [`RsaPrivateKey::sign_pkcs1v15`]); a request that
 //! fails (a fault caught by its check, a digest of the wrong length, a
@@ -29,7 +36,8 @@
 //! any of them may be used.
 
 use std::collections::BTreeMap;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::thread::Thread;
 use std::vec::Vec;
 
 use numcrypt_limbs::SecretUint;
@@ -102,17 +110,6 @@ pub struct BatchSigner {
     /// What [`sign`](Self::sign) signs with.
     scheme: SignatureScheme,
     state: Mutex<State>,
-    /// Where callers whose requests are in a running batch wait:
-    /// signalled (all) when a batch's results are posted.
-    posted: Condvar,
-    /// Where callers whose requests are queued wait for their turn to
-    /// sign: one is woken when something that may let a batch start
-    /// happens (a caller leaves, a batch ends), all when a batch takes
-    /// requests (those taken move to `posted`). Whether a batch may start
-    /// is the same for every queued caller, so waking one is enough, and
-    /// an arriving caller decides for itself: no herd of wake-ups a
-    /// request.
-    turn: Condvar,
     /// The most batches signed at once: the cores this process may use.
     cores: usize,
     /// Requests that fill one pass of the batch exponentiation (two CRT
@@ -141,11 +138,29 @@ struct State {
     stats: BatchStats,
 }
 
-/// A request waiting for a batch: its ticket, scheme and digest.
+/// A request waiting for a batch: its ticket, its caller (parked until
+/// its turn or its result), scheme and digest.
 struct Request {
     ticket: u64,
+    caller: Thread,
     scheme: SignatureScheme,
     digest: Vec<u8>,
+}
+
+impl State {
+    /// The caller of the first queued request, to look whether a batch
+    /// may start: the answer is the same for every queued caller, so
+    /// waking one is enough (an arriving caller decides for itself).
+    fn first_queued(&self) -> Option<Thread> {
+        self.waiting.first().map(|r| r.caller.clone())
+    }
+}
+
+/// Unparks `caller`, if any (outside the lock: it takes the lock first).
+fn wake(caller: Option<Thread>) {
+    if let Some(caller) = caller {
+        caller.unpark();
+    }
 }
 
 /// What a [`BatchSigner`] has done: requests signed and batches they took.
@@ -170,6 +185,7 @@ impl BatchSigner {
     /// Errors: what `key` is refused for with `scheme`, checked here once.
     pub fn with_scheme(key: RsaPrivateKey, scheme: SignatureScheme) -> Result<Self, Error> {
         scheme.check_key(&key)?;
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Self {
             full_pass: (numcrypt_limbs::backend::selection()
                 .batch_exponentiation(key.prime_limbs())
@@ -179,9 +195,7 @@ impl BatchSigner {
             key,
             scheme,
             state: Mutex::new(State::default()),
-            posted: Condvar::new(),
-            turn: Condvar::new(),
-            cores: std::thread::available_parallelism().map_or(1, usize::from),
+            cores,
         })
     }
 
@@ -244,6 +258,7 @@ impl BatchSigner {
         state.next_ticket += 1;
         state.waiting.push(Request {
             ticket,
+            caller: std::thread::current(),
             scheme,
             digest: digest.to_vec(),
         });
@@ -252,8 +267,9 @@ impl BatchSigner {
         loop {
             if let Some(result) = state.results.remove(&ticket) {
                 state.active -= 1;
+                let next = state.first_queued();
                 drop(state);
-                self.turn.notify_one();
+                wake(next);
                 return result;
             }
             // Wait while every core runs a batch, while nothing is queued,
@@ -273,18 +289,13 @@ impl BatchSigner {
                 _ => queued >= self.full_pass.min(state.peak.saturating_sub(state.signing)),
             };
             let mine_queued = state.waiting.iter().any(|r| r.ticket == ticket);
-            if !mine_queued {
-                state = self
-                    .posted
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
-                continue;
-            }
-            if state.combiners >= self.cores || !enough {
-                state = self
-                    .turn
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
+            if !mine_queued || state.combiners >= self.cores || !enough {
+                // Woken for its result, or for a turn that may have come:
+                // either way it looks again (and a wake-up that finds
+                // neither is harmless).
+                drop(state);
+                std::thread::park();
+                state = self.lock();
                 continue;
             }
             // Become the combiner: sign this core's share of what is
@@ -299,29 +310,40 @@ impl BatchSigner {
             let batch: Vec<Request> = state.waiting.drain(..take).collect();
             state.combiners += 1;
             state.signing += batch.len();
+            let next = (state.combiners < self.cores)
+                .then(|| state.first_queued())
+                .flatten();
             drop(state);
-            self.turn.notify_all();
-            let combining = Combining {
+            wake(next);
+            let mut combining = Combining {
                 signer: self,
                 own: ticket,
                 batch,
             };
             let signed = self.sign_batch(rng, &combining.batch);
+            let batch = core::mem::take(&mut combining.batch);
+            drop(combining);
             state = self.lock();
-            for (i, request) in combining.batch.iter().enumerate() {
+            for (i, request) in batch.iter().enumerate() {
                 let result = signed.get(i).cloned().unwrap_or(Err(Error::FaultDetected));
                 state.results.insert(request.ticket, result);
             }
-            state.stats.requests += combining.batch.len() as u64;
+            state.stats.requests += batch.len() as u64;
             state.stats.batches += 1;
             state.combiners -= 1;
-            state.signing -= combining.batch.len();
+            state.signing -= batch.len();
             state.peak = state.cycle_peak;
             state.cycle_peak = state.active;
-            drop(combining);
+            let next = state.first_queued();
             drop(state);
-            self.posted.notify_all();
-            self.turn.notify_one();
+            // Exactly the batch's callers, then one queued caller (a core
+            // is free): nobody else's core is disturbed.
+            for request in &batch {
+                if request.ticket != ticket {
+                    request.caller.unpark();
+                }
+            }
+            wake(next);
             state = self.lock();
         }
     }
@@ -380,9 +402,10 @@ impl Drop for Combining<'_> {
             state.waiting.retain(|r| r.ticket != own);
             state.waiting.append(&mut self.batch);
             state.active -= 1;
+            // Every queued caller looks again: one becomes the combiner.
+            let queued: Vec<Thread> = state.waiting.iter().map(|r| r.caller.clone()).collect();
             drop(state);
-            self.signer.posted.notify_all();
-            self.signer.turn.notify_all();
+            queued.iter().for_each(Thread::unpark);
         }
     }
 }
