@@ -107,7 +107,10 @@ impl VerifyingKey {
     /// sliding-window exponentiations rather than one simultaneous
     /// (Straus–Shamir) exponentiation, because the exponentiations run on
     /// the AVX-512 IFMA backend where it is available and single
-    /// multiplications do not; `benches/RESULTS.md` has the measurement.
+    /// multiplications do not, and rather than a constant-time pair
+    /// (interleaved on that backend), whose fixed windows cost more than
+    /// the interleaving gains at `N` bits; `benches/RESULTS.md` has the
+    /// measurements.
     pub fn verify_prehash(&self, prehash: &[u8], signature: &Signature) -> Result<(), Error> {
         let params = &self.params;
         let q = params.q();

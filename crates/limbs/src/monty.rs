@@ -328,14 +328,22 @@ impl<U: Unsigned> MontyParams<U> {
     ///
     /// On the IFMA backend, with moduli of the same limb count, both run in
     /// one pass whose multiplication loop interleaves them, which fills one's
-    /// serial latency with the other's products; otherwise they run one
-    /// after the other.
+    /// serial latency with the other's products; otherwise (moduli of two
+    /// limb counts, or no backend that interleaves them wins at their
+    /// size) they run one after the other, each on the backend that
+    /// [`pow_bounded`](Self::pow_bounded) chooses for its size.
     pub fn pow_bounded_pair(pair: [PowOperand<'_, U>; 2], exp_bits: u32) -> [MontyForm<U>; 2] {
         let n = pair[0].0.modulus.nlimbs();
         let backend = match pair[1].0.modulus.nlimbs() == n {
             true => selection().exponentiation(n, 2),
             false => Exponentiation::LimbKernels,
         };
+        if backend == Exponentiation::LimbKernels {
+            // No kernel runs this pair at once (moduli of two sizes, or
+            // too large to interleave): each runs alone on its size's
+            // choice, which may still be a vector kernel.
+            return pair.map(|(params, base, exp)| params.pow_bounded(base, &exp, exp_bits));
+        }
         Self::pow_pair_on(backend, pair, exp_bits)
     }
 
@@ -408,6 +416,13 @@ impl<U: Unsigned> MontyParams<U> {
         match uniform_limbs(operands.iter().map(|op| op.0)) {
             Some(n) => {
                 let backend = selection().batch_exponentiation(n);
+                if backend == Exponentiation::LimbKernels {
+                    // Nothing runs these in lanes or pairs faster: the
+                    // pairs' own choice, which runs them apart on a
+                    // single kernel where that is faster.
+                    Self::pow_in_pairs(operands, exp_bits, out);
+                    return Ok(());
+                }
                 // A last pass of one or two operands costs a whole pass of
                 // padding: a pair costs less (benches/RESULTS.md).
                 let lanes = backend.lanes();

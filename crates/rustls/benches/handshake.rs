@@ -33,6 +33,9 @@
 //! `python3 crates/rustls/benches/summarize.py` prints the tables;
 //! `--rounds N` runs N rounds first.
 
+#[path = "../tests/common/recorder.rs"]
+mod recorder;
+
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Barrier};
@@ -41,16 +44,17 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::client::{Resumption, WebPkiServerVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use rustls::server::NoServerSessionStorage;
 use rustls::{
-    ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, ServerConfig,
-    ServerConnection, SignatureScheme, Stream, SupportedProtocolVersion,
+    ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection, SignatureScheme,
+    Stream, SupportedProtocolVersion,
 };
+
+use recorder::Recorder;
 
 const PROVIDERS: [&str; 3] = ["numcrypt", "aws-lc-rs", "ring"];
 
@@ -105,16 +109,16 @@ fn server_config(
 fn client_config(
     version: &'static SupportedProtocolVersion,
     ca: &CertificateDer<'static>,
-) -> (Arc<ClientConfig>, Arc<SchemeCheck>) {
+) -> (Arc<ClientConfig>, Arc<Recorder>) {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut roots = RootCertStore::empty();
     roots.add(ca.clone()).unwrap();
-    let check = Arc::new(SchemeCheck {
-        inner: WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+    let check = Recorder::new(
+        WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
             .build()
             .unwrap(),
-        seen: Default::default(),
-    });
+        None,
+    );
     let mut config = ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(&[version])
         .unwrap()
@@ -123,51 +127,6 @@ fn client_config(
         .with_no_client_auth();
     config.resumption = Resumption::disabled();
     (Arc::new(config), check)
-}
-
-/// webpki's verifier, remembering the last scheme it checked.
-#[derive(Debug)]
-struct SchemeCheck {
-    inner: Arc<WebPkiServerVerifier>,
-    seen: std::sync::Mutex<Option<SignatureScheme>>,
-}
-
-impl ServerCertVerifier for SchemeCheck {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        self.inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        *self.seen.lock().unwrap() = Some(dss.scheme);
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        *self.seen.lock().unwrap() = Some(dss.scheme);
-        self.inner.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.inner.supported_verify_schemes()
-    }
 }
 
 /// One full handshake in memory; the time spent in the server's calls.
@@ -220,13 +179,9 @@ fn handshakes(c: &mut Criterion) {
             .collect();
         // Same outcome with every provider before anything is timed.
         for (name, server) in &servers {
-            *check.seen.lock().unwrap() = None;
+            check.clear();
             handshake(&client, server);
-            assert_eq!(
-                *check.seen.lock().unwrap(),
-                Some(SignatureScheme::RSA_PSS_SHA512),
-                "{name}"
-            );
+            assert_eq!(check.seen(), [SignatureScheme::RSA_PSS_SHA512], "{name}");
         }
 
         let mut group = c.benchmark_group("handshake_server");

@@ -110,7 +110,10 @@
 //!    candidate that passes a first round must pass Boneh–Franklin's
 //!    `gcd(N, p + q − 1) = 1` check (BGW over `Z_N` reveals
 //!    `z = r (p + q − 1) mod N` for a random shared `r`) and 127 more rounds,
-//!    128 in all: error at most `2^-128`.
+//!    128 in all: error at most `2^-128`. A party's exponentiations are
+//!    independent, and run as batches of the limbs crate's batch
+//!    exponentiation (the first round of every surviving candidate at
+//!    once, then a candidate's other 127 rounds).
 //! 6. **Shares of `d`** for small `e`: with `ζ = −φ^-1 mod e`,
 //!    `d = (1 + ζφ)/e`; the `3 mod 4` party takes `⌊(1 + ζφ_j)/e⌋` and the
 //!    others `−⌈ζ(p_i + q_i)/e⌉` (offset by a public `2^(h+2)` so that all

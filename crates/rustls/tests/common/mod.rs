@@ -3,20 +3,23 @@
 //! and verifiers and keys that force or record a signature scheme.
 #![allow(dead_code)] // each test binary uses part of this
 
+mod recorder;
+
+pub use recorder::Recorder;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
 use rustls::client::WebPkiServerVerifier;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use rustls::server::{ClientHello, ResolvesServerCert, WebPkiClientVerifier};
 use rustls::sign::{CertifiedKey, Signer, SigningKey};
 use rustls::{
-    ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore, ServerConfig,
-    ServerConnection, SignatureAlgorithm, SignatureScheme, SupportedProtocolVersion,
+    ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection,
+    SignatureAlgorithm, SignatureScheme, SupportedProtocolVersion,
 };
 
 pub fn data(name: &str) -> PathBuf {
@@ -191,17 +194,8 @@ pub fn client_config(
     (config, verifier)
 }
 
-/// A webpki server verifier that records the schemes it checked and can
-/// restrict the schemes offered to one (as the peer then must sign with
-/// it). Everything else is webpki's, on the given provider.
-#[derive(Debug)]
-pub struct Recorder {
-    inner: Arc<WebPkiServerVerifier>,
-    only: Option<SignatureScheme>,
-    pub seen: Mutex<Vec<SignatureScheme>>,
-}
-
 impl Recorder {
+    /// webpki on `side`'s provider, trusting `ca`.
     pub fn server(
         side: Side,
         ca: &CertificateDer<'static>,
@@ -210,56 +204,7 @@ impl Recorder {
         let inner = WebPkiServerVerifier::builder_with_provider(roots(ca), side.provider())
             .build()
             .unwrap();
-        Arc::new(Self {
-            inner,
-            only,
-            seen: Mutex::new(Vec::new()),
-        })
-    }
-
-    pub fn seen(&self) -> Vec<SignatureScheme> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl ServerCertVerifier for Recorder {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        intermediates: &[CertificateDer<'_>],
-        server_name: &ServerName<'_>,
-        ocsp: &[u8],
-        now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        self.inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.seen.lock().unwrap().push(dss.scheme);
-        self.inner.verify_tls12_signature(message, cert, dss)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.seen.lock().unwrap().push(dss.scheme);
-        self.inner.verify_tls13_signature(message, cert, dss)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        match self.only {
-            Some(s) => vec![s],
-            None => self.inner.supported_verify_schemes(),
-        }
+        Self::new(inner, only)
     }
 }
 

@@ -19,7 +19,7 @@ use std::sync::PoisonError;
 use std::sync::atomic::Ordering;
 
 use numcrypt_limbs::ct_audit::{declassified, declassify, declassify_monty};
-use numcrypt_limbs::{BoxedUint, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyParams, PowOperand, Unsigned};
 use rand_chacha::ChaCha20Rng;
 use zeroize::{Zeroize, Zeroizing};
 
@@ -558,29 +558,55 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
         }
     }
 
-    /// Our value in a biprimality round: `g^((N − p_j − q_j + 1)/4)` for the
-    /// special party, `g^((p_i + q_i)/4)` for the others (constant time).
-    fn biprimality_value(
+    /// Our values in biprimality rounds, one for each `(candidate, N,
+    /// ring modulo N, round)`: `g^((N − p_j − q_j + 1)/4)` for the
+    /// special party, `g^((p_i + q_i)/4)` for the others, constant time.
+    /// The exponentiations are independent: they run in batches of the
+    /// limbs crate's batch exponentiation (eight a pass with AVX-512 IFMA),
+    /// one batch for each exponent size (which party is special is public).
+    fn biprimality_values(
         &self,
-        c: &Candidate,
-        modulus: &BoxedUint,
-        ring: &Ring,
-        round: usize,
-    ) -> Result<Elem, Error> {
+        tests: &[(&Candidate, &BoxedUint, &Ring, usize)],
+    ) -> Result<Vec<Elem>, Error> {
         let setup = self.setup;
-        let g = ring.elem(&self.base(modulus, c.cid, round)?);
-        let width = modulus.nlimbs();
-        let p = Zeroizing::new(c.p.resize(width)?);
-        let q = Zeroizing::new(c.q.resize(width)?);
-        let sum = Zeroizing::new(p.wrapping_add(&q));
-        let (exp, bits) = if c.special == setup.me {
-            let one = BoxedUint::from_u64(1, width);
-            let e = modulus.wrapping_add(&one).wrapping_sub(&sum);
-            (Zeroizing::new(e.shr_vartime(2)), setup.bits)
-        } else {
-            (Zeroizing::new(sum.shr_vartime(2)), setup.h + 1)
-        };
-        Ok(ring.params().pow_bounded(&g, &*exp, bits))
+        let mut bases = Vec::with_capacity(tests.len());
+        let mut exponents = Vec::with_capacity(tests.len());
+        for &(c, modulus, ring, round) in tests {
+            bases.push(ring.elem(&self.base(modulus, c.cid, round)?));
+            let width = modulus.nlimbs();
+            let p = Zeroizing::new(c.p.resize(width)?);
+            let q = Zeroizing::new(c.q.resize(width)?);
+            let sum = Zeroizing::new(p.wrapping_add(&q));
+            exponents.push(if c.special == setup.me {
+                let one = BoxedUint::from_u64(1, width);
+                let e = modulus.wrapping_add(&one).wrapping_sub(&sum);
+                (Zeroizing::new(e.shr_vartime(2)), setup.bits)
+            } else {
+                (Zeroizing::new(sum.shr_vartime(2)), setup.h + 1)
+            });
+        }
+        let mut values: Vec<Elem> = tests.iter().map(|t| t.2.params().zero()).collect();
+        let mut sizes: Vec<u32> = exponents.iter().map(|e| e.1).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        for bits in sizes {
+            let members: Vec<usize> = (0..tests.len())
+                .filter(|&i| exponents[i].1 == bits)
+                .collect();
+            let operands: Vec<PowOperand<'_, BoxedUint>> = members
+                .iter()
+                .map(|&i| (tests[i].2.params(), &bases[i], (*exponents[i].0).as_ref()))
+                .collect();
+            let mut out: Vec<Elem> = members
+                .iter()
+                .map(|&i| tests[i].2.params().zero())
+                .collect();
+            MontyParams::pow_bounded_batch(&operands, bits, &mut out)?;
+            for (&i, value) in members.iter().zip(out) {
+                values[i] = value;
+            }
+        }
+        Ok(values)
     }
 
     /// Whether the special party's value is `±` the product of the others'.
@@ -604,12 +630,15 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
     ) -> Result<Vec<bool>, Error> {
         let (n, me) = (self.setup.n, self.setup.me);
         let mut msg = Writer::default();
-        let mut mine = Vec::with_capacity(survivors.len());
-        for (s, &i) in survivors.iter().enumerate() {
-            let mut v = self.biprimality_value(&cands[i], &moduli[i].0, &rings[s], 0)?;
-            declassify_monty(&mut v); // broadcast
-            msg.elem(&rings[s], &v);
-            mine.push(v);
+        let tests: Vec<_> = survivors
+            .iter()
+            .zip(rings)
+            .map(|(&i, ring)| (&cands[i], &moduli[i].0, ring, 0))
+            .collect();
+        let mut mine = self.biprimality_values(&tests)?;
+        for (v, ring) in mine.iter_mut().zip(rings) {
+            declassify_monty(v); // broadcast
+            msg.elem(ring, v);
         }
         let got = self
             .exchange(vec![Some(msg.finish()); n], |_| true, false)?
@@ -768,12 +797,13 @@ impl<'a, T: Transport + ?Sized> Lane<'a, T> {
         let (n, me) = (self.setup.n, self.setup.me);
         let rounds = BIPRIMALITY_ROUNDS - 1;
         let mut msg = Writer::default();
-        let mut mine = Vec::with_capacity(rounds);
-        for round in 1..=rounds {
-            let mut v = self.biprimality_value(c, modulus, ring, round)?;
-            declassify_monty(&mut v); // broadcast
-            msg.elem(ring, &v);
-            mine.push(v);
+        let tests: Vec<_> = (1..=rounds)
+            .map(|round| (c, modulus, ring, round))
+            .collect();
+        let mut mine = self.biprimality_values(&tests)?;
+        for v in &mut mine {
+            declassify_monty(v); // broadcast
+            msg.elem(ring, v);
         }
         let got = self
             .exchange(vec![Some(msg.finish()); n], |_| true, false)?
