@@ -8,6 +8,10 @@
 //!   `y^r`; `decrypt_message`: subgroup checks, `c1^(q−x)`, decoding), all
 //!   exponents uniform in `[1, q − 1]`, constant time.
 //! - `elgamal_hybrid` (ffdhe2048): `seal` and `open` of 1 KiB.
+//! - `elgamal_sign_batch` (ffdhe2048, ffdhe3072): eight SHA-256
+//!   signatures with one key, `SecretKey::sign_batch` (the eight `g^k` as
+//!   one batch) against `sign` eight times, the batch's signatures checked
+//!   equal to single signing's first (no peer signs ElGamal).
 //! - `elgamal_pm2048_job`: the decryption's exponentiation `c^(q−x)`
 //!   (2047-bit exponent) modulo `p = 2^2048 − 1942289`, done five ways:
 //!   - `field_pseudo_mersenne`: `numcrypt-field`'s
@@ -37,7 +41,8 @@ use std::time::Duration;
 
 use common::group_name;
 use criterion::measurement::Measurement;
-use criterion::{BenchmarkGroup, Criterion, SamplingMode};
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, Throughput};
+use numcrypt::elgamal::sha2::Sha256;
 use numcrypt::elgamal::{NamedGroup, SecretKey};
 use numcrypt::field::{Fp, Monty, MontyModulus, PseudoMersenne};
 use numcrypt::limbs::backend::Exponentiation;
@@ -175,6 +180,37 @@ fn bench_hybrid<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
+fn bench_sign_batch<M: Measurement>(c: &mut Criterion<M>) {
+    const BATCH: usize = 8;
+    let mut g = c.benchmark_group(group_name::<M>("elgamal_sign_batch"));
+    configure(&mut g, 10, 2000);
+    g.throughput(Throughput::Elements(BATCH as u64));
+    let mut rng = ChaCha20Rng::seed_from_u64(3);
+    let messages: Vec<Vec<u8>> = (0..BATCH)
+        .map(|i| format!("numcrypt elgamal batch message {i}").into_bytes())
+        .collect();
+    let messages: Vec<&[u8]> = messages.iter().map(|m| m.as_slice()).collect();
+    for group in [NamedGroup::Ffdhe2048, NamedGroup::Ffdhe3072] {
+        let key = SecretKey::generate(&group.group(), &mut rng).unwrap();
+        let batch = key.sign_batch::<Sha256>(&messages).unwrap();
+        for (m, sig) in messages.iter().zip(&batch) {
+            assert_eq!(sig, &key.sign::<Sha256>(m).unwrap());
+        }
+        let id = format!("{}/{group}", group.bits());
+        g.bench_function(format!("{id}/numcrypt_batch"), |b| {
+            b.iter(|| black_box(&key).sign_batch::<Sha256>(black_box(&messages)))
+        });
+        g.bench_function(format!("{id}/numcrypt"), |b| {
+            b.iter(|| {
+                for m in &messages {
+                    black_box(black_box(&key).sign::<Sha256>(m).unwrap());
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
 fn bench_pm2048_job<M: Measurement>(c: &mut Criterion<M>) {
     let mut g = c.benchmark_group(group_name::<M>("elgamal_pm2048_job"));
     configure(&mut g, 20, 2000);
@@ -236,4 +272,9 @@ fn bench_pm2048_job<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-common::time_and_cycles_main!(bench_encrypt_decrypt, bench_hybrid, bench_pm2048_job);
+common::time_and_cycles_main!(
+    bench_encrypt_decrypt,
+    bench_hybrid,
+    bench_sign_batch,
+    bench_pm2048_job
+);

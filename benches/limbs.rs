@@ -506,15 +506,6 @@ fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-/// Every exponentiation backend there is.
-const ALL_BACKENDS: [Exponentiation; 5] = [
-    Exponentiation::LimbKernels,
-    Exponentiation::Ifma256,
-    Exponentiation::Ifma512,
-    Exponentiation::Avx2,
-    Exponentiation::Neon,
-];
-
 /// How much slower than the fastest backend the selection's choice may be.
 const SELECTION_TOLERANCE: f64 = 1.03;
 
@@ -595,7 +586,7 @@ fn bench_exp_variants<M: Measurement>(c: &mut Criterion<M>) {
                     .unwrap(),
             )
         });
-        for e in ALL_BACKENDS {
+        for e in Exponentiation::ALL {
             if let Some(r) = one.0.pow_bounded_on(e, &one.1, &one.2, bits) {
                 assert_eq!(one.0.from_monty(&r), expect[0], "{} at {bits}", e.name());
                 g.bench_function(format!("{bits}/one/{}", e.name()), |b| {

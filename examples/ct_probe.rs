@@ -412,6 +412,7 @@ fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
         Exponentiation::Avx2 => return "x86_64 avx2",
         Exponentiation::IfmaBatch => return "x86_64 avx512 ifma batch",
         Exponentiation::Avx2Batch => return "x86_64 avx2 batch",
+        Exponentiation::Apart => return kernel_backend(nlimbs, 1),
         _ => {}
     }
     match selection.limb_kernels() {

@@ -349,15 +349,6 @@ const SELECTION_TOLERANCE: f64 = 1.03;
 /// a time and as a CRT pair of two; `*` marks the selection's choice, and
 /// a size where it is more than 3 % slower than the fastest is flagged.
 fn variants(args: &SpeedArgs) {
-    const ALL_VARIANTS: [Exponentiation; 7] = [
-        Exponentiation::LimbKernels,
-        Exponentiation::Ifma256,
-        Exponentiation::Ifma512,
-        Exponentiation::Avx2,
-        Exponentiation::Neon,
-        Exponentiation::IfmaBatch,
-        Exponentiation::Avx2Batch,
-    ];
     outln!(
         "{:>6} {:>5} {:>12} {:>12} {:>9}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one)",
         "bits",
@@ -383,7 +374,7 @@ fn variants(args: &SpeedArgs) {
                 _ => backend::selection().exponentiation(limbs, k),
             };
             let mut rates = Vec::new();
-            for variant in ALL_VARIANTS {
+            for variant in Exponentiation::ALL {
                 if !(variant == Exponentiation::LimbKernels && k > 1 || variant.available(limbs, k))
                 {
                     continue;

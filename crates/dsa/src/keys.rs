@@ -2,10 +2,12 @@
 
 use core::fmt;
 
+use alloc::vec;
+use alloc::vec::Vec;
 use digest::Digest;
 use hmac::EagerHash;
 use numcrypt_limbs::ct_audit::{declassify, declassify_choice};
-use numcrypt_limbs::{BoxedUint, MontyForm, SecretUint, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, SecretUint, Unsigned};
 use rand_core::CryptoRng;
 use sha2::{Sha224, Sha256, Sha384, Sha512};
 use subtle::ConstantTimeLess;
@@ -290,25 +292,119 @@ impl SigningKey {
         let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         let params = self.params();
         params.require_signing()?;
-        let q = params.q();
-        let n = params.sizes().n();
-        let qm = params.q_monty();
+        let mut x = params.q_monty().to_monty(self.x.expose());
+        let mut request = Request::<D>::new(self, prehash, additional);
+        let k = request.nonce(self);
+        let gk = g_to_the(self, &k);
+        let signature = request.finish(self, &x, k, gk);
+        x.zeroize();
+        signature
+    }
+
+    /// Signs each message hashed with `D`, with `k` from RFC 6979 as
+    /// [`sign`](Self::sign) does: the signatures equal `sign`'s, in order.
+    /// The `g^k` of all messages run as one batch
+    /// ([`MontyParams::pow_bounded_batch`](numcrypt_limbs::MontyParams::pow_bounded_batch):
+    /// eight a pass on a CPU with AVX-512 IFMA at 1024 to 2048-bit `p`),
+    /// which signs many messages with one key in less time a signature.
+    pub fn sign_batch<D: EagerHash>(&self, messages: &[&[u8]]) -> Result<Vec<Signature>, Error> {
+        let prehashes: Vec<_> = messages.iter().map(|m| D::digest(m)).collect();
+        let prehashes: Vec<&[u8]> = prehashes.iter().map(|h| h.as_slice()).collect();
+        self.sign_prehash_batch::<D>(&prehashes)
+    }
+
+    /// [`sign_batch`](Self::sign_batch) for message hashes computed
+    /// elsewhere, as [`sign_prehash`](Self::sign_prehash).
+    pub fn sign_prehash_batch<D: EagerHash>(
+        &self,
+        prehashes: &[&[u8]],
+    ) -> Result<Vec<Signature>, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
+        let params = self.params();
+        params.require_signing()?;
         let pm = params.p_monty();
-        let z = qm.to_monty(&bits2int(prehash, n, q.nlimbs()));
-        let mut x = qm.to_monty(self.x.expose());
-        let mut drbg = NonceGenerator::<D>::new(q, self.x.expose(), prehash, additional);
+        let mut requests: Vec<_> = prehashes
+            .iter()
+            .map(|prehash| Request::<D>::new(self, prehash, &[]))
+            .collect();
+        let nonces: Vec<BoxedUint> = requests.iter_mut().map(|r| r.nonce(self)).collect();
+        let operands: Vec<_> = nonces
+            .iter()
+            .map(|k| (pm, params.g_monty(), k.as_ref()))
+            .collect();
+        let mut powers = vec![pm.zero(); operands.len()];
+        // `powers` has one slot an operand, so the batch runs (were it
+        // refused, each request would make its own `g^k`).
+        let batched =
+            MontyParams::pow_bounded_batch(&operands, params.sizes().n(), &mut powers).is_ok();
+        let mut x = params.q_monty().to_monty(self.x.expose());
+        let signatures = requests
+            .into_iter()
+            .zip(nonces)
+            .zip(&powers)
+            .map(|((request, k), gk)| {
+                let gk = match batched {
+                    true => pm.from_monty(gk),
+                    false => g_to_the(self, &k),
+                };
+                request.finish(self, &x, k, gk)
+            })
+            .collect();
+        x.zeroize();
+        for mut gk in powers {
+            gk.zeroize();
+        }
+        signatures
+    }
+}
+
+/// One signature in the making: the message's `z` and its nonce generator.
+struct Request<D: EagerHash> {
+    z: MontyForm<BoxedUint>,
+    drbg: NonceGenerator<D>,
+}
+
+impl<D: EagerHash> Request<D> {
+    fn new(key: &SigningKey, prehash: &[u8], additional: &[u8]) -> Self {
+        let params = key.params();
+        let q = params.q();
+        let z = bits2int(prehash, params.sizes().n(), q.nlimbs());
+        Self {
+            z: params.q_monty().to_monty(&z),
+            drbg: NonceGenerator::<D>::new(q, key.x.expose(), prehash, additional),
+        }
+    }
+
+    /// The next candidate `k` in `[1, q)`.
+    fn nonce(&mut self, key: &SigningKey) -> BoxedUint {
+        let q = key.params().q();
         loop {
-            let mut k = drbg.next_candidate();
+            let mut k = self.drbg.next_candidate();
             // A rejected nonce is discarded: its verdict is public.
-            if !declassify_choice(!k.is_zero() & k.ct_lt(q)) {
-                k.zeroize();
-                continue;
+            if declassify_choice(!k.is_zero() & k.ct_lt(q)) {
+                return k;
             }
-            let mut gk = pm.from_monty(&pm.pow_bounded(params.g_monty(), &k, n));
+            k.zeroize();
+        }
+    }
+
+    /// The signature from the nonce `k` and its `g^k mod p` (computed by
+    /// the caller), or, in the (negligible) event that they give `r = 0`
+    /// or `s = 0`, from the next nonces.
+    fn finish(
+        mut self,
+        key: &SigningKey,
+        x: &MontyForm<BoxedUint>,
+        mut k: BoxedUint,
+        mut gk: BoxedUint,
+    ) -> Result<Signature, Error> {
+        let params = key.params();
+        let (q, qm) = (params.q(), params.q_monty());
+        loop {
             let r = params.reduce_mod_q(&gk);
             let mut k_inv = qm.to_monty(&k.inv_mod(q)?);
-            let mut xr = qm.mul(&x, &r);
-            let s = qm.mul(&k_inv, &qm.add(&z, &xr));
+            let mut xr = qm.mul(x, &r);
+            let s = qm.mul(&k_inv, &qm.add(&self.z, &xr));
             k.zeroize();
             gk.zeroize();
             k_inv.zeroize();
@@ -318,9 +414,16 @@ impl SigningKey {
             declassify(r.as_mut());
             declassify(s.as_mut());
             if !bool::from(r.is_zero()) && !bool::from(s.is_zero()) {
-                x.zeroize();
                 return Ok(Signature::from_components(r, s));
             }
+            k = self.nonce(key);
+            gk = g_to_the(key, &k);
         }
     }
+}
+
+/// `g^k mod p` in constant time over `N` bits.
+fn g_to_the(key: &SigningKey, k: &BoxedUint) -> BoxedUint {
+    let (params, pm) = (key.params(), key.params().p_monty());
+    pm.from_monty(&pm.pow_bounded(params.g_monty(), k, params.sizes().n()))
 }

@@ -314,3 +314,28 @@ fn rfc6979_a21_dsa_1024_verify_only() {
 fn rfc6979_a22_dsa_2048() {
     check_vectors(&KEY_2048, &VECTORS_2048, true);
 }
+
+/// Batch signing gives the published signatures: every SHA-256 vector of
+/// A.2.2 in batches of 1 to 20 messages (the vectors repeated, so that
+/// batches fill several passes of a batch kernel and end in partial ones),
+/// each signature at its message's place.
+#[test]
+fn rfc6979_a22_batches_give_the_published_signatures() {
+    let signing = SigningKey::from_components(params(&KEY_2048), &hex(KEY_2048.x)).expect("key");
+    let published: Vec<(&[u8], Signature)> = VECTORS_2048
+        .iter()
+        .filter(|v| v.0 == "SHA-256")
+        .map(|&(_, msg, _, r, s)| (msg.as_bytes(), Signature::from_components(hex(r), hex(s))))
+        .collect();
+    assert_eq!(published.len(), 2);
+    for count in 1..=20 {
+        let batch: Vec<_> = (0..count).map(|i| &published[(i * 7 / 3) % 2]).collect();
+        let messages: Vec<&[u8]> = batch.iter().map(|(m, _)| *m).collect();
+        let signatures = signing.sign_batch::<Sha256>(&messages).expect("batch");
+        assert_eq!(signatures.len(), count);
+        for (i, (sig, (_, expected))) in signatures.iter().zip(&batch).enumerate() {
+            assert_eq!(sig, expected, "message {i} of a batch of {count}");
+        }
+    }
+    assert_eq!(signing.sign_batch::<Sha256>(&[]), Ok(Vec::new()));
+}

@@ -3,10 +3,12 @@
 //! `g^H(m) ≡ y^r r^s (mod p)`; the crate documentation lists the pitfalls
 //! handled.
 
+use alloc::vec;
+use alloc::vec::Vec;
 use digest::Digest;
 use hmac::EagerHash;
 use numcrypt_common::rfc6979::{NonceGenerator, with_additional_data};
-use numcrypt_limbs::{BoxedUint, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeLess};
 use zeroize::Zeroize;
@@ -42,6 +44,50 @@ impl SecretKey {
         sig
     }
 
+    /// Signs each message hashed with `D` as [`sign`](Self::sign) does:
+    /// the signatures equal `sign`'s, in order. The `g^k` of all messages
+    /// run as one batch
+    /// ([`MontyParams::pow_bounded_batch`](numcrypt_limbs::MontyParams::pow_bounded_batch):
+    /// eight a pass on a CPU with AVX-512 IFMA at 2048-bit `p`), which
+    /// signs many messages with one key in less time a signature.
+    pub fn sign_batch<D: EagerHash>(&self, messages: &[&[u8]]) -> Result<Vec<Signature>, Error> {
+        let _dit = numcrypt_limbs::DataIndependentTiming::enable();
+        let group = self.group();
+        let pm = group.p_monty();
+        let digests: Vec<_> = messages.iter().map(|m| D::digest(m)).collect();
+        let mut requests: Vec<_> = digests
+            .iter()
+            .map(|digest| Request::<D>::new(self, digest, &[]))
+            .collect();
+        let nonces: Vec<BoxedUint> = requests.iter_mut().map(|r| r.nonce(self)).collect();
+        let operands: Vec<_> = nonces
+            .iter()
+            .map(|k| (pm, group.g_monty(), k.as_ref()))
+            .collect();
+        let mut powers = vec![pm.zero(); operands.len()];
+        // `powers` has one slot an operand, so the batch runs (were it
+        // refused, each request would make its own `g^k`).
+        let batched = MontyParams::pow_bounded_batch(&operands, group.bits(), &mut powers).is_ok();
+        let mut x_q = group.q_monty().to_monty(self.x());
+        let signatures = requests
+            .into_iter()
+            .zip(nonces)
+            .zip(&powers)
+            .map(|((request, k), gk)| {
+                let r = match batched {
+                    true => pm.from_monty(gk),
+                    false => g_to_the(self, &k),
+                };
+                request.finish(self, &x_q, k, r)
+            })
+            .collect();
+        x_q.zeroize();
+        for mut gk in powers {
+            gk.zeroize();
+        }
+        signatures
+    }
+
     /// Constant time in `x` and `k`: `g^k` by the fixed-window
     /// exponentiation, `k⁻¹ mod q` by the constant-time inverse, and `s`
     /// assembled by the Chinese remainder theorem from `s mod q`
@@ -53,36 +99,78 @@ impl SecretKey {
         additional: &[u8],
     ) -> Result<Signature, Error> {
         let _dit = numcrypt_limbs::DataIndependentTiming::enable();
-        let group = self.group();
+        let mut x_q = self.group().q_monty().to_monty(self.x());
+        let mut request = Request::<D>::new(self, digest, additional);
+        let k = request.nonce(self);
+        let r = g_to_the(self, &k);
+        let signature = request.finish(self, &x_q, k, r);
+        x_q.zeroize();
+        signature
+    }
+}
+
+/// One signature in the making: the message's hash, reduced as signing
+/// needs it, and its nonce generator.
+struct Request<D: EagerHash> {
+    /// `H(m) mod q`, in Montgomery form.
+    e_q: MontyForm<BoxedUint>,
+    /// `H(m) mod 2`.
+    e_odd: Choice,
+    drbg: NonceGenerator<D>,
+}
+
+impl<D: EagerHash> Request<D> {
+    fn new(key: &SecretKey, digest: &[u8], additional: &[u8]) -> Self {
+        let group = key.group();
         let (p, q) = (group.p(), group.q());
         let p_minus_1 = p.wrapping_sub(&p.like_u64(1));
-        let qm = group.q_monty();
-        let pm = group.p_monty();
         // e = H(m), below p − 1 for every supported group (2048 bits and up).
         let e = BoxedUint::from_be_slice_auto(digest);
-        let e_q = qm.to_monty(&e.at_width(q.nlimbs()));
-        let e_odd = e.is_odd();
-        let mut x_q = qm.to_monty(self.x());
-        let x_odd = self.x().is_odd();
-        let mut drbg = NonceGenerator::<D>::new(&p_minus_1, self.x(), digest, additional);
+        Self {
+            e_q: group.q_monty().to_monty(&e.at_width(q.nlimbs())),
+            e_odd: e.is_odd(),
+            drbg: NonceGenerator::<D>::new(&p_minus_1, key.x(), digest, additional),
+        }
+    }
+
+    /// The next usable candidate `k`: `gcd(k, 2q) = 1` and `k ∈ [1, p − 2]`
+    /// (`k` odd, `k ≠ q`, `k < p − 1`).
+    fn nonce(&mut self, key: &SecretKey) -> BoxedUint {
+        let (p, q) = (key.group().p(), key.group().q());
+        let p_minus_1 = p.wrapping_sub(&p.like_u64(1));
         loop {
-            let mut k = drbg.next_candidate();
-            // gcd(k, 2q) = 1 and k ∈ [1, p − 2]: k odd, k ≠ q, k < p − 1.
+            let mut k = self.drbg.next_candidate();
             let usable = k.is_odd() & !k.ct_eq_value(q) & k.ct_lt(&p_minus_1);
             // A rejected nonce is discarded: its verdict is public.
-            if !numcrypt_limbs::ct_audit::declassify_choice(usable) {
-                k.zeroize();
-                continue;
+            if numcrypt_limbs::ct_audit::declassify_choice(usable) {
+                return k;
             }
-            let r = pm.from_monty(&pm.pow_bounded(group.g_monty(), &k, group.bits()));
+            k.zeroize();
+        }
+    }
+
+    /// The signature from the nonce `k` and `r = g^k mod p` (computed by
+    /// the caller), or, in the (negligible) event that `s = 0`, from the
+    /// next nonces.
+    fn finish(
+        mut self,
+        key: &SecretKey,
+        x_q: &MontyForm<BoxedUint>,
+        mut k: BoxedUint,
+        mut r: BoxedUint,
+    ) -> Result<Signature, Error> {
+        let group = key.group();
+        let (p, q, qm) = (group.p(), group.q(), group.q_monty());
+        let x_odd = key.x().is_odd();
+        loop {
             // k mod q and r mod q: both below 3q, so at most two subtractions.
             let mut k_q = reduce_below_3q(&k, q);
             let r_q = reduce_below_3q(&r, q);
             let mut k_inv = qm.to_monty(&k_q.inv_mod(q)?);
-            let mut xr = qm.mul(&x_q, &qm.to_monty(&r_q));
-            let s_q = qm.from_monty(&qm.mul(&qm.sub(&e_q, &xr), &k_inv));
+            let mut xr = qm.mul(x_q, &qm.to_monty(&r_q));
+            let s_q = qm.from_monty(&qm.mul(&qm.sub(&self.e_q, &xr), &k_inv));
             // s mod 2 = (e − x r) mod 2, as k⁻¹ is odd.
-            let s_odd: Choice = e_odd ^ (x_odd & r.is_odd());
+            let s_odd: Choice = self.e_odd ^ (x_odd & r.is_odd());
             // s = s_q + q·t with t = (s mod 2) − (s_q mod 2) mod 2.
             let t = s_odd ^ s_q.is_odd();
             let mut s = s_q.at_width(p.nlimbs());
@@ -94,15 +182,22 @@ impl SecretKey {
             xr.zeroize();
             // s is about to be published (r is already: g^k): testing it is
             // safe.
-            let mut r = r;
             numcrypt_limbs::ct_audit::declassify(r.as_mut());
             numcrypt_limbs::ct_audit::declassify(s.as_mut());
             if !bool::from(s.is_zero()) {
-                x_q.zeroize();
                 return Ok(Signature::from_components(r, s));
             }
+            k = self.nonce(key);
+            r = g_to_the(key, &k);
         }
     }
+}
+
+/// `g^k mod p` in constant time over the group's bit length.
+fn g_to_the(key: &SecretKey, k: &BoxedUint) -> BoxedUint {
+    let group = key.group();
+    let pm = group.p_monty();
+    pm.from_monty(&pm.pow_bounded(group.g_monty(), k, group.bits()))
 }
 
 /// `v mod q` for `v < 3q`, constant time, at `q`'s width.

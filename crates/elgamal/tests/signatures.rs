@@ -60,6 +60,38 @@ fn signatures_verify_here_and_by_the_equation() {
     }
 }
 
+/// Batch signing: every signature satisfies the equation (num-bigint) and
+/// equals single signing's, at its message's place, for batches of 1 to
+/// 20 (several passes of a batch kernel, partial ones last), at a size
+/// the batch kernels take (2048 bits) and one they do not (3072).
+#[test]
+fn batches_sign_as_single_signing_does() {
+    for (group, most) in [(NamedGroup::Ffdhe2048, 20), (NamedGroup::Modp3072, 3)] {
+        let key = key(group, 4);
+        let messages: Vec<Vec<u8>> = (0..most)
+            .map(|i| format!("batch {i}").into_bytes())
+            .collect();
+        for count in [1, 2, 3, 7, 8, 9, 16, 20]
+            .into_iter()
+            .filter(|&c| c <= most)
+        {
+            let batch: Vec<&[u8]> = messages[..count].iter().map(|m| m.as_slice()).collect();
+            let signatures = key.sign_batch::<Sha256>(&batch).unwrap();
+            assert_eq!(signatures.len(), count);
+            for (i, (msg, sig)) in batch.iter().zip(&signatures).enumerate() {
+                let h = BigUint::from_bytes_be(&Sha256::digest(msg));
+                let what = format!("{group}, message {i} of {count}");
+                assert!(
+                    equation_holds(&key, &h, &big(sig.r()), &big(sig.s())),
+                    "{what}"
+                );
+                assert_eq!(sig, &key.sign::<Sha256>(msg).unwrap(), "{what}");
+            }
+        }
+        assert_eq!(key.sign_batch::<Sha256>(&[]).unwrap(), Vec::new());
+    }
+}
+
 #[test]
 fn range_checks_stop_bleichenbachers_forgeries() {
     let key = key(NamedGroup::Ffdhe2048, 3);

@@ -328,28 +328,23 @@ impl<U: Unsigned> MontyParams<U> {
     ///
     /// On the IFMA backend, with moduli of the same limb count, both run in
     /// one pass whose multiplication loop interleaves them, which fills one's
-    /// serial latency with the other's products; otherwise (moduli of two
-    /// limb counts, or no backend that interleaves them wins at their
-    /// size) they run one after the other, each on the backend that
-    /// [`pow_bounded`](Self::pow_bounded) chooses for its size.
+    /// serial latency with the other's products, where that measured faster
+    /// than one after the other; otherwise (moduli of two limb counts, or
+    /// [`Exponentiation::Apart`] chosen for their size) they run one after
+    /// the other, each on the backend that [`pow_bounded`](Self::pow_bounded)
+    /// chooses for its size.
     pub fn pow_bounded_pair(pair: [PowOperand<'_, U>; 2], exp_bits: u32) -> [MontyForm<U>; 2] {
         let n = pair[0].0.modulus.nlimbs();
         let backend = match pair[1].0.modulus.nlimbs() == n {
             true => selection().exponentiation(n, 2),
-            false => Exponentiation::LimbKernels,
+            false => Exponentiation::Apart,
         };
-        if backend == Exponentiation::LimbKernels {
-            // No kernel runs this pair at once (moduli of two sizes, or
-            // too large to interleave): each runs alone on its size's
-            // choice, which may still be a vector kernel.
-            return pair.map(|(params, base, exp)| params.pow_bounded(base, &exp, exp_bits));
-        }
         Self::pow_pair_on(backend, pair, exp_bits)
     }
 
     /// [`pow_bounded_pair`](Self::pow_bounded_pair) on the implementation
-    /// named (the limb kernels run the two one after the other), or `None`
-    /// if it cannot run both moduli here.
+    /// named (the limb kernels and [`Exponentiation::Apart`] run the two one
+    /// after the other), or `None` if it cannot run both moduli here.
     pub fn pow_bounded_pair_on(
         backend: Exponentiation,
         pair: [PowOperand<'_, U>; 2],
@@ -357,7 +352,7 @@ impl<U: Unsigned> MontyParams<U> {
     ) -> Option<[MontyForm<U>; 2]> {
         let n = pair[0].0.modulus.nlimbs();
         let same = pair[1].0.modulus.nlimbs() == n;
-        let ok = backend == Exponentiation::LimbKernels || (same && backend.available(n, 2));
+        let ok = !backend.interleaves() || (same && backend.available(n, 2));
         ok.then(|| Self::pow_pair_on(backend, pair, exp_bits))
     }
 
@@ -367,7 +362,7 @@ impl<U: Unsigned> MontyParams<U> {
         exp_bits: u32,
     ) -> [MontyForm<U>; 2] {
         let _dit = DataIndependentTiming::enable();
-        if backend == Exponentiation::LimbKernels {
+        if !backend.interleaves() {
             return pair.map(|(params, base, exp)| params.pow_ct_on(backend, base, &exp, exp_bits));
         }
         // Bits past an exponent's end read as zero: clamp to the wider.
@@ -416,10 +411,8 @@ impl<U: Unsigned> MontyParams<U> {
         match uniform_limbs(operands.iter().map(|op| op.0)) {
             Some(n) => {
                 let backend = selection().batch_exponentiation(n);
-                if backend == Exponentiation::LimbKernels {
-                    // Nothing runs these in lanes or pairs faster: the
-                    // pairs' own choice, which runs them apart on a
-                    // single kernel where that is faster.
+                if backend.lanes() == 1 {
+                    // No batch kernel wins here: pairs, on their choice.
                     Self::pow_in_pairs(operands, exp_bits, out);
                     return Ok(());
                 }
@@ -458,8 +451,8 @@ impl<U: Unsigned> MontyParams<U> {
 
     /// [`pow_bounded_batch`](Self::pow_bounded_batch) on the implementation
     /// named: a batch kernel runs its lanes a pass, any other runs the
-    /// operands in pairs where it takes them (the limb kernels one after
-    /// the other). For comparing implementations, as the tests and benches
+    /// operands in pairs where it takes them (the limb kernels and
+    /// [`Exponentiation::Apart`] one after the other). For comparing implementations, as the tests and benches
     /// do.
     ///
     /// Errors: [`Error::LengthMismatch`] as for `pow_bounded_batch`;
@@ -476,7 +469,7 @@ impl<U: Unsigned> MontyParams<U> {
             return Err(Error::LengthMismatch);
         }
         let runs = |op: &PowOperand<'_, U>| {
-            backend == Exponentiation::LimbKernels
+            !backend.interleaves()
                 || backend.available(op.0.modulus.nlimbs(), crate::backend::BATCH)
         };
         let uniform = uniform_limbs(operands.iter().map(|op| op.0)).is_some();
@@ -559,7 +552,8 @@ impl<U: Unsigned> MontyParams<U> {
         Ok(())
     }
 
-    /// The constant-time exponentiation on `backend`, which can run it.
+    /// The constant-time exponentiation on `backend`, which can run it
+    /// ([`Exponentiation::Apart`]: on the single choice).
     fn pow_ct_on(
         &self,
         backend: Exponentiation,
@@ -567,6 +561,10 @@ impl<U: Unsigned> MontyParams<U> {
         exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> MontyForm<U> {
+        let backend = match backend {
+            Exponentiation::Apart => selection().exponentiation(self.modulus.nlimbs(), 1),
+            other => other,
+        };
         let _dit = DataIndependentTiming::enable();
         let exp_bits = exp_bits.min(exp.as_ref().len() as u32 * Limb::BITS);
         let mut out = self.modulus.zero_like();
@@ -608,7 +606,7 @@ impl<U: Unsigned> MontyParams<U> {
         let n = self.modulus.nlimbs();
         if other.modulus.nlimbs() == n {
             let backend = selection().exponentiation(n, 2);
-            if backend != Exponentiation::LimbKernels {
+            if backend.interleaves() {
                 let mut out = self.modulus.zero_like();
                 let mut other_out = other.modulus.zero_like();
                 exp_vartime_pair(

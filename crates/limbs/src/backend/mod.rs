@@ -136,9 +136,28 @@ pub enum Exponentiation {
     /// 256-bit registers, radix 2^28 with AVX2, generated assembly; moduli
     /// of 16, 24 and 32 limbs. For batches.
     Avx2Batch,
+    /// Not a kernel: a pair's two exponentiations one after the other, each
+    /// on what [`Selection::exponentiation`] chooses for its size alone;
+    /// for pairs (and batches, in pairs) only. Where one exponentiation at
+    /// a time fills the multiplier, interleaving two only adds register
+    /// pressure.
+    Apart,
 }
 
 impl Exponentiation {
+    /// Every implementation, in a fixed order (the calibration's cache
+    /// numbers them by it).
+    pub const ALL: [Self; 8] = [
+        Self::LimbKernels,
+        Self::Ifma256,
+        Self::Ifma512,
+        Self::Avx2,
+        Self::Neon,
+        Self::IfmaBatch,
+        Self::Avx2Batch,
+        Self::Apart,
+    ];
+
     /// Whether this implementation can run `interleave` exponentiations
     /// at once modulo `nlimbs`-limb moduli in this process: the CPU has it,
     /// `NUMCRYPT_DISABLE` does not name it, and it takes the size. For the
@@ -168,7 +187,15 @@ impl Exponentiation {
                     && batch_takes(self, nlimbs)
                     && interleave == self.lanes()
             }
+            Self::Apart => nlimbs > 0 && interleave == 2,
         }
+    }
+
+    /// Whether this runs a pair's two exponentiations in one pass (as one
+    /// job of a kernel in a radix of its own), rather than one after the
+    /// other.
+    pub(crate) fn interleaves(self) -> bool {
+        !matches!(self, Self::LimbKernels | Self::Apart)
     }
 
     /// Exponentiations one pass runs: the lanes of a batch kernel, 1 for the
@@ -177,7 +204,12 @@ impl Exponentiation {
         match self {
             Self::IfmaBatch => 8,
             Self::Avx2Batch => 4,
-            Self::LimbKernels | Self::Ifma256 | Self::Ifma512 | Self::Avx2 | Self::Neon => 1,
+            Self::LimbKernels
+            | Self::Ifma256
+            | Self::Ifma512
+            | Self::Avx2
+            | Self::Neon
+            | Self::Apart => 1,
         }
     }
 
@@ -191,6 +223,7 @@ impl Exponentiation {
             Self::Neon => "NEON, radix 2^28",
             Self::IfmaBatch => "AVX-512 IFMA, 8 lanes",
             Self::Avx2Batch => "AVX2, 4 lanes",
+            Self::Apart => "apart, each on the single choice",
         }
     }
 }
@@ -278,13 +311,14 @@ fn neon_takes(_: usize) -> bool {
 /// Runs `job` on `backend` (one of the implementations in a radix of their
 /// own, which must take the size: see [`Exponentiation::available`]),
 /// converting in and out (see `radix`). Returns `false`, having done
-/// nothing, if it cannot (always, for [`Exponentiation::LimbKernels`]). The
+/// nothing, if it cannot (always, for [`Exponentiation::LimbKernels`] and
+/// [`Exponentiation::Apart`]). The
 /// conversions run on the slice kernels [`selection`] chose.
 pub(crate) fn run_exponentiation<const K: usize>(
     backend: Exponentiation,
     job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
-    if backend == Exponentiation::LimbKernels {
+    if matches!(backend, Exponentiation::LimbKernels | Exponentiation::Apart) {
         return false;
     }
     run_vector_exponentiation(backend, job)
