@@ -42,9 +42,9 @@ pub struct SpeedArgs {
     /// mark the one chosen, instead of the tables.
     #[arg(long)]
     variants: bool,
-    /// Also time RSA signing in batches of this many messages
-    /// (`sign_pkcs1v15_batch`, 1 to 64): the `batch` columns count
-    /// signatures, not calls.
+    /// Also time signing in batches of this many messages (1 to 64: RSA's
+    /// `sign_pkcs1v15_batch`, DSA's and ElGamal's `sign_batch`): the
+    /// `batch` columns count signatures, not calls.
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
     batch: Option<u16>,
 }
@@ -222,11 +222,11 @@ pub fn run(args: &SpeedArgs) -> Result<(), String> {
     } else {
         args.algorithms.clone()
     };
+    if let Some(n) = args.batch {
+        outln!("batch: {n} messages a batch signing call, figures per signature");
+    }
     let mut rsa = match args.batch {
-        Some(n) => {
-            outln!("rsa batch: {n} messages a sign_pkcs1v15_batch call, figures per signature");
-            Table::new(&["keygen", "sign", "verify", "batch"])
-        }
+        Some(_) => Table::new(&["keygen", "sign", "verify", "batch"]),
         None => Table::new(&["keygen", "sign", "verify"]),
     };
     for (alg, bits) in [
@@ -287,9 +287,7 @@ fn rsa_rates(args: &SpeedArgs, bits: u32) -> Result<Vec<Rate>, String> {
     });
     let mut rates = vec![keygen, sign, verify];
     if let Some(n) = args.batch {
-        let msgs: Vec<Vec<u8>> = (0..n)
-            .map(|i| [MESSAGE, &i.to_le_bytes()].concat())
-            .collect();
+        let msgs = batch_messages(n);
         let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
         let sigs = key
             .sign_pkcs1v15_batch(&mut getrandom::SysRng, HashAlg::Sha256, &msgs)
@@ -299,16 +297,28 @@ fn rsa_rates(args: &SpeedArgs, bits: u32) -> Result<Vec<Rate>, String> {
                 .verify_pkcs1v15(HashAlg::Sha256, m, sig)
                 .map_err(|e| format!("rsa {bits} batch: {e}"))?;
         }
-        let calls = measure(args.threads, args.seconds, || {
+        rates.push(per_signature(n, args, || {
             let _ =
                 black_box(key.sign_pkcs1v15_batch(&mut getrandom::SysRng, HashAlg::Sha256, &msgs));
-        });
-        rates.push(Rate {
-            seconds_per_op: calls.seconds_per_op / f64::from(n),
-            per_second: calls.per_second * f64::from(n),
-        });
+        }));
     }
     Ok(rates)
+}
+
+/// `--batch`'s messages: `n` distinct ones.
+fn batch_messages(n: u16) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| [MESSAGE, &i.to_le_bytes()].concat())
+        .collect()
+}
+
+/// The rate of `sign_batch`, a call signing `n` messages, per signature.
+fn per_signature(n: u16, args: &SpeedArgs, sign_batch: impl Fn() + Sync) -> Rate {
+    let calls = measure(args.threads, args.seconds, sign_batch);
+    Rate {
+        seconds_per_op: calls.seconds_per_op / f64::from(n),
+        per_second: calls.per_second * f64::from(n),
+    }
 }
 
 /// A random odd modulus of `bits` bits with its top bit set, a base below
@@ -441,7 +451,10 @@ fn variants(args: &SpeedArgs) {
 }
 
 fn dsa(args: &SpeedArgs) -> Result<(), String> {
-    let mut table = Table::new(&["sign", "verify"]);
+    let mut table = match args.batch {
+        Some(_) => Table::new(&["sign", "verify", "batch"]),
+        None => Table::new(&["sign", "verify"]),
+    };
     for (sizes, name) in [
         (ParameterSizes::L2048N256, "dsa 2048/256"),
         (ParameterSizes::L3072N256, "dsa 3072/256"),
@@ -459,7 +472,21 @@ fn dsa(args: &SpeedArgs) -> Result<(), String> {
         let verify = measure(args.threads, args.seconds, || {
             let _ = black_box(public.verify::<Sha256>(MESSAGE, &sig));
         });
-        table.rows.push((name.to_owned(), vec![sign, verify]));
+        let mut rates = vec![sign, verify];
+        if let Some(n) = args.batch {
+            let msgs = batch_messages(n);
+            let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+            for (m, sig) in msgs
+                .iter()
+                .zip(key.sign_batch::<Sha256>(&msgs).map_err(err)?)
+            {
+                public.verify::<Sha256>(m, &sig).map_err(err)?;
+            }
+            rates.push(per_signature(n, args, || {
+                let _ = black_box(key.sign_batch::<Sha256>(&msgs));
+            }));
+        }
+        table.rows.push((name.to_owned(), rates));
     }
     table.print();
     Ok(())
@@ -483,10 +510,25 @@ fn elgamal(args: &SpeedArgs) -> Result<(), String> {
     let decrypt = measure(args.threads, args.seconds, || {
         let _ = black_box(key.decrypt_message(&ct));
     });
-    let mut table = Table::new(&["sign", "verify", "decrypt"]);
-    table
-        .rows
-        .push(("elgamal ffdhe2048".to_owned(), vec![sign, verify, decrypt]));
+    let mut rates = vec![sign, verify, decrypt];
+    let mut table = match args.batch {
+        Some(_) => Table::new(&["sign", "verify", "decrypt", "batch"]),
+        None => Table::new(&["sign", "verify", "decrypt"]),
+    };
+    if let Some(n) = args.batch {
+        let msgs = batch_messages(n);
+        let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+        for (m, sig) in msgs
+            .iter()
+            .zip(key.sign_batch::<Sha256>(&msgs).map_err(err)?)
+        {
+            public.verify::<Sha256>(m, &sig).map_err(err)?;
+        }
+        rates.push(per_signature(n, args, || {
+            let _ = black_box(key.sign_batch::<Sha256>(&msgs));
+        }));
+    }
+    table.rows.push(("elgamal ffdhe2048".to_owned(), rates));
     table.print();
     Ok(())
 }

@@ -39,6 +39,47 @@ fn tables_after_the_cpu_and_the_choices() {
 }
 
 #[test]
+fn batch_columns_for_every_signature_that_batches() {
+    let out = numcrypt(&[
+        "speed",
+        "dsa",
+        "elgamal",
+        "--batch",
+        "3",
+        "--seconds",
+        "0.01",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("batch: 3 messages a batch signing call"),
+        "{stdout}"
+    );
+    // A header with a batch column, and each row with one more time and
+    // rate than without it: sign, verify and batch for DSA; sign, verify,
+    // decrypt and batch for ElGamal.
+    for (prefix, columns) in [
+        ("dsa 2048/256", 3),
+        ("dsa 3072/256", 3),
+        ("elgamal ffdhe2048", 4),
+    ] {
+        let row = rows(&stdout, prefix);
+        assert_eq!(row.len(), 1, "{prefix}: {stdout}");
+        let numbers: Vec<f64> = row[0]
+            .split_whitespace()
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        assert!(numbers.len() >= 2 * columns, "{}", row[0]);
+        assert!(numbers.iter().all(|&x| x > 0.0), "{}", row[0]);
+    }
+    assert_eq!(
+        stdout.matches("batch/s").count(),
+        2,
+        "two headers: {stdout}"
+    );
+}
+
+#[test]
 fn variants_mark_the_choice_and_check_it() {
     let out = numcrypt(&["speed", "--variants", "--seconds", "0.005"]);
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -392,8 +392,9 @@ impl<U: Unsigned> MontyParams<U> {
     /// all moduli of one limb count), the operands run as many a pass as it
     /// has lanes (eight with AVX-512 IFMA, four with AVX2), the last pass
     /// padded with copies of its first operand whose results are dropped,
-    /// except that a last one or two run as a pair (a padded pass would
-    /// cost more); otherwise they run in pairs
+    /// except that a last pass of one to three runs them in pairs (a pass
+    /// costs about as much as four exponentiations in pairs); otherwise
+    /// they run in pairs
     /// ([`pow_bounded_pair`](Self::pow_bounded_pair)).
     /// The time depends on the number of operands, the widths and
     /// `exp_bits` only.
@@ -416,11 +417,8 @@ impl<U: Unsigned> MontyParams<U> {
                     Self::pow_in_pairs(operands, exp_bits, out);
                     return Ok(());
                 }
-                // A last pass of one or two operands costs a whole pass of
-                // padding: a pair costs less (benches/RESULTS.md).
-                let lanes = backend.lanes();
-                let tail = match operands.len() % lanes {
-                    r if lanes > 2 && r <= 2 => r,
+                let tail = match operands.len() % backend.lanes() {
+                    r if r < PASS_IN_PAIRS => r,
                     _ => 0,
                 };
                 let full = operands.len() - tail;
@@ -767,6 +765,11 @@ fn run_job<const K: usize>(
     let ran = run_exponentiation(backend, job);
     assert!(ran, "the caller checked that the backend takes the job");
 }
+
+/// Operands below which a batch kernel's last pass runs in pairs instead: a
+/// pass, of either batch kernel at every size they take, costs about as
+/// much as four exponentiations in pairs (benches/RESULTS.md, "Batches").
+const PASS_IN_PAIRS: usize = 4;
 
 /// The limb count every modulus has, if they all have the same one (and
 /// there is one).
