@@ -287,38 +287,42 @@ fn rsa_rates(args: &SpeedArgs, bits: u32) -> Result<Vec<Rate>, String> {
     });
     let mut rates = vec![keygen, sign, verify];
     if let Some(n) = args.batch {
-        let msgs = batch_messages(n);
-        let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
-        let sigs = key
-            .sign_pkcs1v15_batch(&mut getrandom::SysRng, HashAlg::Sha256, &msgs)
-            .map_err(|e| format!("rsa {bits} batch: {e}"))?;
-        for (m, sig) in msgs.iter().zip(&sigs) {
+        let sign_batch = |msgs: &[&[u8]]| {
+            key.sign_pkcs1v15_batch(&mut getrandom::SysRng, HashAlg::Sha256, msgs)
+                .map_err(|e| format!("rsa {bits} batch: {e}"))
+        };
+        let verify = |m: &[u8], sig: &Vec<u8>| {
             public
                 .verify_pkcs1v15(HashAlg::Sha256, m, sig)
-                .map_err(|e| format!("rsa {bits} batch: {e}"))?;
-        }
-        rates.push(per_signature(n, args, || {
-            let _ =
-                black_box(key.sign_pkcs1v15_batch(&mut getrandom::SysRng, HashAlg::Sha256, &msgs));
-        }));
+                .map_err(|e| format!("rsa {bits} batch: {e}"))
+        };
+        rates.push(batch_rate(args, n, sign_batch, verify)?);
     }
     Ok(rates)
 }
 
-/// `--batch`'s messages: `n` distinct ones.
-fn batch_messages(n: u16) -> Vec<Vec<u8>> {
-    (0..n)
+/// `--batch`'s column: calls of `sign_batch` on `n` distinct messages,
+/// whose signatures `verify` checks first, timed per signature.
+fn batch_rate<S>(
+    args: &SpeedArgs,
+    n: u16,
+    sign_batch: impl Fn(&[&[u8]]) -> Result<Vec<S>, String> + Sync,
+    verify: impl Fn(&[u8], &S) -> Result<(), String>,
+) -> Result<Rate, String> {
+    let msgs: Vec<Vec<u8>> = (0..n)
         .map(|i| [MESSAGE, &i.to_le_bytes()].concat())
-        .collect()
-}
-
-/// The rate of `sign_batch`, a call signing `n` messages, per signature.
-fn per_signature(n: u16, args: &SpeedArgs, sign_batch: impl Fn() + Sync) -> Rate {
-    let calls = measure(args.threads, args.seconds, sign_batch);
-    Rate {
+        .collect();
+    let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
+    for (m, sig) in msgs.iter().zip(sign_batch(&msgs)?) {
+        verify(m, &sig)?;
+    }
+    let calls = measure(args.threads, args.seconds, || {
+        let _ = black_box(sign_batch(&msgs));
+    });
+    Ok(Rate {
         seconds_per_op: calls.seconds_per_op / f64::from(n),
         per_second: calls.per_second * f64::from(n),
-    }
+    })
 }
 
 /// A random odd modulus of `bits` bits with its top bit set, a base below
@@ -474,17 +478,9 @@ fn dsa(args: &SpeedArgs) -> Result<(), String> {
         });
         let mut rates = vec![sign, verify];
         if let Some(n) = args.batch {
-            let msgs = batch_messages(n);
-            let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
-            for (m, sig) in msgs
-                .iter()
-                .zip(key.sign_batch::<Sha256>(&msgs).map_err(err)?)
-            {
-                public.verify::<Sha256>(m, &sig).map_err(err)?;
-            }
-            rates.push(per_signature(n, args, || {
-                let _ = black_box(key.sign_batch::<Sha256>(&msgs));
-            }));
+            let sign_batch = |msgs: &[&[u8]]| key.sign_batch::<Sha256>(msgs).map_err(err);
+            let verify = |m: &[u8], sig: &_| public.verify::<Sha256>(m, sig).map_err(err);
+            rates.push(batch_rate(args, n, sign_batch, verify)?);
         }
         table.rows.push((name.to_owned(), rates));
     }
@@ -516,17 +512,9 @@ fn elgamal(args: &SpeedArgs) -> Result<(), String> {
         None => Table::new(&["sign", "verify", "decrypt"]),
     };
     if let Some(n) = args.batch {
-        let msgs = batch_messages(n);
-        let msgs: Vec<&[u8]> = msgs.iter().map(Vec::as_slice).collect();
-        for (m, sig) in msgs
-            .iter()
-            .zip(key.sign_batch::<Sha256>(&msgs).map_err(err)?)
-        {
-            public.verify::<Sha256>(m, &sig).map_err(err)?;
-        }
-        rates.push(per_signature(n, args, || {
-            let _ = black_box(key.sign_batch::<Sha256>(&msgs));
-        }));
+        let sign_batch = |msgs: &[&[u8]]| key.sign_batch::<Sha256>(msgs).map_err(err);
+        let verify = |m: &[u8], sig: &_| public.verify::<Sha256>(m, sig).map_err(err);
+        rates.push(batch_rate(args, n, sign_batch, verify)?);
     }
     table.rows.push(("elgamal ffdhe2048".to_owned(), rates));
     table.print();

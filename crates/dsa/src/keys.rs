@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use digest::Digest;
 use hmac::EagerHash;
 use numcrypt_limbs::ct_audit::{declassify, declassify_choice};
-use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, SecretUint, Unsigned};
+use numcrypt_limbs::{BoxedUint, Limb, MontyForm, SecretUint, Unsigned};
 use rand_core::CryptoRng;
 use sha2::{Sha224, Sha256, Sha384, Sha512};
 use subtle::ConstantTimeLess;
@@ -304,7 +304,7 @@ impl SigningKey {
     /// Signs each message hashed with `D`, with `k` from RFC 6979 as
     /// [`sign`](Self::sign) does: the signatures equal `sign`'s, in order.
     /// The `g^k` of all messages run as one batch
-    /// ([`MontyParams::pow_bounded_batch`](numcrypt_limbs::MontyParams::pow_bounded_batch):
+    /// ([`MontyParams::pow_bounded_fixed_base_batch`](numcrypt_limbs::MontyParams::pow_bounded_fixed_base_batch):
     /// eight a pass on a CPU with AVX-512 IFMA at 1024 to 2048-bit `p`),
     /// which signs many messages with one key in less time a signature.
     pub fn sign_batch<D: EagerHash>(&self, messages: &[&[u8]]) -> Result<Vec<Signature>, Error> {
@@ -328,15 +328,13 @@ impl SigningKey {
             .map(|prehash| Request::<D>::new(self, prehash, &[]))
             .collect();
         let nonces: Vec<BoxedUint> = requests.iter_mut().map(|r| r.nonce(self)).collect();
-        let operands: Vec<_> = nonces
-            .iter()
-            .map(|k| (pm, params.g_monty(), k.as_ref()))
-            .collect();
-        let mut powers = vec![pm.zero(); operands.len()];
-        // `powers` has one slot an operand, so the batch runs (were it
+        let exps: Vec<&[Limb]> = nonces.iter().map(|k| k.as_ref()).collect();
+        let mut powers = vec![pm.zero(); exps.len()];
+        // `powers` has one slot a nonce, so the batch runs (were it
         // refused, each request would make its own `g^k`).
-        let batched =
-            MontyParams::pow_bounded_batch(&operands, params.sizes().n(), &mut powers).is_ok();
+        let batched = pm
+            .pow_bounded_fixed_base_batch(params.g_monty(), &exps, params.sizes().n(), &mut powers)
+            .is_ok();
         let mut x = params.q_monty().to_monty(self.x.expose());
         let signatures = requests
             .into_iter()

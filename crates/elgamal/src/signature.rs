@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use digest::Digest;
 use hmac::EagerHash;
 use numcrypt_common::rfc6979::{NonceGenerator, with_additional_data};
-use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
+use numcrypt_limbs::{BoxedUint, Limb, MontyForm, Unsigned};
 use rand_core::CryptoRng;
 use subtle::{Choice, ConstantTimeLess};
 use zeroize::Zeroize;
@@ -47,7 +47,7 @@ impl SecretKey {
     /// Signs each message hashed with `D` as [`sign`](Self::sign) does:
     /// the signatures equal `sign`'s, in order. The `g^k` of all messages
     /// run as one batch
-    /// ([`MontyParams::pow_bounded_batch`](numcrypt_limbs::MontyParams::pow_bounded_batch):
+    /// ([`MontyParams::pow_bounded_fixed_base_batch`](numcrypt_limbs::MontyParams::pow_bounded_fixed_base_batch):
     /// eight a pass on a CPU with AVX-512 IFMA at 2048-bit `p`), which
     /// signs many messages with one key in less time a signature.
     pub fn sign_batch<D: EagerHash>(&self, messages: &[&[u8]]) -> Result<Vec<Signature>, Error> {
@@ -60,14 +60,13 @@ impl SecretKey {
             .map(|digest| Request::<D>::new(self, digest, &[]))
             .collect();
         let nonces: Vec<BoxedUint> = requests.iter_mut().map(|r| r.nonce(self)).collect();
-        let operands: Vec<_> = nonces
-            .iter()
-            .map(|k| (pm, group.g_monty(), k.as_ref()))
-            .collect();
-        let mut powers = vec![pm.zero(); operands.len()];
-        // `powers` has one slot an operand, so the batch runs (were it
+        let exps: Vec<&[Limb]> = nonces.iter().map(|k| k.as_ref()).collect();
+        let mut powers = vec![pm.zero(); exps.len()];
+        // `powers` has one slot a nonce, so the batch runs (were it
         // refused, each request would make its own `g^k`).
-        let batched = MontyParams::pow_bounded_batch(&operands, group.bits(), &mut powers).is_ok();
+        let batched = pm
+            .pow_bounded_fixed_base_batch(group.g_monty(), &exps, group.bits(), &mut powers)
+            .is_ok();
         let mut x_q = group.q_monty().to_monty(self.x());
         let signatures = requests
             .into_iter()

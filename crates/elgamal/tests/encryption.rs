@@ -143,6 +143,49 @@ fn ciphertexts_multiply_plaintexts() {
     assert_eq!(key.decrypt(&again).unwrap(), a);
 }
 
+/// Batch decryption: every plaintext the one encrypted, and each result
+/// what single decryption gives, for batches of 0 to 12 (passes of a batch
+/// kernel and tails); a ciphertext of another group among them fails
+/// alone.
+#[test]
+fn batches_decrypt_as_single_decryption_does() {
+    let mut rng = ChaCha20Rng::seed_from_u64(11);
+    let key = key(NamedGroup::Ffdhe2048, 9);
+    let other = common::key(NamedGroup::Ffdhe3072, 9);
+    let msgs: Vec<Vec<u8>> = (0..11)
+        .map(|i| format!("message {i}").into_bytes())
+        .collect();
+    let mut cts: Vec<Ciphertext> = msgs
+        .iter()
+        .map(|m| key.public_key().encrypt_message(&mut rng, m).unwrap())
+        .collect();
+    let foreign = other.public_key().encrypt_message(&mut rng, b"x").unwrap();
+    cts.insert(5, foreign);
+    for count in [0, 1, 3, 4, 8, 9, 12] {
+        let out = key.decrypt_message_batch(&cts[..count]);
+        assert_eq!(out.len(), count);
+        for (i, (c, got)) in cts.iter().zip(&out).enumerate() {
+            let what = format!("ciphertext {i} of {count}");
+            match i {
+                5 => assert_eq!(got.as_ref().unwrap_err(), &Error::InvalidElement, "{what}"),
+                _ => {
+                    let plain = &msgs[if i < 5 { i } else { i - 1 }];
+                    assert_eq!(&got.as_ref().unwrap()[..], &plain[..], "{what}");
+                }
+            }
+            let single = key.decrypt_message(c);
+            assert_eq!(
+                got.as_ref().map(|m| &m[..]).ok(),
+                single.as_ref().map(|m| &m[..]).ok()
+            );
+        }
+        let elements = key.decrypt_batch(&cts[..count]);
+        for (c, e) in cts.iter().zip(elements) {
+            assert_eq!(e.ok(), key.decrypt(c).ok());
+        }
+    }
+}
+
 #[test]
 fn tampered_and_out_of_range_ciphertexts_are_refused() {
     let mut rng = ChaCha20Rng::seed_from_u64(7);

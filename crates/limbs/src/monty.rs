@@ -5,7 +5,7 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
 use crate::backend::{
-    DataIndependentTiming, Exponentiation, dispatch, run_exponentiation, selection,
+    BATCH, DataIndependentTiming, Exponentiation, dispatch, run_exponentiation, selection,
 };
 use crate::ct_audit::{self, Declassify};
 use crate::int::unsigned::Unsigned;
@@ -426,6 +426,33 @@ impl<U: Unsigned> MontyParams<U> {
                 Self::pow_in_pairs(&operands[full..], exp_bits, &mut out[full..]);
             }
             None => Self::pow_in_pairs(operands, exp_bits, out),
+        }
+        Ok(())
+    }
+
+    /// `out[i] = base^e` in constant time for `e` the low `exp_bits` bits
+    /// of `exps[i]`, as [`pow_bounded`](Self::pow_bounded) computes each:
+    /// one base, many exponents, run as
+    /// [`pow_bounded_batch`](Self::pow_bounded_batch) runs them (many
+    /// signatures' `g^k` with one key is the use). The time depends on the
+    /// number of exponents, the widths and `exp_bits` only.
+    ///
+    /// Errors: [`Error::LengthMismatch`] when `out` and `exps` differ in
+    /// length (nothing is written).
+    pub fn pow_bounded_fixed_base_batch(
+        &self,
+        base: &MontyForm<U>,
+        exps: &[&[Limb]],
+        exp_bits: u32,
+        out: &mut [MontyForm<U>],
+    ) -> Result<(), Error> {
+        if out.len() != exps.len() {
+            return Err(Error::LengthMismatch);
+        }
+        for (exps, out) in exps.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
+            let operands: [PowOperand<'_, U>; BATCH] =
+                core::array::from_fn(|i| (self, base, exps[i.min(exps.len() - 1)]));
+            Self::pow_bounded_batch(&operands[..exps.len()], exp_bits, out)?;
         }
         Ok(())
     }
