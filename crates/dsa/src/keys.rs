@@ -305,7 +305,7 @@ impl SigningKey {
     /// [`sign`](Self::sign) does: the signatures equal `sign`'s, in order.
     /// The `g^k` of all messages run as one batch
     /// ([`MontyParams::pow_bounded_fixed_base_batch`](numcrypt_limbs::MontyParams::pow_bounded_fixed_base_batch):
-    /// eight a pass on a CPU with AVX-512 IFMA at 1024 to 2048-bit `p`),
+    /// eight a pass on a CPU with AVX-512 IFMA at 2048-bit `p`),
     /// which signs many messages with one key in less time a signature.
     pub fn sign_batch<D: EagerHash>(&self, messages: &[&[u8]]) -> Result<Vec<Signature>, Error> {
         let prehashes: Vec<_> = messages.iter().map(|m| D::digest(m)).collect();

@@ -477,8 +477,8 @@ impl<U: Unsigned> MontyParams<U> {
     /// [`pow_bounded_batch`](Self::pow_bounded_batch) on the implementation
     /// named: a batch kernel runs its lanes a pass, any other runs the
     /// operands in pairs where it takes them (the limb kernels and
-    /// [`Exponentiation::Apart`] one after the other). For comparing implementations, as the tests and benches
-    /// do.
+    /// [`Exponentiation::Apart`] one after the other). For comparing
+    /// implementations, as the tests and benches do.
     ///
     /// Errors: [`Error::LengthMismatch`] as for `pow_bounded_batch`;
     /// [`Error::BackendUnavailable`] when `backend` cannot run these

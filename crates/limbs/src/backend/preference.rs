@@ -188,10 +188,9 @@ pub(crate) const KNOWN: &[Known] = &[
         // and AVX512-FP16 (Sapphire Rapids' features): the 256-bit IFMA
         // kernels except at 1536 bits (the pair clearly, one at a time by
         // a hair), and the limb kernels over AVX2 at every size. Pairs
-        // above 2048 bits run apart (at 3072 bits one at a time is 13 to
-        // 19 % faster; at 2048 the two tie). Batches: the IFMA batch kernel ahead of IFMA
-        // pairs, and with IFMA off the AVX2 batch kernel ahead of pairs on
-        // the limb kernels.
+        // above 2048 bits run apart (at 2048 bits the two tie). Batches:
+        // the IFMA batch kernel ahead of IFMA pairs, and with IFMA off the
+        // AVX2 batch kernel ahead of pairs on the limb kernels.
         name: "Intel Xeon, Sapphire Rapids class",
         vendor: "GenuineIntel",
         family: 6,
