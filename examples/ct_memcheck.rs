@@ -451,8 +451,15 @@ fn dsa(audit: &mut Audit) {
                 black_box(sig);
             },
         );
+        audit.section(&format!("dsa ({which}): batch of 5 signatures"), |_| {
+            black_box(key.sign_batch::<Sha256>(&BATCH_OF_5).expect("sign"));
+        });
     }
 }
+
+/// Five messages: a batch kernel's pass (of four or eight lanes) and a
+/// tail run in pairs, or one padded pass.
+const BATCH_OF_5: [&[u8]; 5] = [b"one", b"two", b"three", b"four", b"five"];
 
 fn elgamal(audit: &mut Audit) {
     let group = NamedGroup::Ffdhe2048.group();
@@ -471,6 +478,9 @@ fn elgamal(audit: &mut Audit) {
         black_box(key.sign::<Sha256>(b"message").expect("sign"));
         black_box(key.sign_hedged::<Sha256, _>(rng, b"message").expect("sign"));
     });
+    audit.section("elgamal: batch of 5 signatures", |_| {
+        black_box(key.sign_batch::<Sha256>(&BATCH_OF_5).expect("sign"));
+    });
     let mut public_rng = ChaCha20Rng::seed_from_u64(2);
     let element = group.element_from_bytes(b"a secret").expect("fits");
     let c = key
@@ -481,7 +491,18 @@ fn elgamal(audit: &mut Audit) {
         .public_key()
         .seal(&mut public_rng, b"a secret", b"")
         .expect("seal");
+    let batch: Vec<_> = BATCH_OF_5
+        .iter()
+        .map(|m| {
+            key.public_key()
+                .encrypt_message(&mut public_rng, m)
+                .expect("encrypt")
+        })
+        .collect();
     audit.section("elgamal: decryption and hybrid opening", |_| {
+        for (m, plain) in BATCH_OF_5.iter().zip(key.decrypt_message_batch(&batch)) {
+            assert_eq!(revealed(plain.expect("decrypt").to_vec()), *m);
+        }
         black_box(key.decrypt(&c).expect("decrypt"));
         let m = key.open(&sealed, b"").expect("open");
         assert_eq!(revealed(m.to_vec()), b"a secret");

@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::ops::ControlFlow;
 
+use numcrypt_limbs::ct_audit::{declassified, declassify_choice};
 use numcrypt_limbs::{BoxedUint, Unsigned};
 use numcrypt_prime::{PrimeGen, PrimeKind, Progress, is_prime_vartime};
 use rand_core::CryptoRng;
@@ -355,9 +356,10 @@ impl Group {
             marker.conditional_assign(&(i as u64), here);
             found |= here;
         }
-        let marker = marker as usize;
-        // The marker's position is the message's length: public from here.
-        if !bool::from(found) || bytes[marker] != 0x01 {
+        // The marker's position is the message's length, and whether it is
+        // a marker the verdict: public from here.
+        let marker = declassified(marker) as usize;
+        if !declassify_choice(found) || declassified(bytes[marker]) != 0x01 {
             return Err(Error::InvalidPlaintext);
         }
         Ok(Zeroizing::new(bytes[marker + 1..].to_vec()))

@@ -346,7 +346,7 @@ impl SecretKey {
             MontyParams::pow_bounded_batch(&operands, group.exponent_bits(), &mut masks).is_ok();
         neg_x.zeroize();
         let mut masks = masks.into_iter();
-        let elements = halves
+        halves
             .into_iter()
             .map(|halves| {
                 let [c1, c2] = halves?;
@@ -358,8 +358,7 @@ impl SecretKey {
                 mask.zeroize();
                 Ok(Element(pm.from_monty(&m)))
             })
-            .collect();
-        elements
+            .collect()
     }
 
     /// Decrypts and decodes every ciphertext as
