@@ -2,7 +2,6 @@
 
 use core::fmt;
 
-use alloc::vec;
 use alloc::vec::Vec;
 use digest::Digest;
 use hmac::EagerHash;
@@ -329,29 +328,19 @@ impl SigningKey {
             .collect();
         let nonces: Vec<BoxedUint> = requests.iter_mut().map(|r| r.nonce(self)).collect();
         let exps: Vec<&[Limb]> = nonces.iter().map(|k| k.as_ref()).collect();
-        let mut powers = vec![pm.zero(); exps.len()];
-        // `powers` has one slot a nonce, so the batch runs (were it
-        // refused, each request would make its own `g^k`).
-        let batched = pm
-            .pow_bounded_fixed_base_batch(params.g_monty(), &exps, params.sizes().n(), &mut powers)
-            .is_ok();
+        let powers = pm.pow_bounded_fixed_base_batch(params.g_monty(), &exps, params.sizes().n());
         let mut x = params.q_monty().to_monty(self.x.expose());
         let signatures = requests
             .into_iter()
             .zip(nonces)
-            .zip(&powers)
-            .map(|((request, k), gk)| {
-                let gk = match batched {
-                    true => pm.from_monty(gk),
-                    false => g_to_the(self, &k),
-                };
-                request.finish(self, &x, k, gk)
+            .zip(powers)
+            .map(|((request, k), mut gk)| {
+                let plain = pm.from_monty(&gk);
+                gk.zeroize();
+                request.finish(self, &x, k, plain)
             })
             .collect();
         x.zeroize();
-        for mut gk in powers {
-            gk.zeroize();
-        }
         signatures
     }
 }

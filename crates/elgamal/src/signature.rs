@@ -3,7 +3,6 @@
 //! `g^H(m) ≡ y^r r^s (mod p)`; the crate documentation lists the pitfalls
 //! handled.
 
-use alloc::vec;
 use alloc::vec::Vec;
 use digest::Digest;
 use hmac::EagerHash;
@@ -61,29 +60,16 @@ impl SecretKey {
             .collect();
         let nonces: Vec<BoxedUint> = requests.iter_mut().map(|r| r.nonce(self)).collect();
         let exps: Vec<&[Limb]> = nonces.iter().map(|k| k.as_ref()).collect();
-        let mut powers = vec![pm.zero(); exps.len()];
-        // `powers` has one slot a nonce, so the batch runs (were it
-        // refused, each request would make its own `g^k`).
-        let batched = pm
-            .pow_bounded_fixed_base_batch(group.g_monty(), &exps, group.bits(), &mut powers)
-            .is_ok();
+        let powers = pm.pow_bounded_fixed_base_batch(group.g_monty(), &exps, group.bits());
         let mut x_q = group.q_monty().to_monty(self.x());
+        // r = g^k is published with the signature: no need to wipe it.
         let signatures = requests
             .into_iter()
             .zip(nonces)
-            .zip(&powers)
-            .map(|((request, k), gk)| {
-                let r = match batched {
-                    true => pm.from_monty(gk),
-                    false => g_to_the(self, &k),
-                };
-                request.finish(self, &x_q, k, r)
-            })
+            .zip(powers)
+            .map(|((request, k), gk)| request.finish(self, &x_q, k, pm.from_monty(&gk)))
             .collect();
         x_q.zeroize();
-        for mut gk in powers {
-            gk.zeroize();
-        }
         signatures
     }
 

@@ -430,31 +430,27 @@ impl<U: Unsigned> MontyParams<U> {
         Ok(())
     }
 
-    /// `out[i] = base^e` in constant time for `e` the low `exp_bits` bits
-    /// of `exps[i]`, as [`pow_bounded`](Self::pow_bounded) computes each:
-    /// one base, many exponents, run as
+    /// `base^e` in constant time for `e` the low `exp_bits` bits of each
+    /// exponent, in order, as [`pow_bounded`](Self::pow_bounded) computes
+    /// each: one base, many exponents, run as
     /// [`pow_bounded_batch`](Self::pow_bounded_batch) runs them (many
     /// signatures' `g^k` with one key is the use). The time depends on the
     /// number of exponents, the widths and `exp_bits` only.
-    ///
-    /// Errors: [`Error::LengthMismatch`] when `out` and `exps` differ in
-    /// length (nothing is written).
+    #[cfg(feature = "alloc")]
     pub fn pow_bounded_fixed_base_batch(
         &self,
         base: &MontyForm<U>,
         exps: &[&[Limb]],
         exp_bits: u32,
-        out: &mut [MontyForm<U>],
-    ) -> Result<(), Error> {
-        if out.len() != exps.len() {
-            return Err(Error::LengthMismatch);
-        }
+    ) -> alloc::vec::Vec<MontyForm<U>> {
+        let mut out = alloc::vec![self.zero(); exps.len()];
         for (exps, out) in exps.chunks(BATCH).zip(out.chunks_mut(BATCH)) {
             let operands: [PowOperand<'_, U>; BATCH] =
                 core::array::from_fn(|i| (self, base, exps[i.min(exps.len() - 1)]));
-            Self::pow_bounded_batch(&operands[..exps.len()], exp_bits, out)?;
+            // `out` has one slot an operand: the batch runs.
+            let _ = Self::pow_bounded_batch(&operands[..exps.len()], exp_bits, out);
         }
-        Ok(())
+        out
     }
 
     /// The operands in pairs where two neighbours have one limb count

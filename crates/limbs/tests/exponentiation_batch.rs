@@ -132,7 +132,7 @@ fn every_lane_on_every_backend() {
 
 /// One base, many exponents (`pow_bounded_fixed_base_batch`): 0 to 20 of
 /// them (every pass count and tail), at the batch kernels' widths and one
-/// beside them, against num-bigint; and a length mismatch refused.
+/// beside them, against num-bigint.
 #[test]
 fn one_base_many_exponents() {
     for n in WIDTHS {
@@ -143,10 +143,8 @@ fn one_base_many_exponents() {
         let bits = 64 * n as u32 - 3;
         for count in [0, 1, 3, 4, 8, 9, 12, 20] {
             let exps: Vec<&[u64]> = lanes[..count].iter().map(|l| l.exp.as_ref()).collect();
-            let mut out = vec![params.zero(); count];
-            params
-                .pow_bounded_fixed_base_batch(base, &exps, bits, &mut out)
-                .unwrap();
+            let out = params.pow_bounded_fixed_base_batch(base, &exps, bits);
+            assert_eq!(out.len(), count);
             for (k, (lane, r)) in lanes.iter().zip(&out).enumerate() {
                 let low = to_big(lane.exp.as_words()) % (BigUint::one() << bits);
                 let expect = to_big(plain.as_words()).modpow(&low, &m);
@@ -154,16 +152,6 @@ fn one_base_many_exponents() {
                 assert_eq!(got, expect, "{n} limbs, {count} exponents, exponent {k}");
             }
         }
-        let exps = [lanes[0].exp.as_ref()];
-        let mut out = vec![params.zero(); 2];
-        assert_eq!(
-            params.pow_bounded_fixed_base_batch(base, &exps, bits, &mut out),
-            Err(Error::LengthMismatch)
-        );
-        assert!(
-            out.iter().all(|r| params.from_monty(r).is_zero().into()),
-            "nothing written"
-        );
     }
 }
 
