@@ -60,6 +60,14 @@ positions go to the scratch. The reduction: the multiplication's passes
 with the a·b terms left out, each position entering the window with the
 product's value instead of zero. 3N² + 2N IFMA in all against 4N² + N.
 
+A reduction pass has half the multiplication's IFMA, too few to hide
+its quotient chain (q_i, q_i+1 and the low positions' terms: about 20
+cycles) behind the other lanes' work when each pass starts with its
+own. So the passes are software-pipelined: the next pass's quotients and
+low terms are computed inside this pass, as soon as its positions 2 and
+3 are complete (after digit 3), in two more registers; the loop runs
+N/2 − 1 such passes and a last one without.
+
 # Normalisation
 
 Positions are unnormalised 64-bit sums (below 2^62 for N <= 40). The
@@ -118,114 +126,147 @@ def normalise(e, N, H, R, tmp, carry, mask, src_slot):
 def reduction_passes(e, N, H, with_a):
     """The N/2 passes of two rows. `with_a`: the multiplication (a·b terms
     and fresh positions start at zero); else the square's reduction
-    (positions enter with the product's value, in the scratch)."""
+    (positions enter with the product's value, in the scratch), whose
+    quotients are pipelined (see the module docstring)."""
+    pipelined = not with_a
     R = [zmm(i) for i in range(H)]
     free = [zmm(i) for i in range(H, 32)]
     B0, B1 = (free.pop(0), free.pop(0)) if with_a else (None, None)
     Q0, Q1, T, A, M = (free.pop(0) for _ in range(5))
     K0 = free.pop(0)
+    if pipelined:
+        Q0n, Q1n = free.pop(0), free.pop(0)
+        B0n, B1n = (free.pop(0), free.pop(0)) if with_a else (None, None)
     allreg = H >= N + 2
     X = [] if allreg else [free.pop(0) for _ in range(3)]
     e(f"vmovdqu64 {K0}, [{{k0}}]")
-    e(f"mov {{n}}, {N // 2}")
-    e(".p2align 4")
-    e("2:")
-    if with_a:
-        e(f"vmovdqu64 {B0}, [{{b}}]")
-        e(f"vmovdqu64 {B1}, [{{b}} + {VB}]")
-        e(f"vmovdqu64 {A}, [{{a}}]")
-    e(f"vmovdqu64 {M}, [{{m}}]")
-    # Row i: position 0, q_i.
-    if with_a:
-        e(f"vpmadd52luq {R[0]}, {B0}, {A}")
-    e(f"vpxorq {Q0}, {Q0}, {Q0}")
-    e(f"vpmadd52luq {Q0}, {R[0]}, {K0}")
-    if with_a:
-        e(f"vpmadd52huq {R[1]}, {B0}, {A}")
-        e(f"vpmadd52luq {R[1]}, {B1}, {A}")
-        e(f"vpmadd52huq {R[2]}, {B1}, {A}")
-    e(f"vpmadd52luq {R[0]}, {Q0}, {M}")
-    e(f"vpmadd52huq {R[1]}, {Q0}, {M}")
-    e(f"vpsrlq {T}, {R[0]}, 52")
-    # Position 1's remaining terms of row i (digit 1), then q_i+1.
-    if with_a:
-        e(f"vmovdqu64 {A}, [{{a}} + {VB}]")
-        e(f"vpmadd52luq {R[1]}, {B0}, {A}")
-    e(f"vmovdqu64 {M}, [{{m}} + {VB}]")
-    e(f"vpmadd52luq {R[1]}, {Q0}, {M}")
-    e(f"vpaddq {R[1]}, {R[1]}, {T}")
-    e(f"vpxorq {Q1}, {Q1}, {Q1}")
-    e(f"vpmadd52luq {Q1}, {R[1]}, {K0}")
-    if with_a:
-        e(f"vpmadd52huq {R[2]}, {B0}, {A}")
-        e(f"vpmadd52luq {R[2]}, {B1}, {A}")
-        e(f"vpmadd52huq {R[3]}, {B1}, {A}")
-    e(f"vpmadd52huq {R[2]}, {Q0}, {M}")
-    # Digit 0 of m again, for q_i+1 (A is free: a_1's products are done).
-    e(f"vmovdqu64 {A}, [{{m}}]")
-    e(f"vpmadd52luq {R[1]}, {Q1}, {A}")
-    e(f"vpmadd52huq {R[2]}, {Q1}, {A}")
-    e(f"vpsrlq {T}, {R[1]}, 52")
-    e(f"vpmadd52luq {R[2]}, {Q1}, {M}")
-    e(f"vpmadd52huq {R[3]}, {Q1}, {M}")
-    e(f"vpaddq {R[2]}, {R[2]}, {T}")
 
-    # Digits 2 and up. Positions >= H are in the scratch: a position is
-    # live from the digit whose hi(·, b_i+1) reaches it to the digit whose
-    # lo(·, b_i) completes it (three digits), so three registers rotate.
-    live = {}
-    turn = [0]
+    def preamble(bs, Q0, Q1, B0, B1):
+        """Rows i and i + 1's terms at positions bs .. bs + 3 below digit
+        2, with their quotient digits into Q0 and Q1."""
+        if with_a:
+            e(f"vmovdqu64 {B0}, [{{b}} + {VB * bs}]")
+            e(f"vmovdqu64 {B1}, [{{b}} + {VB * (bs + 1)}]")
+            e(f"vmovdqu64 {A}, [{{a}}]")
+        e(f"vmovdqu64 {M}, [{{m}}]")
+        if with_a:
+            e(f"vpmadd52luq {R[bs]}, {B0}, {A}")
+        e(f"vpxorq {Q0}, {Q0}, {Q0}")
+        e(f"vpmadd52luq {Q0}, {R[bs]}, {K0}")
+        if with_a:
+            e(f"vpmadd52huq {R[bs+1]}, {B0}, {A}")
+            e(f"vpmadd52luq {R[bs+1]}, {B1}, {A}")
+            e(f"vpmadd52huq {R[bs+2]}, {B1}, {A}")
+        e(f"vpmadd52luq {R[bs]}, {Q0}, {M}")
+        e(f"vpmadd52huq {R[bs+1]}, {Q0}, {M}")
+        e(f"vpsrlq {T}, {R[bs]}, 52")
+        if with_a:
+            e(f"vmovdqu64 {A}, [{{a}} + {VB}]")
+            e(f"vpmadd52luq {R[bs+1]}, {B0}, {A}")
+        e(f"vmovdqu64 {M}, [{{m}} + {VB}]")
+        e(f"vpmadd52luq {R[bs+1]}, {Q0}, {M}")
+        e(f"vpaddq {R[bs+1]}, {R[bs+1]}, {T}")
+        e(f"vpxorq {Q1}, {Q1}, {Q1}")
+        e(f"vpmadd52luq {Q1}, {R[bs+1]}, {K0}")
+        if with_a:
+            e(f"vpmadd52huq {R[bs+2]}, {B0}, {A}")
+            e(f"vpmadd52luq {R[bs+2]}, {B1}, {A}")
+            e(f"vpmadd52huq {R[bs+3]}, {B1}, {A}")
+        e(f"vpmadd52huq {R[bs+2]}, {Q0}, {M}")
+        e(f"vmovdqu64 {A}, [{{m}}]")
+        e(f"vpmadd52luq {R[bs+1]}, {Q1}, {A}")
+        e(f"vpmadd52huq {R[bs+2]}, {Q1}, {A}")
+        e(f"vpsrlq {T}, {R[bs+1]}, 52")
+        e(f"vpmadd52luq {R[bs+2]}, {Q1}, {M}")
+        e(f"vpmadd52huq {R[bs+3]}, {Q1}, {M}")
+        e(f"vpaddq {R[bs+2]}, {R[bs+2]}, {T}")
 
-    def position(p):
-        if p < H:
-            return R[p]
-        if p not in live:
-            reg = X[turn[0] % len(X)]
-            turn[0] += 1
-            live[p] = reg
-            if with_a and p >= N:
-                e(f"vpxorq {reg}, {reg}, {reg}")
+    def body(next_pass):
+        """A pass's digits 2 and up, and the move down two positions;
+        `next_pass`: with the next pass's preamble inside."""
+        live = {}
+        turn = [0]
+
+        def position(p):
+            if p < H:
+                return R[p]
+            if p not in live:
+                reg = X[turn[0] % len(X)]
+                turn[0] += 1
+                live[p] = reg
+                if with_a and p >= N:
+                    e(f"vpxorq {reg}, {reg}, {reg}")
+                else:
+                    e(f"vmovdqa64 {reg}, [{{s}} + {VB * p}]")
+            return live[p]
+
+        def complete(p):
+            if p in live:
+                e(f"vmovdqa64 [{{s}} + {VB * p}], {live.pop(p)}")
+
+        # Positions >= H are in the scratch: a position is live from the
+        # digit whose hi(·, b_i+1) reaches it to the digit whose lo(·, b_i)
+        # completes it (three digits), so three registers rotate.
+        for j in range(2, N):
+            if with_a:
+                e(f"vmovdqu64 {A}, [{{a}} + {VB * j}]")
+            e(f"vmovdqu64 {M}, [{{m}} + {VB * j}]")
+            if with_a:
+                e(f"vpmadd52luq {position(j)}, {B0}, {A}")
+            e(f"vpmadd52luq {position(j)}, {Q0}, {M}")
+            complete(j)
+            if with_a:
+                e(f"vpmadd52huq {position(j + 1)}, {B0}, {A}")
+                e(f"vpmadd52luq {position(j + 1)}, {B1}, {A}")
+            e(f"vpmadd52huq {position(j + 1)}, {Q0}, {M}")
+            e(f"vpmadd52luq {position(j + 1)}, {Q1}, {M}")
+            if with_a:
+                e(f"vpmadd52huq {position(j + 2)}, {B1}, {A}")
+            e(f"vpmadd52huq {position(j + 2)}, {Q1}, {M}")
+            if next_pass and j == 3:
+                # Positions 2 and 3 are complete: the next pass's
+                # quotients can start.
+                preamble(2, Q0n, Q1n, B0n, B1n)
+        for p in sorted(live):
+            complete(p)
+        # Move every register position down two; the two new top
+        # register positions come from the scratch (or, in the
+        # multiplication with the whole window in registers, start at
+        # zero).
+        for p in range(H - 2):
+            e(f"vmovdqa64 {R[p]}, {R[p + 2]}")
+        for p in (H - 2, H - 1):
+            if allreg and with_a:
+                e(f"vpxorq {R[p]}, {R[p]}, {R[p]}")
             else:
-                e(f"vmovdqa64 {reg}, [{{s}} + {VB * p}]")
-        return live[p]
+                e(f"vmovdqa64 {R[p]}, [{{s}} + {VB * (p + 2)}]")
+        e(f"add {{s}}, {2 * VB}")
+        if with_a:
+            e(f"add {{b}}, {2 * VB}")
+        if next_pass:
+            e(f"vmovdqa64 {Q0}, {Q0n}")
+            e(f"vmovdqa64 {Q1}, {Q1n}")
+            if with_a:
+                e(f"vmovdqa64 {B0}, {B0n}")
+                e(f"vmovdqa64 {B1}, {B1n}")
 
-    def complete(p):
-        if p in live:
-            e(f"vmovdqa64 [{{s}} + {VB * p}], {live.pop(p)}")
-
-    for j in range(2, N):
-        if with_a:
-            e(f"vmovdqu64 {A}, [{{a}} + {VB * j}]")
-        e(f"vmovdqu64 {M}, [{{m}} + {VB * j}]")
-        if with_a:
-            e(f"vpmadd52luq {position(j)}, {B0}, {A}")
-        e(f"vpmadd52luq {position(j)}, {Q0}, {M}")
-        complete(j)
-        if with_a:
-            e(f"vpmadd52huq {position(j + 1)}, {B0}, {A}")
-            e(f"vpmadd52luq {position(j + 1)}, {B1}, {A}")
-        e(f"vpmadd52huq {position(j + 1)}, {Q0}, {M}")
-        e(f"vpmadd52luq {position(j + 1)}, {Q1}, {M}")
-        if with_a:
-            e(f"vpmadd52huq {position(j + 2)}, {B1}, {A}")
-        e(f"vpmadd52huq {position(j + 2)}, {Q1}, {M}")
-    for p in sorted(live):
-        complete(p)
-    # Move every register position down two; the two new top register
-    # positions come from the scratch (or, in the multiplication with the
-    # whole window in registers, start at zero).
-    for p in range(H - 2):
-        e(f"vmovdqa64 {R[p]}, {R[p + 2]}")
-    for p in (H - 2, H - 1):
-        if allreg and with_a:
-            e(f"vpxorq {R[p]}, {R[p]}, {R[p]}")
-        else:
-            e(f"vmovdqa64 {R[p]}, [{{s}} + {VB * (p + 2)}]")
-    e(f"add {{s}}, {2 * VB}")
-    if with_a:
-        e(f"add {{b}}, {2 * VB}")
-    e("dec {n}")
-    e("jnz 2b")
+    if not pipelined:
+        e(f"mov {{n}}, {N // 2}")
+        e(".p2align 4")
+        e("2:")
+        preamble(0, Q0, Q1, B0, B1)
+        body(False)
+        e("dec {n}")
+        e("jnz 2b")
+    else:
+        preamble(0, Q0, Q1, B0, B1)
+        e(f"mov {{n}}, {N // 2 - 1}")
+        e(".p2align 4")
+        e("2:")
+        body(True)
+        e("dec {n}")
+        e("jnz 2b")
+        body(False)
     return R, [Q0, T, M]
 
 
@@ -249,17 +290,13 @@ def amm(N, H):
 def square_product(e, N):
     """Phase 1 of the square: positions 0 .. 2N−1 of a² (unnormalised), and
     zeros at 2N and 2N + 1, stored at {s} + 64p. Blocks of W positions from
-    the top down."""
+    the bottom up: the reduction's first passes need the low positions, and
+    can start while the top block's products finish."""
     W = 28
     ACC = [zmm(i) for i in range(W)]
     AI, AJ = zmm(W), zmm(W + 1)
     top = 2 * N
-    blocks = []
-    hi = top
-    while hi > 0:
-        lo = max(0, hi - W)
-        blocks.append((lo, hi))
-        hi = lo
+    blocks = [(lo, min(top, lo + W)) for lo in range(0, top, W)]
     for c0, c1 in blocks:
         width = c1 - c0
         acc = ACC[:width]

@@ -71,9 +71,9 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
 /// not fit in registers (see the generator), at the largest size.
 const SCRATCH: usize = generated::scratch_vectors(40);
 
-/// Digit vectors selected per pass over the table: the accumulators stay
-/// in registers.
-const CHUNK: usize = 16;
+/// At most this many digit vectors are selected per pass over the table,
+/// so that the accumulators stay in registers (of 32).
+const MAX_CHUNK: usize = 24;
 
 /// Constant-time `out = table[index]`, lane by lane: each lane `k` takes
 /// its digits from entry `index[k]`. Every entry is read whole; a lane's
@@ -87,9 +87,12 @@ fn lookup<const N: usize>(out: &mut [u64], table: &[u64], index: &[u64]) {
     // SAFETY: an unaligned 64-byte load from a reference to 64 bytes.
     let index = unsafe { _mm512_loadu_si512(core::hint::black_box(index).as_ptr().cast()) };
     let one = _mm512_set1_epi64(1);
-    for start in (0..N).step_by(CHUNK) {
-        let count = CHUNK.min(N - start);
-        let mut acc = [_mm512_setzero_si512(); CHUNK];
+    // As few passes as the registers allow, of even sizes: each pass
+    // computes every entry's mask again.
+    let chunk = N.div_ceil(N.div_ceil(MAX_CHUNK));
+    for start in (0..N).step_by(chunk) {
+        let count = chunk.min(N - start);
+        let mut acc = [_mm512_setzero_si512(); MAX_CHUNK];
         for (i, entry) in table.chunks_exact(stride).enumerate() {
             let same = _mm512_xor_si512(index, _mm512_set1_epi64(i as i64));
             let mask = _mm512_srai_epi64::<63>(_mm512_sub_epi64(same, one));
