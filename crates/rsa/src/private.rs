@@ -859,10 +859,18 @@ impl RsaPrivateKey {
     /// whose blinding cannot draw, or whose check fails gets its error and
     /// no output; the others are unaffected (their lanes share nothing but
     /// the pass).
+    ///
+    /// A lone input runs [`private_op`](Self::private_op) itself: its two
+    /// halves run as a pair either way, and the batch's bookkeeping (its
+    /// check padded to a pass of the batch kernel among it) costs more than
+    /// it saves.
     pub(crate) fn private_op_batch<R: TryCryptoRng + ?Sized>(
         rng: &mut R,
         inputs: &[BatchInput<'_>],
     ) -> Vec<Result<SecretUint, Error>> {
+        if let [(key, x, mode)] = inputs {
+            return alloc::vec![key.private_op(Some(rng), x, *mode)];
+        }
         let _dit = numcrypt_limbs::DataIndependentTiming::enable();
         // Step 1, per request.
         let blinded: Vec<Result<(Option<BlindingPair>, SecretUint), Error>> = inputs
