@@ -12,7 +12,7 @@ mod common;
 use common::{make_odd_modulus, seeded_rng, to_big};
 use num_bigint::BigUint;
 use num_traits::One;
-use numcrypt_limbs::backend::{Exponentiation, selection};
+use numcrypt_limbs::backend::{BATCH, Exponentiation, selection};
 use numcrypt_limbs::{BoxedUint, Error, MontyForm, MontyParams, U1024, Unsigned};
 use rand_core::Rng;
 
@@ -21,7 +21,7 @@ const ALL: [Exponentiation; 8] = Exponentiation::ALL;
 
 /// The limb counts of the batch kernels (RSA-2048, 3072 and 4096's primes)
 /// and one next to them, where a batch runs in pairs.
-const WIDTHS: [usize; 4] = [16, 24, 32, 17];
+const WIDTHS: [usize; 5] = [16, 24, 32, 48, 17];
 
 /// One lane: modulus, base and exponent.
 struct Lane {
@@ -122,7 +122,7 @@ fn every_lane_on_every_backend() {
                     Ok(()) => check(&lanes, &out, bits, &format!("{backend:?}, {n} limbs")),
                     Err(e) => {
                         assert_eq!(e, Error::BackendUnavailable);
-                        assert!(!backend.available(n, backend.lanes()));
+                        assert!(!backend.available(n, BATCH), "{backend:?}, {n} limbs");
                     }
                 }
             }
@@ -174,7 +174,7 @@ fn batch_sizes() {
 /// exponents all changed), on every batch kernel.
 #[test]
 fn lanes_are_independent() {
-    for n in [16, 24, 32] {
+    for n in [16, 24, 32, 48] {
         let first = lanes(n, 8, 1);
         let mut second = lanes(n, 8, 2);
         second[3] = Lane::new(

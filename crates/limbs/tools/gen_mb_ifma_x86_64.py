@@ -8,8 +8,8 @@ multiplications and squares:
 `--gas` prints the same kernels as GNU assembler functions with the
 System V calling convention, for experiments outside the crate.)
 
-For a digit count N (20, 30 and 40: moduli of 1024, 1536 and 2048 bits),
-each lane k of eight computes
+For a digit count N (20, 30, 40 and 60: moduli of 1024, 1536, 2048 and
+3072 bits), each lane k of eight computes
 
     r[k] = a[k] · b[k] · 2^(−52·N) mod m[k]   (below 2·m[k]),
 
@@ -70,7 +70,7 @@ N/2 − 1 such passes and a last one without.
 
 # Normalisation
 
-Positions are unnormalised 64-bit sums (below 2^62 for N <= 40). The
+Positions are unnormalised 64-bit sums (below 2^62 for N <= 60). The
 result's N positions are carried in order, each position's bits above 52
 added to the next: a ripple in every lane at once (about 2N cycles,
 against thousands for the products).
@@ -88,7 +88,7 @@ VB = 64  # bytes per zmm
 
 # Digit counts with kernels, and the register window of the accumulator
 # (the rest is in the scratch). H >= N + 2 holds the whole window.
-SIZES = {20: 22, 30: 21, 40: 21}
+SIZES = {20: 22, 30: 21, 40: 21, 60: 21}
 
 
 def zmm(i):

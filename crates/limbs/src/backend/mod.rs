@@ -129,7 +129,7 @@ pub enum Exponentiation {
     Neon,
     /// Multi-buffer: eight exponentiations at once, each in a lane of
     /// 512-bit registers, radix 2^52 with AVX-512 IFMA, generated assembly;
-    /// moduli of 16, 24 and 32 limbs (1024, 1536 and 2048 bits). For
+    /// moduli of 16, 24, 32 and 48 limbs (1024 to 3072 bits). For
     /// batches ([`MontyParams::pow_bounded_batch`](crate::MontyParams::pow_bounded_batch)).
     IfmaBatch,
     /// Multi-buffer: four exponentiations at once, each in a lane of

@@ -3,7 +3,7 @@
 //!
 //! A residue modulo an `n`-limb modulus is `N = ⌈(64n + 2)/52⌉` digits
 //! (room for `4m`, which the almost-Montgomery multiplication needs): 20
-//! at 1024 bits, 30 at 1536, 40 at 2048. The multiplication and the
+//! at 1024 bits, 30 at 1536, 40 at 2048, 60 at 3072. The multiplication and the
 //! dedicated square are generated assembly (`gen/ifma.rs`, from
 //! `tools/gen_mb_ifma_x86_64.py`, whose docstring has the algorithm and
 //! the contract), modulo `m` itself with each lane's `k0 = −m⁻¹ mod 2^52`.
@@ -63,13 +63,15 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
         };
     }
     // The window: 5 at 1024 bits, where the table is 43 KiB; 4 above, which
-    // keeps it below 60 KiB (and costs about 3 % more multiplications).
-    sizes!(20 => 5, 30 => 4, 40 => 4)
+    // keeps it below 60 KiB up to 2048 bits (and costs about 3 % more
+    // multiplications). At 3072 bits the table is 69 KiB; window 3 (30 KiB)
+    // measured the same.
+    sizes!(20 => 5, 30 => 4, 40 => 4, 60 => 4)
 }
 
 /// Scratch vectors the kernels use for the positions of a product that do
 /// not fit in registers (see the generator), at the largest size.
-const SCRATCH: usize = generated::scratch_vectors(40);
+const SCRATCH: usize = generated::scratch_vectors(60);
 
 /// At most this many digit vectors are selected per pass over the table,
 /// so that the accumulators stay in registers (of 32).
