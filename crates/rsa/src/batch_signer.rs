@@ -22,14 +22,15 @@
 //! up to [`MAX_BATCH`]; nobody waits for a caller that is not.
 //!
 //! A combiner takes the requests queued from its own CPU first (where
-//! the system says which: Linux). A caller's thread mostly stays on the
-//! CPU it last ran on, and at a batch's end its callers queue their next
-//! requests from there; a caller from another CPU, woken on that CPU
-//! while the batch there runs, waits for it (the scheduler neither
-//! preempts the running batch nor moves the caller to the idle CPU), and
-//! the next batch here, which counts on its request, waits too (on 2
-//! cores with 8 threads, one batch ran instead of two a quarter of the
-//! time: benches/RESULTS.md).
+//! the system says which: Linux), after any that an earlier batch left
+//! waiting (so that a full queue cannot keep another CPU's out). A
+//! caller's thread mostly stays on the CPU it last ran on, and at a
+//! batch's end its callers queue their next requests from there; a caller
+//! from another CPU, woken on that CPU while the batch there runs, waits
+//! for it (the scheduler neither preempts the running batch nor moves the
+//! caller to the idle CPU), and the next batch here, which counts on its
+//! request, waits too (on 2 cores with 8 threads, one batch ran instead
+//! of two a quarter of the time: benches/RESULTS.md).
 //!
 //! Callers wait parked ([`std::thread::park`]) and are woken one by one:
 //! a batch's end wakes exactly its own callers and one queued caller (to
@@ -60,6 +61,10 @@ use crate::{Error, HashAlg, RsaPrivateKey};
 /// The most requests one batch signs: the rest wait for the next (this
 /// bounds how long a combiner works for others).
 pub const MAX_BATCH: usize = 32;
+
+/// Batches a request may be left out of for others queued from the
+/// combiner's CPU before it goes first.
+const PASSED_OVER: u8 = 2;
 
 /// How a request to a [`BatchSigner`] is signed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +162,8 @@ struct Request {
     digest: Vec<u8>,
     /// The CPU its caller queued it from, if known.
     cpu: Option<usize>,
+    /// Batches that left it waiting (saturating).
+    passed_over: u8,
 }
 
 impl State {
@@ -274,6 +281,7 @@ impl BatchSigner {
             scheme,
             digest: digest.to_vec(),
             cpu: current_cpu(),
+            passed_over: 0,
         });
         state.active += 1;
         state.cycle_peak = state.cycle_peak.max(state.active);
@@ -320,10 +328,14 @@ impl BatchSigner {
             if let Some(mine) = state.waiting.iter().position(|r| r.ticket == ticket) {
                 state.waiting[..=mine].rotate_right(1);
             }
-            // Then the requests queued from this CPU (a stable sort).
+            // Then those an earlier batch left waiting (so that none waits
+            // through two), then those queued from this CPU (a stable sort).
             let here = current_cpu();
-            state.waiting[1..].sort_by_key(|r| r.cpu != here);
+            state.waiting[1..].sort_by_key(|r| (r.passed_over < PASSED_OVER, r.cpu != here));
             let batch: Vec<Request> = state.waiting.drain(..take).collect();
+            for left in &mut state.waiting {
+                left.passed_over = left.passed_over.saturating_add(1);
+            }
             state.combiners += 1;
             state.signing += batch.len();
             let next = (state.combiners < self.cores)
