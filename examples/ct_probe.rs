@@ -407,7 +407,9 @@ fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
     let selection = backend::selection();
     let used = named_backend().unwrap_or(selection.exponentiation(nlimbs, interleave));
     match used {
-        Exponentiation::Ifma256 => return "x86_64 avx512 ifma256",
+        Exponentiation::Ifma256 | Exponentiation::Ifma256VectorQuotient => {
+            return "x86_64 avx512 ifma256";
+        }
         Exponentiation::Ifma512 => return "x86_64 avx512 ifma512",
         Exponentiation::Avx2 => return "x86_64 avx2",
         Exponentiation::IfmaBatch => return "x86_64 avx512 ifma batch",

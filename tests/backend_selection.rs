@@ -75,7 +75,14 @@ fn child() {
     for (n, k) in [(16, 1), (16, 2), (32, 1), (32, 2), (48, 1)] {
         let chosen = selection.exponentiation(n, k);
         if off("ifma") {
-            assert!(![Exponentiation::Ifma256, Exponentiation::Ifma512].contains(&chosen));
+            assert!(
+                ![
+                    Exponentiation::Ifma256,
+                    Exponentiation::Ifma256VectorQuotient,
+                    Exponentiation::Ifma512
+                ]
+                .contains(&chosen)
+            );
         }
         if off("avx2") {
             assert_ne!(chosen, Exponentiation::Avx2);
@@ -90,8 +97,13 @@ fn child() {
             assert_eq!(runs, Exponentiation::LimbKernels);
         }
         if off("ifma256") {
-            assert_ne!(chosen, Exponentiation::Ifma256);
-            assert!(!Exponentiation::Ifma256.available(n, k));
+            for ymm in [
+                Exponentiation::Ifma256,
+                Exponentiation::Ifma256VectorQuotient,
+            ] {
+                assert_ne!(chosen, ymm);
+                assert!(!ymm.available(n, k));
+            }
         }
         if off("ifma512") {
             assert_ne!(chosen, Exponentiation::Ifma512);

@@ -574,7 +574,9 @@ impl<U: Unsigned> MontyParams<U> {
     }
 
     /// The constant-time exponentiation on `backend`, which can run it
-    /// ([`Exponentiation::Apart`]: on the single choice).
+    /// ([`Exponentiation::Apart`]: on the single choice; the pairs-only
+    /// [`Exponentiation::Ifma256VectorQuotient`]: on its family's single
+    /// kernel, as a pair's odd one out).
     fn pow_ct_on(
         &self,
         backend: Exponentiation,
@@ -584,6 +586,7 @@ impl<U: Unsigned> MontyParams<U> {
     ) -> MontyForm<U> {
         let backend = match backend {
             Exponentiation::Apart => selection().exponentiation(self.modulus.nlimbs(), 1),
+            Exponentiation::Ifma256VectorQuotient => Exponentiation::Ifma256,
             other => other,
         };
         let _dit = DataIndependentTiming::enable();

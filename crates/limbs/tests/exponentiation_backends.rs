@@ -14,7 +14,7 @@ use numcrypt_limbs::backend::Exponentiation;
 use numcrypt_limbs::{BoxedUint, MontyParams, U1024, U2048, Unsigned};
 
 /// Every implementation there is; each test skips those that cannot run.
-const ALL: [Exponentiation; 8] = Exponentiation::ALL;
+const ALL: [Exponentiation; Exponentiation::ALL.len()] = Exponentiation::ALL;
 use proptest::prelude::*;
 
 /// Widths (limbs) around every size class of the vector backends: their

@@ -17,7 +17,7 @@ use numcrypt_limbs::{BoxedUint, Error, MontyForm, MontyParams, U1024, Unsigned};
 use rand_core::Rng;
 
 /// Every implementation there is; each test skips those that cannot run.
-const ALL: [Exponentiation; 8] = Exponentiation::ALL;
+const ALL: [Exponentiation; Exponentiation::ALL.len()] = Exponentiation::ALL;
 
 /// The limb counts of the batch kernels (RSA-2048, 3072 and 4096's primes)
 /// and one next to them, where a batch runs in pairs.

@@ -50,7 +50,14 @@ the loop when V does not divide N.
   multiplications interleave and the core is throughput-bound); style "T"
   sums the high halves in a fresh register and adds it after the shift,
   which shortens the loop-carried chain (the right choice for a lone
-  multiplication, which is latency-bound).
+  multiplication, which is latency-bound). Style "V" (two interleaved
+  multiplications, a backend of its own) has no scalar work at all: q_i = lo52(t_i·k0) by one IFMA on logical vector 0
+  (lane 0 holds the lowest position), broadcast to every lane, and the
+  retired position's carry added to position 1 in the vector before the
+  shift. The loop-carried chain is longer (IFMA, broadcast, IFMA, shift,
+  add: about 17 cycles) but two interleaved multiplications hide it, and
+  the scalar path's `mulx`, `imul` and `vmovq`, which share ports 0 and 1
+  with IFMA on Intel, are gone.
 
 As many vectors of a and m as fit stay in registers; the rest are read
 from memory once per use. The final normalisation carries every lane
@@ -77,6 +84,10 @@ for v in VECTORS:
     STYLE[(v, 1)] = "T"
     if v <= 12:
         STYLE[(v, 2)] = "A"
+# Pairs also in style V, a variant of their own (`Exponentiation::Ifma256Vq`)
+# which the selection ranks per CPU: it wins where scalar work shares the
+# IFMA ports (Sapphire Rapids), loses where it does not (Zen's models).
+VECTOR_QUOTIENT = [v for v in VECTORS if v <= 12]
 
 # Digit counts below 4V with a kernel of their own (the loop plus a tail),
 # where running 4V digits would cost a measurable share: RSA-3072's CRT
@@ -93,6 +104,8 @@ def kernel(V, K, style, digits):
     temps = []
     if style == "T":
         temps = [f"ymm{next(vec)}" for _ in range(4)]
+    if style == "V":
+        temps = [f"ymm{next(vec)}"]
     resident = {}
     for v in range(V):
         for k in range(K):
@@ -125,7 +138,8 @@ def kernel(V, K, style, digits):
     for k in range(K):
         for v in range(V):
             e(f'"vpxord {xmm(R[k][v])}, {xmm(R[k][v])}, {xmm(R[k][v])}"')
-        e(f'"xor {S[k]}, {S[k]}"')
+        if style != "V":
+            e(f'"xor {S[k]}, {S[k]}"')
     for (which, k, v), reg in resident.items():
         e(f'"vmovdqu64 {reg}, [{{{which}}} + {k * stride + v * VB}]"')
 
@@ -146,6 +160,31 @@ def kernel(V, K, style, digits):
             """Logical vector v after the shift."""
             return P(v + 1)
 
+        shift = f'"valignq {P(0)}{{{{k1}}}}{{{{z}}}}, {P(0)}, {P(0)}, 1"'
+        if style == "V":
+            # The quotient in the vector unit: q_i = lo52(t_i·k0) from
+            # position 0 (logical vector 0, lane 0), broadcast; the retired
+            # position's carry goes to position 1 (logical vector 1, lane
+            # 0) before the shift. No scalar work.
+            e(f'"vpbroadcastq {B[k]}, qword ptr [{{b}} + {o} + \\\\off]"')
+            for v in range(V):
+                e(f'"vpmadd52luq {P(v)}, {B[k]}, {operand("a", k, v)}"')
+            for v in range(V - 1):
+                e(f'"vpmadd52huq {N(v)}, {B[k]}, {operand("a", k, v)}"')
+            t = temp()
+            e(f'"vpxord {xmm(t)}, {xmm(t)}, {xmm(t)}"')
+            e(f'"vpmadd52luq {t}, {P(0)}, qword ptr [{{k0}} + {8 * k}]{{{{1to4}}}}"')
+            e(f'"vpbroadcastq {Q[k]}, {xmm(t)}"')
+            for v in range(V):
+                e(f'"vpmadd52luq {P(v)}, {Q[k]}, {operand("m", k, v)}"')
+            e(f'"vpmadd52huq {N(0)}, {Q[k]}, {operand("m", k, 0)}"')
+            e(f'"vpsrlq {t}, {P(0)}, 52"')
+            e(f'"vpaddq {N(0)}{{{{k2}}}}, {N(0)}, {t}"')
+            e(shift)
+            e(f'"vpmadd52huq {N(V - 1)}, {B[k]}, {operand("a", k, V - 1)}"')
+            for v in range(1, V):
+                e(f'"vpmadd52huq {N(v)}, {Q[k]}, {operand("m", k, v)}"')
+            continue
         e(f'"mov rdx, [{{b}} + {o} + \\\\off]"')
         e(f'"vpbroadcastq {B[k]}, qword ptr [{{b}} + {o} + \\\\off]"')
         # Scalar: t = s + a0·b_i; q = t·k0 mod 2^52; the next lowest position
@@ -171,7 +210,6 @@ def kernel(V, K, style, digits):
         e(f'"vmovq {S[k]}, {xmm(P(1))}"')
         e(f'"add {S[k]}, {{t}}"')
         e(f'"add {S[k]}, rdx"')
-        shift = f'"valignq {P(0)}{{{{k1}}}}{{{{z}}}}, {P(0)}, {P(0)}, 1"'
         if style == "A":
             # The products of b_i first (b is known before q), those of q_i
             # after; logical vector 0 takes its low halves, then shifts,
@@ -239,7 +277,8 @@ def kernel(V, K, style, digits):
         def L(v, k=k):
             return R[k][(v + tail) % V]
 
-        e(f'"vpbroadcastq {L(0)}{{{{k2}}}}, {S[k]}"')
+        if style != "V":
+            e(f'"vpbroadcastq {L(0)}{{{{k2}}}}, {S[k]}"')
         # Pass 1: each lane's bits above 52 (below 2^12) move one position
         # up: logical vector v's to vector v + 1, the top vector's to vector
         # 0, one lane up (the top lane's is zero: the result is below 2m).
@@ -279,9 +318,9 @@ def kernel(V, K, style, digits):
             e(f'"vmovdqu64 [{{n}} + {o + v * VB}], {L(v)}"')
     e('"vzeroupper"')
 
-    name = f"amm_y{V}_x{K}_d{digits}"
+    name = f"amm_y{V}_x{K}{'v' if style == 'V' else ''}_d{digits}"
     lines = "\n".join(f"            {line}," for line in out)
-    sregs = "".join(f"            s{k} = out(reg) _,\n" for k in range(K))
+    sregs = "" if style == "V" else "".join(f"            s{k} = out(reg) _,\n" for k in range(K))
     clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(32))
     return f'''
 /// AMM of {K} pair{"s" if K > 1 else ""} of {digits}-digit operands ({V} ymm vectors each, strided), style {style}.
@@ -338,6 +377,9 @@ def main():
     for (v, k), style in sorted(STYLE.items(), key=lambda t: (t[0][1], t[0][0])):
         for digits in [4 * v] + TAILS.get(v, []):
             kernels.append((v, k, style, digits))
+    for v in VECTOR_QUOTIENT:
+        for digits in [4 * v] + TAILS.get(v, []):
+            kernels.append((v, 2, "V", digits))
     print("//! The 256-bit AVX-512 IFMA almost-Montgomery multiplications.")
     print("//!")
     print("//! GENERATED by `tools/gen_ifma_x86_64.py`; do not edit by hand (`.ci/run`")
@@ -347,11 +389,18 @@ def main():
     print("use super::AmmKernel;")
     print()
     print("/// The kernel for `vectors` 256-bit vectors, `interleave`")
-    print("/// multiplications and `digits` digits, if there is one.")
-    print("pub(super) fn amm_kernel(vectors: usize, interleave: usize, digits: usize) -> Option<AmmKernel> {")
-    print("    match (vectors, interleave, digits) {")
-    for v, k, _, d in kernels:
-        print(f"        ({v}, {k}, {d}) => Some(amm_y{v}_x{k}_d{d}),")
+    print("/// multiplications and `digits` digits, the quotient in the vector unit")
+    print("/// (style V) or not, if there is one.")
+    print("pub(super) fn amm_kernel(")
+    print("    vectors: usize,")
+    print("    interleave: usize,")
+    print("    digits: usize,")
+    print("    vector_quotient: bool,")
+    print(") -> Option<AmmKernel> {")
+    print("    match (vectors, interleave, digits, vector_quotient) {")
+    for v, k, style, d in kernels:
+        vq = style == "V"
+        print(f"        ({v}, {k}, {d}, {str(vq).lower()}) => Some(amm_y{v}_x{k}{'v' if vq else ''}_d{d}),")
     print("        _ => None,")
     print("    }")
     print("}")

@@ -116,6 +116,11 @@ pub enum Exponentiation {
     /// assembly; moduli of 16 to 51 limbs, 16 to 38 limbs for two
     /// interleaved exponentiations.
     Ifma256,
+    /// [`Ifma256`](Self::Ifma256) for two interleaved exponentiations only,
+    /// each quotient digit computed in the vector unit rather than by
+    /// scalar code (which shares the IFMA ports on Intel cores); 16 to 38
+    /// limbs.
+    Ifma256VectorQuotient,
     /// Radix 2^52 with AVX-512 IFMA on 512-bit (zmm) registers; moduli of
     /// 16 to 103 limbs, 16 to 51 for two interleaved exponentiations.
     Ifma512,
@@ -147,9 +152,10 @@ pub enum Exponentiation {
 impl Exponentiation {
     /// Every implementation, in a fixed order (the calibration's cache
     /// numbers them by it).
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::LimbKernels,
         Self::Ifma256,
+        Self::Ifma256VectorQuotient,
         Self::Ifma512,
         Self::Avx2,
         Self::Neon,
@@ -173,7 +179,7 @@ impl Exponentiation {
         let selection = selection();
         match self {
             Self::LimbKernels => nlimbs > 0 && (1..=2).contains(&interleave),
-            Self::Ifma256 | Self::Ifma512 => {
+            Self::Ifma256 | Self::Ifma256VectorQuotient | Self::Ifma512 => {
                 selection.ifma_usable(self) && ifma_takes(self, nlimbs, interleave)
             }
             Self::Avx2 => {
@@ -206,6 +212,7 @@ impl Exponentiation {
             Self::Avx2Batch => 4,
             Self::LimbKernels
             | Self::Ifma256
+            | Self::Ifma256VectorQuotient
             | Self::Ifma512
             | Self::Avx2
             | Self::Neon
@@ -218,6 +225,7 @@ impl Exponentiation {
         match self {
             Self::LimbKernels => "limb kernels",
             Self::Ifma256 => "AVX-512 IFMA, 256-bit registers",
+            Self::Ifma256VectorQuotient => "AVX-512 IFMA, 256-bit, vector quotient",
             Self::Ifma512 => "AVX-512 IFMA, 512-bit registers",
             Self::Avx2 => "AVX2, radix 2^28",
             Self::Neon => "NEON, radix 2^28",
@@ -259,6 +267,7 @@ pub(crate) fn adx() -> Option<x86_64_adx::Adx> {
 fn ifma_variant(e: Exponentiation) -> Option<x86_64_ifma::Variant> {
     match e {
         Exponentiation::Ifma256 => Some(x86_64_ifma::Variant::Ymm),
+        Exponentiation::Ifma256VectorQuotient => Some(x86_64_ifma::Variant::YmmVectorQuotient),
         Exponentiation::Ifma512 => Some(x86_64_ifma::Variant::Zmm),
         _ => None,
     }
@@ -673,7 +682,7 @@ impl Selection {
 
     fn ifma_usable(self, e: Exponentiation) -> bool {
         let off = match e {
-            Exponentiation::Ifma256 => DISABLE_IFMA256,
+            Exponentiation::Ifma256 | Exponentiation::Ifma256VectorQuotient => DISABLE_IFMA256,
             Exponentiation::Ifma512 => DISABLE_IFMA512,
             _ => return false,
         };

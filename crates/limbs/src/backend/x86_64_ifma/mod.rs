@@ -24,6 +24,11 @@
 //!   fewest instructions per digit, for cores whose IFMA throughput is the
 //!   limit, such as Zen 4, which runs a 512-bit operation as two 256-bit
 //!   halves.
+//!   For pairs the same kernels also come with the quotient digits in the
+//!   vector unit, no scalar work at all
+//!   ([`Exponentiation::Ifma256VectorQuotient`](crate::backend::Exponentiation::Ifma256VectorQuotient)):
+//!   faster where scalar `mulx` and `imul` share the IFMA ports (Intel),
+//!   slower where they do not (AMD).
 //! - `zmm` ([`Exponentiation::Ifma512`](crate::backend::Exponentiation::Ifma512)): intrinsics on 512-bit registers,
 //!   modulo `m·k0` so that no multiplication sits on the quotient's chain,
 //!   the products summed outside the accumulator: the shortest chains, for
@@ -96,6 +101,8 @@ impl Ifma {
 pub(crate) enum Variant {
     /// 256-bit registers, generated assembly.
     Ymm,
+    /// The same for pairs, the quotient digits in the vector unit.
+    YmmVectorQuotient,
     /// 512-bit registers, intrinsics.
     Zmm,
 }
@@ -104,7 +111,8 @@ pub(crate) enum Variant {
 /// moduli (whatever the CPU).
 pub(crate) fn takes(variant: Variant, n: usize, interleave: usize) -> bool {
     match variant {
-        Variant::Ymm => ymm::shape(n, interleave).is_some(),
+        Variant::Ymm => ymm::shape(n, interleave, false).is_some(),
+        Variant::YmmVectorQuotient => ymm::shape(n, interleave, true).is_some(),
         Variant::Zmm => zmm::shape(n, interleave).is_some(),
     }
 }
@@ -124,7 +132,10 @@ pub(crate) fn run<const K: usize>(
         return false;
     };
     match variant {
-        Variant::Ymm => ymm::shape(n, K).is_some_and(|shape| ymm::run(limbs, ifma, shape, job)),
+        Variant::Ymm | Variant::YmmVectorQuotient => {
+            let vector_quotient = variant == Variant::YmmVectorQuotient;
+            ymm::shape(n, K, vector_quotient).is_some_and(|shape| ymm::run(limbs, ifma, shape, job))
+        }
         Variant::Zmm => zmm::shape(n, K).is_some_and(|shape| zmm::run(limbs, ifma, shape, job)),
     }
 }

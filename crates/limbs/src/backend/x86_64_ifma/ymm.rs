@@ -28,19 +28,22 @@ const LANES: usize = 4;
 type AmmKernel = unsafe fn(*const u64, *const u64, *const u64, *const u64, usize);
 
 /// `(digits, vectors, kernel)` for `interleave` exponentiations modulo an
-/// `n`-limb modulus, if a kernel exists for the size. The digit count is
-/// the smallest that holds `4m` where a kernel runs exactly that many
-/// (every multiple of four, and the sizes the generator lists), else the
-/// vectors' full `4V`: a longer `R'` is as good, only slower.
-pub(super) fn shape(n: usize, interleave: usize) -> Option<(usize, usize, AmmKernel)> {
+/// `n`-limb modulus, the quotient digits in the vector unit or not (the
+/// generator's style V, for pairs), if a kernel exists for the size. The
+/// digit count is the smallest that holds `4m` where a kernel runs exactly
+/// that many (every multiple of four, and the sizes the generator lists),
+/// else the vectors' full `4V`: a longer `R'` is as good, only slower.
+pub(super) fn shape(
+    n: usize,
+    interleave: usize,
+    vector_quotient: bool,
+) -> Option<(usize, usize, AmmKernel)> {
     let least = (64 * n + 2).div_ceil(52);
     let vectors = least.div_ceil(LANES);
-    let (digits, kernel) = match generated::amm_kernel(vectors, interleave, least) {
+    let kernel = |digits| generated::amm_kernel(vectors, interleave, digits, vector_quotient);
+    let (digits, kernel) = match kernel(least) {
         Some(kernel) => (least, kernel),
-        None => (
-            LANES * vectors,
-            generated::amm_kernel(vectors, interleave, LANES * vectors)?,
-        ),
+        None => (LANES * vectors, kernel(LANES * vectors)?),
     };
     (n >= super::MIN_LIMBS).then_some((digits, vectors, kernel))
 }
