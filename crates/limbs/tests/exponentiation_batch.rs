@@ -19,8 +19,8 @@ use rand_core::Rng;
 /// Every implementation there is; each test skips those that cannot run.
 const ALL: [Exponentiation; Exponentiation::ALL.len()] = Exponentiation::ALL;
 
-/// The limb counts of the batch kernels (RSA-2048, 3072 and 4096's primes)
-/// and one next to them, where a batch runs in pairs.
+/// The limb counts of the IFMA batch kernels (RSA-2048, 3072, 4096 and
+/// 6144's primes) and one next to them, where a batch runs in pairs.
 const WIDTHS: [usize; 5] = [16, 24, 32, 48, 17];
 
 /// One lane: modulus, base and exponent.
