@@ -51,10 +51,10 @@ the loop when V does not divide N.
   sums the high halves in a fresh register and adds it after the shift,
   which shortens the loop-carried chain (the right choice for a lone
   multiplication, which is latency-bound). Style "V" (two interleaved
-  multiplications, a backend of its own) has no scalar work at all: q_i = lo52(t_i·k0) by one IFMA on logical vector 0
-  (lane 0 holds the lowest position), broadcast to every lane, and the
-  retired position's carry added to position 1 in the vector before the
-  shift. The loop-carried chain is longer (IFMA, broadcast, IFMA, shift,
+  multiplications, a backend of its own) has no scalar work at all:
+  q_i = lo52(t_i·k0) by one IFMA on logical vector 0 (lane 0 holds the
+  lowest position), broadcast to every lane, and the retired position's
+  carry added to position 1 in the vector before the shift. The loop-carried chain is longer (IFMA, broadcast, IFMA, shift,
   add: about 17 cycles) but two interleaved multiplications hide it, and
   the scalar path's `mulx`, `imul` and `vmovq`, which share ports 0 and 1
   with IFMA on Intel, are gone.
@@ -84,9 +84,10 @@ for v in VECTORS:
     STYLE[(v, 1)] = "T"
     if v <= 12:
         STYLE[(v, 2)] = "A"
-# Pairs also in style V, a variant of their own (`Exponentiation::Ifma256Vq`)
-# which the selection ranks per CPU: it wins where scalar work shares the
-# IFMA ports (Sapphire Rapids), loses where it does not (Zen's models).
+# Pairs also in style V, a backend of their own
+# (`Exponentiation::Ifma256VectorQuotient`) which the selection ranks per
+# CPU: it wins where scalar work shares the IFMA ports (Sapphire Rapids),
+# loses where it does not (Zen's models).
 VECTOR_QUOTIENT = [v for v in VECTORS if v <= 12]
 
 # Digit counts below 4V with a kernel of their own (the loop plus a tail),
@@ -318,7 +319,7 @@ def kernel(V, K, style, digits):
             e(f'"vmovdqu64 [{{n}} + {o + v * VB}], {L(v)}"')
     e('"vzeroupper"')
 
-    name = f"amm_y{V}_x{K}{'v' if style == 'V' else ''}_d{digits}"
+    name = kernel_name(V, K, style, digits)
     lines = "\n".join(f"            {line}," for line in out)
     sregs = "" if style == "V" else "".join(f"            s{k} = out(reg) _,\n" for k in range(K))
     clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(32))
@@ -367,6 +368,11 @@ unsafe fn {name}(
 '''
 
 
+def kernel_name(V, K, style, digits):
+    """Style V's kernels are named apart (`x2v`): they sit beside style A's."""
+    return f"amm_y{V}_x{K}{'v' if style == 'V' else ''}_d{digits}"
+
+
 def positions(V, v):
     """The bits of vector v's positions v, v + V, v + 2V, v + 3V."""
     return sum(1 << (v + lane * V) for lane in range(LANES))
@@ -399,8 +405,8 @@ def main():
     print(") -> Option<AmmKernel> {")
     print("    match (vectors, interleave, digits, vector_quotient) {")
     for v, k, style, d in kernels:
-        vq = style == "V"
-        print(f"        ({v}, {k}, {d}, {str(vq).lower()}) => Some(amm_y{v}_x{k}{'v' if vq else ''}_d{d}),")
+        vq = str(style == "V").lower()
+        print(f"        ({v}, {k}, {d}, {vq}) => Some({kernel_name(v, k, style, d)}),")
     print("        _ => None,")
     print("    }")
     print("}")

@@ -22,7 +22,7 @@
 //! up to [`MAX_BATCH`]; nobody waits for a caller that is not.
 //!
 //! A combiner takes the requests queued from its own CPU first (where
-//! the system says which: Linux), after any that an earlier batch left
+//! the system says which: Linux), after any that two batches have left
 //! waiting (so that a full queue cannot keep another CPU's out). A
 //! caller's thread mostly stays on the CPU it last ran on, and at a
 //! batch's end its callers queue their next requests from there; a caller
@@ -328,8 +328,8 @@ impl BatchSigner {
             if let Some(mine) = state.waiting.iter().position(|r| r.ticket == ticket) {
                 state.waiting[..=mine].rotate_right(1);
             }
-            // Then those an earlier batch left waiting (so that none waits
-            // through two), then those queued from this CPU (a stable sort).
+            // Then those [`PASSED_OVER`] batches left waiting (none waits
+            // through more), then those queued from this CPU (a stable sort).
             let here = current_cpu();
             state.waiting[1..].sort_by_key(|r| (r.passed_over < PASSED_OVER, r.cpu != here));
             let batch: Vec<Request> = state.waiting.drain(..take).collect();

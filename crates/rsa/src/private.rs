@@ -862,8 +862,8 @@ impl RsaPrivateKey {
     ///
     /// A lone input runs [`private_op`](Self::private_op) itself: its two
     /// halves run as a pair either way, and the batch's bookkeeping (its
-    /// check padded to a pass of the batch kernel among it) costs more than
-    /// it saves.
+    /// check padded to a whole pass of the batch kernel) costs more than it
+    /// saves.
     pub(crate) fn private_op_batch<R: TryCryptoRng + ?Sized>(
         rng: &mut R,
         inputs: &[BatchInput<'_>],
