@@ -236,6 +236,31 @@ impl<U: Unsigned> MontyParams<U> {
         MontyForm(self.mont_mul(a.0.as_ref(), None))
     }
 
+    /// Squares `x` `count` times in place, calling `visit(j, x^(2^j))`
+    /// after the `j`-th squaring: [`square`](Self::square) in a chain, on
+    /// one scratch for the whole chain where `square` takes its own each
+    /// time (a Miller–Rabin round's tail makes 31 squarings).
+    pub fn square_repeatedly(
+        &self,
+        x: &mut MontyForm<U>,
+        count: u32,
+        mut visit: impl FnMut(u32, &MontyForm<U>),
+    ) {
+        let m = self.mont_modulus();
+        let mut other = self.zero();
+        self.modulus.with_scratch::<2, _>(m.limbs().len(), |wide| {
+            for j in 1..=count {
+                let (out, a) = (other.0.as_mut(), x.0.as_ref());
+                if !kernels::mont_mul_unrolled(out, a, a, m) {
+                    kernels::mont_sqr(out, a, m, wide);
+                }
+                core::mem::swap(x, &mut other);
+                visit(j, x);
+            }
+        });
+        other.zeroize();
+    }
+
     /// `a · b · R⁻¹ mod m`, or `a² · R⁻¹ mod m` when `b` is `None`. A length
     /// with an unrolled kernel needs no scratch, which keeps the smallest
     /// sizes free of the scratch's setup and zeroing.

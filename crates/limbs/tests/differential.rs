@@ -132,6 +132,15 @@ macro_rules! width_tests {
                     prop_assert_eq!(big(&params.from_monty(&x)), big(&a) % &bm);
                     prop_assert_eq!(big(&params.from_monty(&params.mul(&x, &y))), big(&a) * big(&b) % &bm);
                     prop_assert_eq!(big(&params.from_monty(&params.square(&x))), big(&a) * big(&a) % &bm);
+                    // A chain of squarings: a^(2^j) after the j-th.
+                    let (mut chain, mut expected, mut visits) = (x.clone(), big(&a) % &bm, 0);
+                    params.square_repeatedly(&mut chain, 3, |j, y| {
+                        expected = &expected * &expected % &bm;
+                        visits += 1;
+                        assert_eq!((j, big(&params.from_monty(y))), (visits, expected.clone()));
+                    });
+                    prop_assert_eq!(visits, 3);
+                    prop_assert_eq!(big(&params.from_monty(&chain)), expected);
                     prop_assert_eq!(big(&params.from_monty(&params.add(&x, &y))), (big(&a) + big(&b)) % &bm);
                     prop_assert_eq!(big(&params.from_monty(&params.sub(&x, &y))), (big(&a) % &bm + &bm - big(&b) % &bm) % &bm);
                     prop_assert_eq!(big(&params.from_monty(&params.neg(&x))), (&bm - big(&a) % &bm) % &bm);

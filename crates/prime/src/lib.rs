@@ -120,6 +120,7 @@ mod primality;
 mod rsa;
 mod sieve;
 mod small;
+mod sqrt2;
 mod table;
 
 pub use bpsw::is_prime_bpsw_vartime;

@@ -132,10 +132,9 @@ impl<U: Unsigned> MillerRabin<U> {
     fn verdict_ct(&self, mut x: MontyForm<U>) -> Choice {
         let p = &self.params;
         let mut pass = x.ct_eq(&self.one) | x.ct_eq(&self.minus_one);
-        for j in 1..self.squarings() {
-            x = p.square(&x);
-            pass |= x.ct_eq(&self.minus_one) & j.ct_lt(&self.s);
-        }
+        p.square_repeatedly(&mut x, self.squarings() - 1, |j, y| {
+            pass |= y.ct_eq(&self.minus_one) & j.ct_lt(&self.s);
+        });
         x.zeroize();
         pass
     }

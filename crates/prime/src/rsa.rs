@@ -14,6 +14,7 @@ use crate::generate::{Kind, Sequence, Tuning, final_test, search};
 use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
 use crate::primality::small_factor_ct;
+use crate::sqrt2::sqrt2_floor;
 use crate::table::trial_division_primes;
 
 /// Candidates a work item of the FIPS search tests: at 1024 bits the
@@ -158,11 +159,14 @@ pub(crate) fn fips_primes<U: PrimeInt, R: CryptoRng + ?Sized>(
     }
     let half = nlen / 2;
     let zero = U::zero_for_bits(half)?;
+    let mut least = zero.clone();
+    sqrt2_floor(half, least.as_mut());
     let mut key = [0u8; 32];
     rng.fill_bytes(&mut key);
     let fips = Fips {
         zero,
         half,
+        least,
         limbs: half.div_ceil(64) as usize,
         e,
         key,
@@ -192,6 +196,8 @@ pub(crate) fn fips_primes<U: PrimeInt, R: CryptoRng + ?Sized>(
 struct Fips<U> {
     zero: U,
     half: u32,
+    /// `floor(√2·2^(half − 1))`: a candidate must be above it.
+    least: U,
     limbs: usize,
     e: u64,
     key: [u8; 32],
@@ -250,16 +256,10 @@ impl<U: PrimeInt> Fips<U> {
         }
     }
 
-    /// `c >= √2·2^(half-1)`, exactly when `c² >= 2^(2 half - 1)`: the top
-    /// bit of the square (`c < 2^half`).
+    /// `c >= √2·2^(half-1)`: `c` above its floor (a comparison, where
+    /// squaring `c` cost a few percent of key generation).
     fn big_enough(&self, c: &U) -> Choice {
-        let (lo, hi) = c.widening_square();
-        let top = 2 * self.half - 1;
-        if top >= c.bits_precision() {
-            hi.bit(top - c.bits_precision())
-        } else {
-            lo.bit(top)
-        }
+        self.least.ct_lt_value(c)
     }
 
     /// One prime: the first acceptable candidate in drawing order, from at
