@@ -376,3 +376,22 @@ fn mont_modulus_needs_an_odd_modulus() {
     assert_eq!(m.limbs(), &[0xffff_ffff_0000_0001, 7]);
     assert_eq!(m.m_inv().wrapping_mul(0xffff_ffff_0000_0001), u64::MAX);
 }
+
+/// The squares of the lengths with unrolled kernels at the carries' edges:
+/// every limb all ones (each column's sum at its largest), one limb short
+/// of it, and alternating all-ones and zero limbs.
+#[test]
+fn unrolled_squares_at_the_edges() {
+    for n in [8, 16, 24, 32, 48, 64] {
+        let mut alternating = vec![0; n];
+        alternating
+            .iter_mut()
+            .step_by(2)
+            .for_each(|x| *x = u64::MAX);
+        let mut short = vec![u64::MAX; n];
+        short[n / 2] = u64::MAX - 1;
+        for a in [vec![u64::MAX; n], short, alternating] {
+            for_each_backend(|k| check_mul_sqr(k, &a, &a[..n.min(40)])).unwrap();
+        }
+    }
+}

@@ -19,45 +19,20 @@ Two kernels per length n (16, 24, 32, 48 and 64 limbs: the primes of RSA
       the carries added to the top half in one pass, and the conditional
       subtraction of m, selected with cmov.
 
-and sqr_16(r, a), the 16-limb square: the off-diagonal triangle with all
-fifteen rows unrolled, then the doubling and the diagonal in one pass; the
-base of the squares at 32 and 64 limbs, which split into halves' squares
-and a cross product of rows.
-
-# Blocks of eight rows on a window of registers
-
-A single row (the tail of addmul_rows, the triangle) is one carry chain
-per flag: `adcx` adds the old limb from memory (CF), `adox` the previous
-product's high half (OF), the sum is stored, and the row ends by folding
-both flags into the last high half: a load and a store a product.
-
-A block of eight rows instead keeps the eight limbs it is adding to in
-registers, the window, and walks the other operand eight limbs (a chunk)
-at a time, as OpenSSL's sqrx8x reduction does. Row k of a chunk adds its
-eight products to the window (`adcx` the low halves, `adox` the high
-ones) and its ninth limb, high half plus both flags, becomes the window's
-new top; the bottom limb is final for the block and is stored (in a
-reduction's first chunk it is zero, and its q_k is made from it before the
-row and kept on the stack for the later chunks). The rows' carries stay in
-the window; between chunks the window takes in the next eight limbs of r,
-the carry out of that addition saved for the next chunk. After the last
-chunk the window, plus that carry, is the block's eight limbs above its
-rows: they fit (the block adds less than 2^512 times 2^(64n) to an n-limb
-value), and go above the rows for addmul_rows, to the block's first eight
-limbs for redc. Per product that leaves `mulx` and two register additions:
-no load of r and no store (benches/RESULTS.md, "Design figures").
-
-Registers: ten for the window and the two high halves in flight (their
-roles rotate from row to row; the generator follows them), rdx for the
-multiplier, rax for the low halves, r14 and r15 for the pointers; rbx is
-one of the ten and saved by the kernel, so every operand has a named
-register (a `reg` one could be given rbx). A small stack frame holds the
-block's multipliers, the saved carry and the counts.
+and sqr_n(r, a) for n in SQR_SIZES, the square: the off-diagonal triangle
+with all n - 1 rows unrolled, then the doubling and the diagonal in one
+pass. At 24 and 32 limbs this ran 0.81-0.83 of the time of squares split
+into halves (benches/RESULTS.md, "Squares as one triangle"); at 48 and 64
+the squares split (into 32 + 16 and 32 + 32 limbs) and a cross product of
+rows: the 48-limb triangle, some 25 KB of code, gained 1 % in an
+exponentiation beside its reduction, and the 64-limb one outgrew the
+instruction cache (1.4 times the split's time).
 """
 
 import sys
 
 SIZES = (16, 24, 32, 48, 64)
+SQR_SIZES = (16, 24, 32)
 
 
 BLOCK = 8  # rows per block: the window's limbs
@@ -414,6 +389,9 @@ def main():
     print("/// `(r, t, m, m_inv)`, as [`redc_16`].")
     print("pub(crate) type Redc = unsafe fn(*mut Limb, *mut Limb, *const Limb, Limb);")
     print()
+    print("/// `(r, a)`, as [`sqr_16`].")
+    print("pub(crate) type Sqr = unsafe fn(*mut Limb, *const Limb);")
+    print()
     print("/// [`addmul_rows_16`] and its siblings: the kernel for rows of `n` limbs.")
     print("pub(crate) fn addmul_rows(n: usize) -> Option<AddmulRows> {")
     print("    match n {")
@@ -431,11 +409,21 @@ def main():
     print("        _ => None,")
     print("    }")
     print("}")
+    print()
+    print("/// [`sqr_16`] and its siblings: the square of `n` limbs.")
+    print("pub(crate) fn sqr(n: usize) -> Option<Sqr> {")
+    print("    match n {")
+    for n in SQR_SIZES:
+        print(f"        {n} => Some(sqr_{n}),")
+    print("        _ => None,")
+    print("    }")
+    print("}")
     for n in SIZES:
         sys.stdout.write(addmul_rows(n))
     for n in SIZES:
         sys.stdout.write(redc_blocks(n))
-    sys.stdout.write(triangle(16))
+    for n in SQR_SIZES:
+        sys.stdout.write(triangle(n))
 
 
 if __name__ == "__main__":

@@ -49,35 +49,14 @@ impl Adx {
 }
 
 impl Adx {
-    /// `r = a²` for the lengths with unrolled rows (16, 24, 32, 48, 64) and
-    /// for 8: split `a = lo + hi·B`, `a² = lo² + 2·lo·hi·B + hi²·B²`, the
-    /// halves' squares by recursion down to the unrolled 8-limb square and
-    /// the cross product by rows (by the unrolled 8×8 product at 16).
-    /// Returns `false`, leaving `r` alone, for any other length.
-    fn sqr_split(self, r: &mut [Limb], a: &[Limb]) -> bool {
-        match a.len() {
-            8 | 16 => self.sqr_split_in(r, a, &mut []),
-            24 | 32 | 48 | 64 => {
-                let mut cross = [0 as Limb; 64];
-                self.sqr_split_in(r, a, &mut cross);
-                cross.zeroize();
-                true
-            }
-            _ => false,
-        }
-    }
-
-    /// [`Adx::sqr_split`] with `cross` (at least `a.len()` limbs, none at 8
-    /// and 16) for the cross products of every level, wiped by the caller.
-    fn sqr_split_in(self, r: &mut [Limb], a: &[Limb], cross: &mut [Limb]) -> bool {
+    /// `r = a²` at the lengths with unrolled squares: 8 (the field
+    /// kernels'), 16 to 32 (`rows::sqr`), and 48 and 64 split as
+    /// `a = lo + hi·B` with a 32-limb `lo`, `a² = lo² + 2·lo·hi·B + hi²·B²`,
+    /// the cross product by rows. Returns `false`, leaving `r` alone, for
+    /// any other length.
+    fn sqr_unrolled(self, r: &mut [Limb], a: &[Limb]) -> bool {
         let n = a.len();
-        if n == 16 {
-            assert_eq!(r.len(), 32);
-            // SAFETY: `self` proves BMI2 and ADX; `r` has 32 limbs and `a`
-            // 16 (checked), not overlapping (by the borrows).
-            unsafe { rows::sqr_16(r.as_mut_ptr(), a.as_ptr()) };
-            return true;
-        }
+        assert_eq!(r.len(), 2 * n);
         if n == 8 {
             let a: &[Limb; 8] = a.try_into().expect("8 limbs");
             let (lo, hi) = r.split_at_mut(8);
@@ -89,36 +68,30 @@ impl Adx {
             );
             return true;
         }
-        let h = match n {
-            16 | 32 | 64 => n / 2,
-            24 => 16,
-            48 => 32,
-            _ => return false,
-        };
-        assert_eq!(r.len(), 2 * n);
+        if let Some(sqr_kernel) = rows::sqr(n) {
+            // SAFETY: `self` proves BMI2 and ADX; `r` has 2n limbs and `a`
+            // n, the kernel's length (checked), not overlapping (by the
+            // borrows).
+            unsafe { sqr_kernel(r.as_mut_ptr(), a.as_ptr()) };
+            return true;
+        }
+        if n != 48 && n != 64 {
+            return false;
+        }
+        let h = 32;
         let (lo, hi) = a.split_at(h);
         let (r_lo, r_hi) = r.split_at_mut(2 * h);
-        self.sqr_split_in(r_lo, lo, cross);
-        self.sqr_split_in(r_hi, hi, cross);
+        self.sqr_unrolled(r_lo, lo);
+        self.sqr_unrolled(r_hi, hi);
         // The cross product lo·hi, n limbs.
+        let mut cross = [0 as Limb; 64];
         let cross = &mut cross[..n];
-        if h == 8 {
-            let (c_lo, c_hi) = cross.split_at_mut(8);
-            field::mul_wide_8(
-                self,
-                c_lo.try_into().expect("8"),
-                c_hi.try_into().expect("8"),
-                lo.try_into().expect("8"),
-                hi.try_into().expect("8"),
-            );
-        } else {
-            let rows_kernel = rows::addmul_rows(h).expect("row kernel for the half");
-            cross[..h].fill(0);
-            // SAFETY: `self` proves BMI2 and ADX; `cross` holds h + (n − h)
-            // limbs, the first h zero, `lo` h limbs and `hi` n − h >= 1.
-            unsafe { rows_kernel(cross.as_mut_ptr(), lo.as_ptr(), hi.as_ptr(), n - h) };
-        }
+        let rows_kernel = rows::addmul_rows(h).expect("row kernel for the half");
+        // SAFETY: `self` proves BMI2 and ADX; `cross` holds h + (n − h)
+        // limbs, the first h zero, `lo` h limbs and `hi` n − h >= 1.
+        unsafe { rows_kernel(cross.as_mut_ptr(), lo.as_ptr(), hi.as_ptr(), n - h) };
         self.add_doubled(&mut r[h..], cross);
+        cross.zeroize();
         true
     }
 
@@ -277,10 +250,10 @@ impl Kernels for Adx {
         }
     }
 
-    /// `Adx::sqr_split` where it applies, else the generic triangle.
+    /// `Adx::sqr_unrolled` where it applies, else the generic triangle.
     fn sqr(self, r: &mut [Limb], a: &[Limb]) {
         assert_eq!(r.len(), 2 * a.len());
-        if !self.sqr_split(r, a) {
+        if !self.sqr_unrolled(r, a) {
             sqr_rows(self, r, a);
         }
     }
