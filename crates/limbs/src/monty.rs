@@ -515,8 +515,7 @@ impl<U: Unsigned> MontyParams<U> {
             return Err(Error::LengthMismatch);
         }
         let runs = |op: &PowOperand<'_, U>| {
-            !backend.interleaves()
-                || backend.available(op.0.modulus.nlimbs(), BATCH)
+            !backend.interleaves() || backend.available(op.0.modulus.nlimbs(), BATCH)
         };
         let uniform = uniform_limbs(operands.iter().map(|op| op.0)).is_some();
         if !operands.iter().all(runs) || (backend.lanes() > 1 && !uniform) {
