@@ -26,7 +26,39 @@ into halves (benches/RESULTS.md, "Squares as one triangle"); at 48 and 64
 the squares split (into 32 + 16 and 32 + 32 limbs) and a cross product of
 rows: the 48-limb triangle, some 25 KB of code, gained 1 % in an
 exponentiation beside its reduction, and the 64-limb one outgrew the
-instruction cache (1.4 times the split's time).
+instruction cache (1.4 times the split's time). The triangle in blocks
+of eight rows on the window below ran level with these rows on Sapphire
+Rapids and 10 % slower on llvm-mca's Zen models, and was not kept.
+
+# Blocks of eight rows on a window of registers
+
+A single row (the tail of addmul_rows, the triangle) is one carry chain
+per flag: `adcx` adds the old limb from memory (CF), `adox` the previous
+product's high half (OF), the sum is stored, and the row ends by folding
+both flags into the last high half: a load and a store a product.
+
+A block of eight rows instead keeps the eight limbs it is adding to in
+registers, the window, and walks the other operand eight limbs (a chunk)
+at a time, as OpenSSL's sqrx8x reduction does. Row k of a chunk adds its
+eight products to the window (`adcx` the low halves, `adox` the high
+ones) and its ninth limb, high half plus both flags, becomes the window's
+new top; the bottom limb is final for the block and is stored (in a
+reduction's first chunk it is zero, and its q_k is made from it before the
+row and kept on the stack for the later chunks). The rows' carries stay in
+the window; between chunks the window takes in the next eight limbs of r,
+the carry out of that addition saved for the next chunk. After the last
+chunk the window, plus that carry, is the block's eight limbs above its
+rows: they fit (the block adds less than 2^512 times 2^(64n) to an n-limb
+value), and go above the rows for addmul_rows, to the block's first eight
+limbs for redc. Per product that leaves `mulx` and two register additions:
+no load of r and no store (benches/RESULTS.md, "Design figures").
+
+Registers: ten for the window and the two high halves in flight (their
+roles rotate from row to row; the generator follows them), rdx for the
+multiplier, rax for the low halves, r14 and r15 for the pointers; rbx is
+one of the ten and saved by the kernel, so every operand has a named
+register (a `reg` one could be given rbx). A small stack frame holds the
+block's multipliers, the saved carry and the counts.
 """
 
 import sys
