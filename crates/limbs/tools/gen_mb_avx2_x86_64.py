@@ -6,7 +6,10 @@ multiplications and squares:
 
 (`.ci/run` checks that the file matches this script's output; `--gas`
 prints the same kernels as GNU assembler functions with the System V
-calling convention, for experiments outside the crate.)
+calling convention, for experiments outside the crate; `--zmm W` makes
+them on zmm registers instead: AVX-512F without IFMA, eight lanes, W
+accumulators, the EVEX forms of the moves and logic, for
+`tools/mb_zmm_harness.c`. No backend runs those yet.)
 
 For a digit count N (37, 55 and 74: moduli of 1024, 1536 and 2048 bits),
 each lane k of four computes
@@ -56,7 +59,10 @@ and the moves have data-independent timing; valgrind runs AVX2, so
 
 import sys
 
-VB = 32  # bytes per ymm
+VB = 32  # bytes per vector (ymm; 64 with --zmm)
+REG = "ymm"
+# EVEX forms for zmm registers (AVX-512F): the VEX mnemonics name ymm only.
+MNEMONIC = {}
 
 # Digit counts with kernels.
 SIZES = [37, 55, 74]
@@ -65,7 +71,11 @@ W = 10
 
 
 def ymm(i):
-    return f"ymm{i}"
+    return f"{REG}{i}"
+
+
+def op(name):
+    return MNEMONIC.get(name, name)
 
 
 def kernel(N, square):
@@ -76,17 +86,17 @@ def kernel(N, square):
     # AVX2 broadcasts from an xmm register or memory only (the form from
     # a general register is AVX-512's, EVEX-encoded, and faults on an
     # AVX2-only CPU): through the low lane.
-    mask_x = MASK.replace("ymm", "xmm")
+    mask_x = MASK.replace(REG, "xmm")
     e(f"vmovq {mask_x}, {{mask}}")
     e(f"vpbroadcastq {MASK}, {mask_x}")
-    e(f"vmovdqu {K0}, [{{k0}}]")
-    e(f"vpxor {CARRY}, {CARRY}, {CARRY}")
+    e(f"{op('vmovdqu')} {K0}, [{{k0}}]")
+    e(f"{op('vpxor')} {CARRY}, {CARRY}, {CARRY}")
     # Scratch: q digits at vector i, 2a at vector N + i (square only).
     if square:
         for j in range(N):
-            e(f"vmovdqu {X}, [{{a}} + {VB * j}]")
+            e(f"{op('vmovdqu')} {X}, [{{a}} + {VB * j}]")
             e(f"vpaddq {X}, {X}, {X}")
-            e(f"vmovdqa [{{s}} + {VB * (N + j)}], {X}")
+            e(f"{op('vmovdqa')} [{{s}} + {VB * (N + j)}], {X}")
 
     def product(dst, reg, mem):
         e(f"vpmuludq {T}, {reg}, {mem}")
@@ -112,7 +122,8 @@ def kernel(N, square):
                 e(f"mov {{n}}, {len(full)}")
                 e(".p2align 4")
                 e("2:")
-                e(f"vmovdqa {X}, [{{p}}]" if row_src(i)[0] == "{s}" else f"vmovdqu {X}, [{{p}}]")
+                move = op("vmovdqa") if row_src(i)[0] == "{s}" else op("vmovdqu")
+                e(f"{move} {X}, [{{p}}]")
                 for w in range(c1 - c0):
                     product(acc[w], X, f"[{{q}} + {VB * w}]")
                 e(f"add {{p}}, {VB}")
@@ -124,7 +135,7 @@ def kernel(N, square):
             if not cs:
                 continue
             base, off = row_src(i)
-            e(f"vmovdqu {X}, [{base} + {off}]")
+            e(f"{op('vmovdqu')} {X}, [{base} + {off}]")
             for c in cs:
                 base, off = col_src(c - i)
                 product(acc[c - c0], X, f"[{base} + {off}]")
@@ -134,14 +145,14 @@ def kernel(N, square):
         c1 = min(c0 + W, columns)
         acc = ACC[: c1 - c0]
         for x in acc:
-            e(f"vpxor {x}, {x}, {x}")
+            e(f"{op('vpxor')} {x}, {x}, {x}")
         # The a·b (or square) products of the block.
         if square:
             products(c0, c1, range(N), lambda c, i: i < c - i < N,
                      lambda i: ("{s}", VB * (N + i)), lambda j: ("{a}", VB * j))
             for c in range(c0, c1):
                 if c % 2 == 0 and c // 2 < N:
-                    e(f"vmovdqu {X}, [{{a}} + {VB * (c // 2)}]")
+                    e(f"{op('vmovdqu')} {X}, [{{a}} + {VB * (c // 2)}]")
                     product(acc[c - c0], X, X)
         else:
             products(c0, c1, range(N), lambda c, i: 0 <= c - i < N,
@@ -155,18 +166,18 @@ def kernel(N, square):
             e(f"vpaddq {x}, {x}, {CARRY}")
             if c < N:
                 e(f"vpmuludq {Q}, {x}, {K0}")
-                e(f"vpand {Q}, {Q}, {MASK}")
-                e(f"vmovdqa [{{s}} + {VB * c}], {Q}")
+                e(f"{op('vpand')} {Q}, {Q}, {MASK}")
+                e(f"{op('vmovdqa')} [{{s}} + {VB * c}], {Q}")
                 product(x, Q, "[{m}]")
                 e(f"vpsrlq {CARRY}, {x}, 28")
                 for later in range(c + 1, c1):
                     if later - c < N:
                         product(acc[later - c0], Q, f"[{{m}} + {VB * (later - c)}]")
             else:
-                e(f"vpand {T}, {x}, {MASK}")
-                e(f"vmovdqu [{{r}} + {VB * (c - N)}], {T}")
+                e(f"{op('vpand')} {T}, {x}, {MASK}")
+                e(f"{op('vmovdqu')} [{{r}} + {VB * (c - N)}], {T}")
                 e(f"vpsrlq {CARRY}, {x}, 28")
-    e(f"vmovdqu [{{r}} + {VB * (N - 1)}], {CARRY}")
+    e(f"{op('vmovdqu')} [{{r}} + {VB * (N - 1)}], {CARRY}")
     return out
 
 
@@ -242,11 +253,17 @@ def gas_kernel(name, lines, square):
 
 
 def main():
+    global VB, REG, W, MNEMONIC
     gas = "--gas" in sys.argv
+    if "--zmm" in sys.argv:
+        VB, REG, W = 64, "zmm", int(sys.argv[sys.argv.index("--zmm") + 1])
+        MNEMONIC = {"vmovdqu": "vmovdqu64", "vmovdqa": "vmovdqa64", "vpxor": "vpxorq",
+                    "vpand": "vpandq"}
     kernels = []
     for N in SIZES:
-        kernels.append((f"amm_mb4_d{N}", kernel(N, False), False, N))
-        kernels.append((f"ams_mb4_d{N}", kernel(N, True), True, N))
+        lanes = VB // 8
+        kernels.append((f"amm_mb{lanes}_d{N}", kernel(N, False), False, N))
+        kernels.append((f"ams_mb{lanes}_d{N}", kernel(N, True), True, N))
     if gas:
         print(".intel_syntax noprefix\n.text")
         for name, lines, square, _ in kernels:
