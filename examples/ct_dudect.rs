@@ -421,7 +421,11 @@ fn main() -> ExitCode {
     }
     // The batch kernels: one pass, every lane fixed (zero base and
     // exponent) against every lane random.
-    for kernel in [Exponentiation::IfmaBatch, Exponentiation::Avx2Batch] {
+    for kernel in [
+        Exponentiation::IfmaBatch,
+        Exponentiation::Avx2Batch,
+        Exponentiation::Avx512Batch,
+    ] {
         let lanes = kernel.lanes();
         if !kernel.available(batch[0].modulus().nlimbs(), lanes) {
             continue;

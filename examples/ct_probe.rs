@@ -51,12 +51,13 @@ use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 const PATTERNS: [&str; 6] = ["zero", "one", "ones", "top", "alternating", "random"];
 
 /// The backend `CT_PROBE_BACKEND` names (`avx2`, `ifma-batch`,
-/// `avx2-batch`), if any.
+/// `avx2-batch`, `avx512-batch`), if any.
 fn named_backend() -> Option<Exponentiation> {
     match std::env::var("CT_PROBE_BACKEND").as_deref() {
         Ok("avx2") => Some(Exponentiation::Avx2),
         Ok("ifma-batch") => Some(Exponentiation::IfmaBatch),
         Ok("avx2-batch") => Some(Exponentiation::Avx2Batch),
+        Ok("avx512-batch") => Some(Exponentiation::Avx512Batch),
         _ => None,
     }
 }
@@ -414,6 +415,7 @@ fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
         Exponentiation::Avx2 => return "x86_64 avx2",
         Exponentiation::IfmaBatch => return "x86_64 avx512 ifma batch",
         Exponentiation::Avx2Batch => return "x86_64 avx2 batch",
+        Exponentiation::Avx512Batch => return "x86_64 avx512 batch",
         Exponentiation::Apart => return kernel_backend(nlimbs, 1),
         _ => {}
     }

@@ -37,6 +37,8 @@ fn each_setting() {
         " IFMA256 , bogus",
         "ifma-batch",
         "ifma,avx2-batch",
+        "ifma,avx512-batch",
+        "avx512",
         "batch",
     ] {
         let out = Command::new(&exe)
@@ -74,7 +76,7 @@ fn child() {
     }
     for (n, k) in [(16, 1), (16, 2), (32, 1), (32, 2), (48, 1)] {
         let chosen = selection.exponentiation(n, k);
-        if off("ifma") {
+        if off("ifma") || off("avx512") {
             assert!(
                 ![
                     Exponentiation::Ifma256,
@@ -116,18 +118,26 @@ fn child() {
     }
     for n in [16, 24, 32, 17] {
         let batch = selection.batch_exponentiation(n);
-        let kernels = [Exponentiation::IfmaBatch, Exponentiation::Avx2Batch];
+        let kernels = [
+            Exponentiation::IfmaBatch,
+            Exponentiation::Avx2Batch,
+            Exponentiation::Avx512Batch,
+        ];
         if off("batch") {
             assert!(!kernels.contains(&batch));
             assert!(kernels.iter().all(|k| !k.available(n, k.lanes())));
         }
-        if off("ifma") || off("ifma-batch") {
+        if off("ifma") || off("ifma-batch") || off("avx512") {
             assert_ne!(batch, Exponentiation::IfmaBatch);
             assert!(!Exponentiation::IfmaBatch.available(n, 8));
         }
         if off("avx2") || off("avx2-batch") {
             assert_ne!(batch, Exponentiation::Avx2Batch);
             assert!(!Exponentiation::Avx2Batch.available(n, 4));
+        }
+        if off("avx512") || off("avx512-batch") {
+            assert_ne!(batch, Exponentiation::Avx512Batch);
+            assert!(!Exponentiation::Avx512Batch.available(n, 8));
         }
         let at_once = match kernels.contains(&batch) {
             true => batch.lanes(),

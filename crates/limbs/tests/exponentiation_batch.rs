@@ -18,6 +18,11 @@ use rand_core::Rng;
 
 /// Every implementation there is; each test skips those that cannot run.
 const ALL: [Exponentiation; Exponentiation::ALL.len()] = Exponentiation::ALL;
+const BATCH_KERNELS: [Exponentiation; 3] = [
+    Exponentiation::IfmaBatch,
+    Exponentiation::Avx2Batch,
+    Exponentiation::Avx512Batch,
+];
 
 /// The limb counts of the IFMA batch kernels (RSA-2048, 3072, 4096 and
 /// 6144's primes) and one next to them, where a batch runs in pairs.
@@ -182,7 +187,7 @@ fn lanes_are_independent() {
             first[3].plain.clone(),
             first[3].exp.clone(),
         );
-        for backend in [Exponentiation::IfmaBatch, Exponentiation::Avx2Batch] {
+        for backend in BATCH_KERNELS {
             if !backend.available(n, backend.lanes()) {
                 continue;
             }
@@ -230,7 +235,7 @@ fn mixed_widths_and_errors() {
     let mut out = zeros(&mixed);
     MontyParams::pow_bounded_batch(&ops, 64 * 16, &mut out).unwrap();
     check(&mixed, &out, 64 * 16, "mixed widths");
-    for backend in [Exponentiation::IfmaBatch, Exponentiation::Avx2Batch] {
+    for backend in BATCH_KERNELS {
         let mut out = zeros(&mixed);
         let r = MontyParams::pow_bounded_batch_on(backend, &ops, 64, &mut out);
         assert_eq!(r, Err(Error::BackendUnavailable));
@@ -276,7 +281,7 @@ fn batch_backends_present() {
             selection.batch_exponentiation(n)
         );
     }
-    for backend in [Exponentiation::IfmaBatch, Exponentiation::Avx2Batch] {
+    for backend in BATCH_KERNELS {
         if backend.available(16, backend.lanes()) {
             assert!(
                 [24, 32]
@@ -289,4 +294,5 @@ fn batch_backends_present() {
     }
     assert_eq!(Exponentiation::IfmaBatch.lanes(), 8);
     assert_eq!(Exponentiation::Avx2Batch.lanes(), 4);
+    assert_eq!(Exponentiation::Avx512Batch.lanes(), 8);
 }

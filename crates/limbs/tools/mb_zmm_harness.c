@@ -1,7 +1,8 @@
 /* The multi-buffer radix-2^28 kernels of tools/gen_mb_avx2_x86_64.py on
  * zmm registers (AVX-512F, eight lanes) against the AVX2 ones (four lanes)
  * they extend: outputs equal lane for lane, then the time a lane takes.
- * Not a backend yet (benches/RESULTS.md, "AVX-512F without IFMA"):
+ * (`Exponentiation::Avx512Batch` runs them, from gen/avx512.rs;
+ * benches/RESULTS.md, "AVX-512F without IFMA"):
  *
  *   python3 tools/gen_mb_avx2_x86_64.py --gas > /tmp/mb4.s
  *   python3 tools/gen_mb_avx2_x86_64.py --gas --zmm 20 > /tmp/mb8.s

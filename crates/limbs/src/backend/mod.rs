@@ -16,7 +16,9 @@
 //! - `x86_64_mb`: multi-buffer ("vertical") exponentiations, one digit of
 //!   several independent numbers in each register, for batches: eight
 //!   lanes of radix 2^52 with AVX-512 IFMA ([`Exponentiation::IfmaBatch`]),
-//!   four of radix 2^28 with AVX2 ([`Exponentiation::Avx2Batch`]).
+//!   four of radix 2^28 with AVX2 ([`Exponentiation::Avx2Batch`]), eight
+//!   of radix 2^28 with AVX-512F and no IFMA
+//!   ([`Exponentiation::Avx512Batch`]).
 //! - `radix`: what the exponentiations in a radix of their own share (the
 //!   conversions in and out).
 //! - `aarch64`: the slice kernels with `mul`/`umulh`, and whole
@@ -28,8 +30,9 @@
 //! 2. the environment variable `NUMCRYPT_DISABLE` (read under the `std`
 //!    feature only): a comma-separated list of `adx`, `avx2` (AVX2
 //!    exponentiation, the batch kernel included), `ifma` (every IFMA
-//!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`, `batch`
-//!    (both batch kernels), `neon`, each of which turns that backend off
+//!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
+//!    `avx512-batch`, `batch` (every batch kernel), `avx512` (the IFMA
+//!    kernels and the AVX-512F batch), `neon`, each of which turns that backend off
 //!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
 //! 3. for the exponentiation, which backend is fastest on this CPU at each
@@ -141,6 +144,11 @@ pub enum Exponentiation {
     /// 256-bit registers, radix 2^28 with AVX2, generated assembly; moduli
     /// of 16, 24 and 32 limbs. For batches.
     Avx2Batch,
+    /// Multi-buffer: eight exponentiations at once, each in a lane of
+    /// 512-bit registers, radix 2^28 with AVX-512F and no IFMA (the
+    /// [`Avx2Batch`](Self::Avx2Batch) kernels on zmm registers); moduli of
+    /// 16, 24 and 32 limbs. For batches where IFMA is missing or off.
+    Avx512Batch,
     /// Not a kernel: a pair's two exponentiations one after the other, each
     /// on what [`Selection::exponentiation`] chooses for its size alone;
     /// for pairs (and batches, in pairs) only. Where one exponentiation at
@@ -152,7 +160,7 @@ pub enum Exponentiation {
 impl Exponentiation {
     /// Every implementation, in a fixed order (the calibration's cache
     /// numbers them by it).
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::LimbKernels,
         Self::Ifma256,
         Self::Ifma256VectorQuotient,
@@ -162,6 +170,7 @@ impl Exponentiation {
         Self::IfmaBatch,
         Self::Avx2Batch,
         Self::Apart,
+        Self::Avx512Batch,
     ];
 
     /// Whether this implementation can run `interleave` exponentiations
@@ -188,7 +197,7 @@ impl Exponentiation {
             Self::Neon => {
                 selection.neon_usable() && neon_takes(nlimbs) && (1..=2).contains(&interleave)
             }
-            Self::IfmaBatch | Self::Avx2Batch => {
+            Self::IfmaBatch | Self::Avx2Batch | Self::Avx512Batch => {
                 selection.batch_usable(self)
                     && batch_takes(self, nlimbs)
                     && interleave == self.lanes()
@@ -208,7 +217,7 @@ impl Exponentiation {
     /// others.
     pub const fn lanes(self) -> usize {
         match self {
-            Self::IfmaBatch => 8,
+            Self::IfmaBatch | Self::Avx512Batch => 8,
             Self::Avx2Batch => 4,
             Self::LimbKernels
             | Self::Ifma256
@@ -231,6 +240,7 @@ impl Exponentiation {
             Self::Neon => "NEON, radix 2^28",
             Self::IfmaBatch => "AVX-512 IFMA, 8 lanes",
             Self::Avx2Batch => "AVX2, 4 lanes",
+            Self::Avx512Batch => "AVX-512F, 8 lanes",
             Self::Apart => "apart, each on the single choice",
         }
     }
@@ -298,6 +308,7 @@ fn batch_takes(e: Exponentiation, nlimbs: usize) -> bool {
     match e {
         Exponentiation::IfmaBatch => x86_64_mb::ifma::takes(nlimbs),
         Exponentiation::Avx2Batch => x86_64_mb::avx2::takes(nlimbs),
+        Exponentiation::Avx512Batch => x86_64_mb::avx512::takes(nlimbs),
         _ => false,
     }
 }
@@ -343,6 +354,7 @@ fn run_vector_exponentiation<const K: usize>(
         (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, job),
         (Exponentiation::IfmaBatch, None) => x86_64_mb::ifma::run(&k, job),
         (Exponentiation::Avx2Batch, None) => x86_64_mb::avx2::run(&k, job),
+        (Exponentiation::Avx512Batch, None) => x86_64_mb::avx512::run(&k, job),
         _ => false,
     })
 }
@@ -559,11 +571,13 @@ const DISABLE_AVX2: u32 = 1 << 3;
 const DISABLE_NEON: u32 = 1 << 4;
 const DISABLE_IFMA_BATCH: u32 = 1 << 5;
 const DISABLE_AVX2_BATCH: u32 = 1 << 6;
+const DISABLE_AVX512_BATCH: u32 = 1 << 7;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
 const HAS_ADX: u32 = 1 << 8;
 const HAS_IFMA: u32 = 1 << 9;
+const HAS_AVX512: u32 = 1 << 10;
 const HAS_AVX2: u32 = 1 << 11;
 #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
 const HAS_NEON: u32 = 1 << 13;
@@ -693,6 +707,9 @@ impl Selection {
         match e {
             Exponentiation::IfmaBatch => self.0 & HAS_IFMA != 0 && self.0 & DISABLE_IFMA_BATCH == 0,
             Exponentiation::Avx2Batch => self.0 & HAS_AVX2 != 0 && self.0 & DISABLE_AVX2_BATCH == 0,
+            Exponentiation::Avx512Batch => {
+                self.0 & HAS_AVX512 != 0 && self.0 & DISABLE_AVX512_BATCH == 0
+            }
             _ => false,
         }
     }
@@ -744,6 +761,7 @@ impl fmt::Display for Selection {
             (DISABLE_NEON, "neon"),
             (DISABLE_IFMA_BATCH, "ifma-batch"),
             (DISABLE_AVX2_BATCH, "avx2-batch"),
+            (DISABLE_AVX512_BATCH, "avx512-batch"),
         ];
         let mut first = true;
         for (bit, name) in off {
@@ -774,6 +792,9 @@ fn detect() -> u32 {
     }
     if x86_64_avx2::Avx2::detect().is_some() {
         bits |= HAS_AVX2;
+    }
+    if x86_64_mb::avx512::Avx512::detect().is_some() {
+        bits |= HAS_AVX512;
     }
     bits | known_bits()
 }
@@ -843,7 +864,13 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("neon") => DISABLE_NEON,
             w if w.eq_ignore_ascii_case("ifma-batch") => DISABLE_IFMA_BATCH,
             w if w.eq_ignore_ascii_case("avx2-batch") => DISABLE_AVX2_BATCH,
-            w if w.eq_ignore_ascii_case("batch") => DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH,
+            w if w.eq_ignore_ascii_case("avx512-batch") => DISABLE_AVX512_BATCH,
+            w if w.eq_ignore_ascii_case("avx512") => {
+                DISABLE_IFMA256 | DISABLE_IFMA512 | DISABLE_IFMA_BATCH | DISABLE_AVX512_BATCH
+            }
+            w if w.eq_ignore_ascii_case("batch") => {
+                DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
+            }
             _ => 0,
         }
     })
@@ -864,8 +891,13 @@ mod tests {
         assert_eq!(parse_disable("avx2"), DISABLE_AVX2 | DISABLE_AVX2_BATCH);
         assert_eq!(
             parse_disable("batch"),
-            DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH
+            DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
         );
+        assert_eq!(
+            parse_disable("avx512"),
+            DISABLE_IFMA256 | DISABLE_IFMA512 | DISABLE_IFMA_BATCH | DISABLE_AVX512_BATCH
+        );
+        assert_eq!(parse_disable("avx512-batch"), DISABLE_AVX512_BATCH);
         assert_eq!(parse_disable("ifma-batch"), DISABLE_IFMA_BATCH);
         assert_eq!(
             parse_disable("ifma512,neon,bogus"),

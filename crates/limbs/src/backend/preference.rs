@@ -29,8 +29,8 @@
 use core::ops::RangeInclusive;
 
 use super::Exponentiation::{
-    self, Apart, Avx2, Avx2Batch, Ifma256, Ifma256VectorQuotient, Ifma512, IfmaBatch, LimbKernels,
-    Neon,
+    self, Apart, Avx2, Avx2Batch, Avx512Batch, Ifma256, Ifma256VectorQuotient, Ifma512, IfmaBatch,
+    LimbKernels, Neon,
 };
 use super::{BATCH, Cpu};
 
@@ -109,9 +109,13 @@ pub(crate) const UNMEASURED: &[Exponentiation] = &[Ifma256, Ifma512, Apart, Limb
 
 /// The same for batches: the batch kernels, modelled within 1.2 (IFMA) and
 /// 1.9 (AVX2) of their multiplier's bound on every x86_64 core model
-/// (`tools/mca_mb_x86_64.py`) where the single kernels sit at 1.15 to 4.
+/// (`tools/mca_mb_x86_64.py`) where the single kernels sit at 1.15 to 4;
+/// the AVX2 ones on zmm registers before them (as many lane products a
+/// cycle as on ymm on Zen 4 and 5, 1.33 times on Sapphire Rapids, twice on
+/// Skylake-SP to Ice Lake: benches/RESULTS.md, "AVX-512F without IFMA").
 #[cfg_attr(all(feature = "std", not(feature = "ct-audit")), allow(dead_code))] // else calibrated
-pub(crate) const UNMEASURED_BATCH: &[Exponentiation] = &[IfmaBatch, Avx2Batch, LimbKernels];
+pub(crate) const UNMEASURED_BATCH: &[Exponentiation] =
+    &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels];
 
 /// The CPUs the project has measured or modelled (`benches/RESULTS.md`
 /// has the figures under each name).
@@ -230,7 +234,15 @@ pub(crate) const KNOWN: &[Known] = &[
             Row {
                 limbs: 1..=103,
                 shapes: BATCHES,
-                fastest_first: &[IfmaBatch, Ifma256, Ifma512, Avx2Batch, LimbKernels, Avx2],
+                fastest_first: &[
+                    IfmaBatch,
+                    Ifma256,
+                    Ifma512,
+                    Avx512Batch,
+                    Avx2Batch,
+                    LimbKernels,
+                    Avx2,
+                ],
             },
         ],
     },

@@ -21,11 +21,11 @@ mod generated;
 
 /// Lanes of a 256-bit register: the exponentiations a pass runs.
 pub(crate) const LANES: usize = 4;
-const DIGIT_BITS: u32 = 28;
+pub(super) const DIGIT_BITS: u32 = 28;
 
 /// The digit count for an `n`-limb modulus, if a kernel takes it: the
 /// smallest that holds `4m`.
-fn digits(n: usize) -> Option<usize> {
+pub(super) fn digits(n: usize) -> Option<usize> {
     let digits = (64 * n + 2).div_ceil(DIGIT_BITS as usize);
     generated::kernels(digits).map(|_| digits)
 }

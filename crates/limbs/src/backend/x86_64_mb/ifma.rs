@@ -83,7 +83,7 @@ const MAX_CHUNK: usize = 24;
 /// vector arithmetic (`((i ^ index) − 1) >> 63`, arithmetic shift), so no
 /// branch or address depends on an index.
 #[target_feature(enable = "avx512f")]
-fn lookup<const N: usize>(out: &mut [u64], table: &[u64], index: &[u64]) {
+pub(super) fn lookup<const N: usize>(out: &mut [u64], table: &[u64], index: &[u64]) {
     let stride = LANES * N;
     let index: &[u64; LANES] = index.try_into().expect("one index a lane");
     // SAFETY: an unaligned 64-byte load from a reference to 64 bytes.

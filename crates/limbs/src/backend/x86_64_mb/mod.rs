@@ -20,6 +20,9 @@
 //!   ([`Exponentiation::IfmaBatch`](crate::backend::Exponentiation::IfmaBatch)).
 //! - [`avx2`]: AVX2, four lanes of 28-bit digits
 //!   ([`Exponentiation::Avx2Batch`](crate::backend::Exponentiation::Avx2Batch)).
+//! - [`avx512`]: the same kernels on 512-bit registers, eight lanes,
+//!   AVX-512F without IFMA
+//!   ([`Exponentiation::Avx512Batch`](crate::backend::Exponentiation::Avx512Batch)).
 //!
 //! Both multiply with the almost-Montgomery multiplication of
 //! [`super::radix`] (inputs and outputs below twice the modulus) and have a
@@ -35,6 +38,7 @@
 //! data-independent timing on the CPUs that have them.
 
 pub(crate) mod avx2;
+pub(crate) mod avx512;
 pub(crate) mod ifma;
 
 use zeroize::Zeroize;
@@ -107,7 +111,7 @@ impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usi
         let len = L * N;
         let (out, a, b) = (&mut out[..len], &a[..len], &b[..len]);
         // SAFETY: `self._proof` proves the CPU has what the kernels need
-        // (AVX2; AVX-512F and IFMA). `out`, `a`, `b` and `self.m` hold N
+        // (AVX2; AVX-512F; AVX-512F and IFMA). `out`, `a`, `b` and `self.m` hold N
         // vectors of L digits (checked above; `m` by its type), `k0` L
         // words, `scratch` the kernel's scratch, 64-byte aligned;
         // `self.amm` is the kernel for N digits (`LaneAmm::new`'s
