@@ -63,7 +63,8 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
             }
         };
     }
-    // The window: 5, the table being at most 42 KiB (2048 bits).
+    // The window: 5, the table (32 entries of N digit vectors) being at
+    // most 74 KiB (2048 bits).
     sizes!(37 => 5, 55 => 5, 74 => 5)
 }
 

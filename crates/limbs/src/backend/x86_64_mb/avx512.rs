@@ -66,7 +66,8 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
             }
         };
     }
-    // The window: 5, as the AVX2 kernels' (the table at most 84 KiB).
+    // The window: 5, as the AVX2 kernels'; the table of eight lanes is
+    // twice theirs, at most 148 KiB (2048 bits), on the stack.
     sizes!(37 => 5, 55 => 5, 74 => 5)
 }
 
