@@ -24,7 +24,7 @@
 //!   AVX-512F without IFMA
 //!   ([`Exponentiation::Avx512Batch`](crate::backend::Exponentiation::Avx512Batch)).
 //!
-//! Both multiply with the almost-Montgomery multiplication of
+//! All three multiply with the almost-Montgomery multiplication of
 //! [`super::radix`] (inputs and outputs below twice the modulus) and have a
 //! dedicated square; the conversions in and out and the exponentiation
 //! itself are the shared ones (`radix::run_on_stack_with`, `ops::pow`).
