@@ -386,6 +386,7 @@ fn main() -> ExitCode {
         Exponentiation::Ifma256,
         Exponentiation::Ifma512,
         Exponentiation::Avx2,
+        Exponentiation::Avx512,
     ] {
         let label = match kernel {
             Exponentiation::LimbKernels => limb_label,

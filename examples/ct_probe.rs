@@ -50,11 +50,12 @@ use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 /// The exponent patterns, all of the full declared width.
 const PATTERNS: [&str; 6] = ["zero", "one", "ones", "top", "alternating", "random"];
 
-/// The backend `CT_PROBE_BACKEND` names (`avx2`, `ifma-batch`,
-/// `avx2-batch`, `avx512-batch`), if any.
+/// The backend `CT_PROBE_BACKEND` names (`avx2`, `avx512-radix28`,
+/// `ifma-batch`, `avx2-batch`, `avx512-batch`), if any.
 fn named_backend() -> Option<Exponentiation> {
     match std::env::var("CT_PROBE_BACKEND").as_deref() {
         Ok("avx2") => Some(Exponentiation::Avx2),
+        Ok("avx512-radix28") => Some(Exponentiation::Avx512),
         Ok("ifma-batch") => Some(Exponentiation::IfmaBatch),
         Ok("avx2-batch") => Some(Exponentiation::Avx2Batch),
         Ok("avx512-batch") => Some(Exponentiation::Avx512Batch),
@@ -413,6 +414,7 @@ fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
         }
         Exponentiation::Ifma512 => return "x86_64 avx512 ifma512",
         Exponentiation::Avx2 => return "x86_64 avx2",
+        Exponentiation::Avx512 => return "x86_64 avx512 radix 2^28",
         Exponentiation::IfmaBatch => return "x86_64 avx512 ifma batch",
         Exponentiation::Avx2Batch => return "x86_64 avx2 batch",
         Exponentiation::Avx512Batch => return "x86_64 avx512 batch",
@@ -464,7 +466,9 @@ fn main() -> ExitCode {
         ("1024batch", Some(_)) => match run_batch1024(pattern) {
             Some(digest) => digest,
             None => {
-                eprintln!("1024batch needs CT_PROBE_BACKEND=ifma-batch or avx2-batch");
+                eprintln!(
+                    "1024batch needs CT_PROBE_BACKEND=ifma-batch, avx2-batch or avx512-batch"
+                );
                 return usage();
             }
         },

@@ -32,12 +32,13 @@ fn each_setting() {
         "adx",
         "adx,ifma",
         "avx2",
-        "ifma,avx2",
+        "ifma,avx2,avx512-radix28",
         "neon",
         " IFMA256 , bogus",
         "ifma-batch",
         "ifma,avx2-batch",
         "ifma,avx512-batch",
+        "ifma,avx512-radix28",
         "avx512",
         "batch",
     ] {
@@ -90,7 +91,11 @@ fn child() {
             assert_ne!(chosen, Exponentiation::Avx2);
             assert!(!Exponentiation::Avx2.available(n, k));
         }
-        if off("ifma") && off("avx2") {
+        if off("avx512") || off("avx512-radix28") {
+            assert_ne!(chosen, Exponentiation::Avx512);
+            assert!(!Exponentiation::Avx512.available(n, k));
+        }
+        if off("ifma") && off("avx2") && off("avx512-radix28") {
             // A pair apart runs on the single choice.
             let runs = match chosen {
                 Exponentiation::Apart => selection.exponentiation(n, 1),

@@ -19,11 +19,12 @@ use proptest::prelude::*;
 
 /// Widths (limbs) around every size class of the vector backends: their
 /// lower bound, digit counts on both sides of a vector boundary, the RSA
-/// sizes, their upper bounds (AVX2 45, NEON 64, IFMA 103) and the first
-/// widths past them.
+/// sizes, their upper bounds (AVX2 and AVX-512F 45, AVX-512F pairs 41,
+/// NEON 64, IFMA 103) and the first widths past them.
 #[cfg(not(target_arch = "aarch64"))]
 const WIDTHS: &[usize] = &[
-    15, 16, 17, 19, 20, 24, 25, 31, 32, 33, 39, 40, 45, 46, 48, 56, 63, 64, 65, 80, 96, 103, 104,
+    15, 16, 17, 19, 20, 24, 25, 31, 32, 33, 39, 40, 41, 42, 45, 46, 48, 56, 63, 64, 65, 80, 96,
+    103, 104,
 ];
 /// On aarch64 (run under qemu, where every case costs a hundred times
 /// more), the widths around NEON's size classes only: beyond 65 limbs only
@@ -245,6 +246,12 @@ fn backends_present() {
     if avx2.available(16, 1) {
         assert!(!avx2.available(15, 1) && !avx2.available(46, 1));
         assert!(avx2.available(45, 1) && avx2.available(45, 2));
+    }
+    let avx512 = Exponentiation::Avx512;
+    if avx512.available(16, 1) {
+        assert!(!avx512.available(15, 1) && !avx512.available(46, 1));
+        assert!(avx512.available(45, 1) && avx512.available(41, 2));
+        assert!(!avx512.available(42, 2));
     }
     let neon = Exponentiation::Neon;
     let neon_off = std::env::var("NUMCRYPT_DISABLE").is_ok_and(|v| v.contains("neon"));

@@ -2,8 +2,10 @@
 """Generates the AVX2 almost-Montgomery multiplication kernels:
 
     python3 tools/gen_avx2_x86_64.py > src/backend/x86_64_avx2/gen/amm.rs
+    python3 tools/gen_avx2_x86_64.py --zmm > src/backend/x86_64_avx2/gen/amm_zmm.rs
 
-(`.ci/run` checks that the file matches this script's output.)
+(`.ci/run` checks that the files match this script's output; the second,
+AVX-512F on 512-bit registers, is described above `zmm_kernel` below.)
 
 One function per vector count V (a residue of up to 4V digits of 28 bits,
 four 64-bit lanes to a 256-bit vector) and digit count N (4V, or one of the
@@ -278,5 +280,215 @@ def main():
         print(kernel(v, d), end="")
 
 
+# ---------------------------------------------------------------------------
+# AVX-512F: the same algorithm on 512-bit registers, eight digits a vector
+# (`--zmm`, written to gen/amm_zmm.rs).
+#
+# On Intel cores the loop above is bound by its serial chain, not by the
+# multiplier: q_i goes to a vector (broadcast), through a `vpmuludq` and a
+# `vpaddq` into position 1's lane, back to a general register (`vmovq`)
+# and through the scalar additions to q_(i+1), about twenty cycles an
+# iteration against some fourteen of vector work. 512-bit vectors halve
+# the instructions a digit, and AVX-512's 32 registers hold the
+# accumulators of two multiplications (a CRT pair's, modulo two moduli),
+# whose iterations interleave so that one's vector work fills the other's
+# chain (where the chain is the bound: llvm-mca's Skylake-SP to Ice Lake
+# models; on Sapphire Rapids the 512-bit multiplier bounds both forms).
+# The differences from the AVX2 kernels:
+# - every accumulator vector lives in a register (no scratch area);
+# - the lane shift is one `valignq` with a zero register (no mask);
+# - the constant block is K words m'_1 + 1 (one per multiplication) and
+#   the digit mask, with no lane masks;
+# - the second multiplication's operands, modulus and result are at the
+#   first's plus 8V words (the caller's layout of a pair).
+# The contract is otherwise the one above, with 8V for 4V.
+
+ZB = 64  # bytes per zmm
+ZMM_LANES = 8
+# Vector counts: 5 (1024-bit moduli) to 13 (104 digits, the AVX2 kernels'
+# largest); two interleaved multiplications up to 12, whose accumulators,
+# operand broadcasts and temporaries fill the 32 registers.
+ZMM_VECTORS = range(5, 14)
+ZMM_PAIR_MAX_VECTORS = 12
+# Digit counts below 8V with a kernel of their own: RSA-2048's and
+# RSA-4096's CRT halves (38 and 75 digits rather than 40 and 80).
+ZMM_TAILS = {5: [38], 10: [75]}
+
+
+def zmm_kernel(V, N, K):
+    """AMM of K independent multiplications of N digits, V zmm vectors each."""
+    acc = [[k * V + v for v in range(V)] for k in range(K)]
+    B = [K * V + 3 * k for k in range(K)]
+    Q = [K * V + 3 * k + 1 for k in range(K)]
+    T = [K * V + 3 * k + 2 for k in range(K)]
+    ZERO = K * V + 3 * K
+    assert ZERO < 32
+    stride = ZB * V  # bytes from one multiplication's vectors to the next's
+    regs = [("s0", "t0", "q0"), ("s1", "t1", "q1")][:K]
+
+    out = []
+    e = out.append
+    for k in range(K):
+        for v in range(V):
+            e(f'"vpxord zmm{acc[k][v]}, zmm{acc[k][v]}, zmm{acc[k][v]}"')
+        e(f'"xor {{{regs[k][0]}:e}}, {{{regs[k][0]}:e}}"')
+    e(f'"vpxord zmm{ZERO}, zmm{ZERO}, zmm{ZERO}"')
+
+    # One iteration: `off` is the byte offset of b_i from the loop's b
+    # pointer, then the register of each logical vector, multiplication by
+    # multiplication.
+    macro = f"avx512_amm_step_z{V}_x{K}_d{N}"
+    params = [f"r{k}_{v}" for k in range(K) for v in range(V)]
+    e(f'".macro {macro} off, {", ".join(params)}"')
+    for k in range(K):
+        s, t, q = (f"{{{x}}}" for x in regs[k])
+        base = k * stride
+        # b_i's broadcast from memory takes a load port, not a vector port.
+        e(f'"vpbroadcastq zmm{B[k]}, qword ptr [{{b}} + {base} + \\\\off]"')
+        e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
+        e(f'"imul {t}, [{{a}} + {base}]"')
+        e(f'"add {t}, {s}"')
+        e(f'"mov {q}, {t}"')
+        e(f'"and {q}, [{{consts}} + {8 * K}]"')
+        e(f'"vpbroadcastq zmm{Q[k]}, {q}"')
+        e(f'"shr {t}, {RADIX_BITS}"')
+        # Position 1's accumulated value: logical vector 1, lane 0, read
+        # before this iteration's vector work.
+        e(f'"vmovq {s}, xmm\\\\r{k}_1"')
+        e(f'"add {s}, {t}"')
+        e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
+        e(f'"imul {t}, [{{a}} + {base} + {ZB}]"')  # a1·b_i (vector 1, lane 0)
+        e(f'"add {s}, {t}"')
+        e(f'"imul {q}, [{{consts}} + {8 * k}]"')
+        e(f'"add {s}, {q}"')
+    # The vector work, the multiplications' alternating, b_i's products
+    # (ready first) before q_i's.
+    for v in range(V):
+        for k in range(K):
+            reg = f"zmm\\\\r{k}_{v}"
+            e(f'"vpmuludq zmm{T[k]}, zmm{B[k]}, [{{a}} + {k * stride + ZB * v}]"')
+            e(f'"vpaddq {reg}, {reg}, zmm{T[k]}"')
+    for v in range(V):
+        for k in range(K):
+            reg = f"zmm\\\\r{k}_{v}"
+            e(f'"vpmuludq zmm{T[k]}, zmm{Q[k]}, [{{m}} + {k * stride + ZB * v}]"')
+            e(f'"vpaddq {reg}, {reg}, zmm{T[k]}"')
+            if v == 0:
+                # Position 0 retires: shift logical vector 0 down a lane.
+                e(f'"valignq {reg}, zmm{ZERO}, {reg}, 1"')
+    e('".endm"')
+
+    def iteration(u):
+        """Iteration u of a group of V: logical vector v is slot (v + u) % V."""
+        slots = ", ".join(str(acc[k][(v + u) % V]) for k in range(K) for v in range(V))
+        e(f'"{macro} {u * ZB}, {slots}"')
+
+    e('"2:"')
+    for u in range(V):
+        iteration(u)
+    e('"add {b}, 8"')
+    e('"dec {n}"')
+    e('"jnz 2b"')
+    tail = N % V
+    for u in range(tail):
+        iteration(u)
+    e(f'".purgem {macro}"')
+
+    # Store in logical order, position 0 from s, then two carry passes (as
+    # in the AVX2 kernels; the top vector's carries go to vector 0 one lane
+    # up: `valignq` with the zero register).
+    for k in range(K):
+        for v in range(V):
+            e(f'"vmovdqu64 [{{r}} + {k * stride + ZB * v}], zmm{acc[k][(v + tail) % V]}"')
+        e(f'"mov [{{r}} + {k * stride}], {{{regs[k][0]}}}"')
+    MASK, TOP, X, C = "zmm0", "zmm1", "zmm2", "zmm3"
+    e(f'"vpbroadcastq {MASK}, qword ptr [{{consts}} + {8 * K}]"')
+    for k in range(K):
+        base = k * stride
+        for _ in range(2):
+            e(f'"vmovdqu64 {TOP}, [{{r}} + {base + ZB * (V - 1)}]"')
+            e(f'"vpsrlq {TOP}, {TOP}, {RADIX_BITS}"')
+            for v in range(V - 1, 0, -1):
+                e(f'"vmovdqu64 {C}, [{{r}} + {base + ZB * (v - 1)}]"')
+                e(f'"vpsrlq {C}, {C}, {RADIX_BITS}"')
+                e(f'"vpandq {X}, {MASK}, [{{r}} + {base + ZB * v}]"')
+                e(f'"vpaddq {X}, {X}, {C}"')
+                e(f'"vmovdqu64 [{{r}} + {base + ZB * v}], {X}"')
+            e(f'"valignq {TOP}, {TOP}, zmm{ZERO}, 7"')
+            e(f'"vpandq {X}, {MASK}, [{{r}} + {base}]"')
+            e(f'"vpaddq {X}, {X}, {TOP}"')
+            e(f'"vmovdqu64 [{{r}} + {base}], {X}"')
+    e('"vzeroupper"')
+
+    name = f"amm_z{V}_x{K}_d{N}"
+    lines = "\n".join(f"            {line}," for line in out)
+    scalars = "".join(f"            {x} = out(reg) _,\n" for k in range(K) for x in regs[k])
+    clobbers = "".join(f'            out("zmm{i}") _,\n' for i in range(32))
+    which = "one multiplication" if K == 1 else f"{K} interleaved multiplications"
+    return f'''
+/// AMM of {N}-digit operands ({V} zmm vectors, strided), {which}.
+///
+/// # Safety
+/// The CPU has AVX-512F. `r`, `a`, `b` and `m` point to {K} × {8 * V}
+/// digits each (multiplication k's at k × {8 * V}), `consts` to the
+/// {K + 1} words of the module's constant block, `r` overlaps none of the
+/// others, and `groups` is {N // V}; the operands meet the contract of the
+/// module above.
+#[target_feature(enable = "avx512f")]
+unsafe fn {name}(
+    r: *mut u64,
+    a: *const u64,
+    b: *const u64,
+    m: *const u64,
+    consts: *const u64,
+    groups: usize,
+) {{
+    // SAFETY: the caller's contract: the block reads a, b, m and consts and
+    // writes r, all within the ranges above; it declares every register it
+    // changes and uses no stack.
+    unsafe {{
+        core::arch::asm!(
+{lines}
+            r = in(reg) r,
+            a = in(reg) a,
+            b = inout(reg) b => _,
+            m = in(reg) m,
+            consts = in(reg) consts,
+            n = inout(reg) groups => _,
+{scalars}{clobbers}            options(nostack),
+        );
+    }}
+}}
+'''
+
+
+def main_zmm():
+    kernels = []
+    for v in ZMM_VECTORS:
+        for digits in ZMM_TAILS.get(v, []) + [ZMM_LANES * v]:
+            for k in (1, 2):
+                if k == 1 or v <= ZMM_PAIR_MAX_VECTORS:
+                    kernels.append((v, digits, k))
+    print("//! The AVX-512F almost-Montgomery multiplications, radix 2^28.")
+    print("//!")
+    print("//! GENERATED by `tools/gen_avx2_x86_64.py --zmm`; do not edit by hand")
+    print("//! (`.ci/run` checks that this file matches the script). The script has")
+    print("//! the algorithm, the layout and the contract.")
+    print()
+    print("use super::ZmmKernel;")
+    print()
+    print("/// The kernel for `vectors` 512-bit vectors, `digits` digits and")
+    print("/// `interleave` multiplications at once, if there is one.")
+    print("pub(super) fn amm_kernel(vectors: usize, digits: usize, interleave: usize) -> Option<ZmmKernel> {")
+    print("    match (vectors, digits, interleave) {")
+    for v, d, k in kernels:
+        print(f"        ({v}, {d}, {k}) => Some(amm_z{v}_x{k}_d{d}),")
+    print("        _ => None,")
+    print("    }")
+    print("}")
+    for v, d, k in kernels:
+        print(zmm_kernel(v, d, k), end="")
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main_zmm() if sys.argv[1:] == ["--zmm"] else main())

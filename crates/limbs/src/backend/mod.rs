@@ -12,7 +12,8 @@
 //!   in two variants: 256-bit registers ([`Exponentiation::Ifma256`]) and
 //!   512-bit ones ([`Exponentiation::Ifma512`]).
 //! - `x86_64_avx2`: whole exponentiations in radix 2^28 with AVX2
-//!   ([`Exponentiation::Avx2`]), and the 256-bit table lookup.
+//!   ([`Exponentiation::Avx2`]) and with AVX-512F on 512-bit registers
+//!   ([`Exponentiation::Avx512`]), and the 256-bit table lookup.
 //! - `x86_64_mb`: multi-buffer ("vertical") exponentiations, one digit of
 //!   several independent numbers in each register, for batches: eight
 //!   lanes of radix 2^52 with AVX-512 IFMA ([`Exponentiation::IfmaBatch`]),
@@ -31,8 +32,9 @@
 //!    feature only): a comma-separated list of `adx`, `avx2` (AVX2
 //!    exponentiation, the batch kernel included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
-//!    `avx512-batch`, `batch` (every batch kernel), `avx512` (the IFMA
-//!    kernels and the AVX-512F batch), `neon`, each of which turns that backend off
+//!    `avx512-batch`, `avx512-radix28`, `batch` (every batch kernel),
+//!    `avx512` (every AVX-512 kernel: IFMA, and AVX-512F's in radix 2^28),
+//!    `neon`, each of which turns that backend off
 //!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
 //! 3. for the exponentiation, which backend is fastest on this CPU at each
@@ -149,6 +151,12 @@ pub enum Exponentiation {
     /// [`Avx2Batch`](Self::Avx2Batch) kernels on zmm registers); moduli of
     /// 16, 24 and 32 limbs. For batches where IFMA is missing or off.
     Avx512Batch,
+    /// Radix 2^28 with AVX-512F on 512-bit (zmm) registers: the
+    /// [`Avx2`](Self::Avx2) algorithm with eight digits a vector, and a
+    /// pair's two multiplications interleaved in one kernel; moduli of 16
+    /// to 45 limbs, 16 to 41 for two at once. For CPUs with AVX-512F and
+    /// no IFMA (or IFMA off).
+    Avx512,
     /// Not a kernel: a pair's two exponentiations one after the other, each
     /// on what [`Selection::exponentiation`] chooses for its size alone;
     /// for pairs (and batches, in pairs) only. Where one exponentiation at
@@ -160,7 +168,7 @@ pub enum Exponentiation {
 impl Exponentiation {
     /// Every implementation, in a fixed order (the calibration's cache
     /// numbers them by it).
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 11] = [
         Self::LimbKernels,
         Self::Ifma256,
         Self::Ifma256VectorQuotient,
@@ -171,6 +179,7 @@ impl Exponentiation {
         Self::Avx2Batch,
         Self::Apart,
         Self::Avx512Batch,
+        Self::Avx512,
     ];
 
     /// Whether this implementation can run `interleave` exponentiations
@@ -194,6 +203,7 @@ impl Exponentiation {
             Self::Avx2 => {
                 selection.avx2_usable() && avx2_takes(nlimbs) && (1..=2).contains(&interleave)
             }
+            Self::Avx512 => selection.avx512_usable() && avx512_takes(nlimbs, interleave),
             Self::Neon => {
                 selection.neon_usable() && neon_takes(nlimbs) && (1..=2).contains(&interleave)
             }
@@ -224,6 +234,7 @@ impl Exponentiation {
             | Self::Ifma256VectorQuotient
             | Self::Ifma512
             | Self::Avx2
+            | Self::Avx512
             | Self::Neon
             | Self::Apart => 1,
         }
@@ -237,6 +248,7 @@ impl Exponentiation {
             Self::Ifma256VectorQuotient => "AVX-512 IFMA, 256-bit, vector quotient",
             Self::Ifma512 => "AVX-512 IFMA, 512-bit registers",
             Self::Avx2 => "AVX2, radix 2^28",
+            Self::Avx512 => "AVX-512F, radix 2^28",
             Self::Neon => "NEON, radix 2^28",
             Self::IfmaBatch => "AVX-512 IFMA, 8 lanes",
             Self::Avx2Batch => "AVX2, 4 lanes",
@@ -304,6 +316,16 @@ fn avx2_takes(_: usize) -> bool {
 }
 
 #[cfg(target_arch = "x86_64")]
+fn avx512_takes(nlimbs: usize, interleave: usize) -> bool {
+    x86_64_avx2::zmm::takes(nlimbs, interleave)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn avx512_takes(_: usize, _: usize) -> bool {
+    false
+}
+
+#[cfg(target_arch = "x86_64")]
 fn batch_takes(e: Exponentiation, nlimbs: usize) -> bool {
     match e {
         Exponentiation::IfmaBatch => x86_64_mb::ifma::takes(nlimbs),
@@ -352,6 +374,7 @@ fn run_vector_exponentiation<const K: usize>(
     dispatch!(k => match (backend, ifma_variant(backend)) {
         (_, Some(variant)) => x86_64_ifma::run(&k, variant, job),
         (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, job),
+        (Exponentiation::Avx512, None) => x86_64_avx2::zmm::run(&k, job),
         (Exponentiation::IfmaBatch, None) => x86_64_mb::ifma::run(&k, job),
         (Exponentiation::Avx2Batch, None) => x86_64_mb::avx2::run(&k, job),
         (Exponentiation::Avx512Batch, None) => x86_64_mb::avx512::run(&k, job),
@@ -572,6 +595,7 @@ const DISABLE_NEON: u32 = 1 << 4;
 const DISABLE_IFMA_BATCH: u32 = 1 << 5;
 const DISABLE_AVX2_BATCH: u32 = 1 << 6;
 const DISABLE_AVX512_BATCH: u32 = 1 << 7;
+const DISABLE_AVX512_RADIX28: u32 = 1 << 12;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -718,6 +742,10 @@ impl Selection {
         self.0 & HAS_AVX2 != 0 && self.0 & DISABLE_AVX2 == 0
     }
 
+    fn avx512_usable(self) -> bool {
+        self.0 & HAS_AVX512 != 0 && self.0 & DISABLE_AVX512_RADIX28 == 0
+    }
+
     fn neon_usable(self) -> bool {
         self.0 & HAS_NEON != 0 && self.0 & DISABLE_NEON == 0
     }
@@ -762,6 +790,7 @@ impl fmt::Display for Selection {
             (DISABLE_IFMA_BATCH, "ifma-batch"),
             (DISABLE_AVX2_BATCH, "avx2-batch"),
             (DISABLE_AVX512_BATCH, "avx512-batch"),
+            (DISABLE_AVX512_RADIX28, "avx512-radix28"),
         ];
         let mut first = true;
         for (bit, name) in off {
@@ -850,6 +879,13 @@ fn disabled() -> u32 {
     0
 }
 
+/// Every AVX-512 kernel (`NUMCRYPT_DISABLE=avx512`).
+const DISABLE_AVX512: u32 = DISABLE_IFMA256
+    | DISABLE_IFMA512
+    | DISABLE_IFMA_BATCH
+    | DISABLE_AVX512_BATCH
+    | DISABLE_AVX512_RADIX28;
+
 #[cfg_attr(not(feature = "std"), allow(dead_code))]
 fn parse_disable(list: &str) -> u32 {
     list.split(',').fold(0, |bits, word| {
@@ -865,9 +901,8 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("ifma-batch") => DISABLE_IFMA_BATCH,
             w if w.eq_ignore_ascii_case("avx2-batch") => DISABLE_AVX2_BATCH,
             w if w.eq_ignore_ascii_case("avx512-batch") => DISABLE_AVX512_BATCH,
-            w if w.eq_ignore_ascii_case("avx512") => {
-                DISABLE_IFMA256 | DISABLE_IFMA512 | DISABLE_IFMA_BATCH | DISABLE_AVX512_BATCH
-            }
+            w if w.eq_ignore_ascii_case("avx512-radix28") => DISABLE_AVX512_RADIX28,
+            w if w.eq_ignore_ascii_case("avx512") => DISABLE_AVX512,
             w if w.eq_ignore_ascii_case("batch") => {
                 DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
             }
@@ -895,9 +930,14 @@ mod tests {
         );
         assert_eq!(
             parse_disable("avx512"),
-            DISABLE_IFMA256 | DISABLE_IFMA512 | DISABLE_IFMA_BATCH | DISABLE_AVX512_BATCH
+            DISABLE_IFMA256
+                | DISABLE_IFMA512
+                | DISABLE_IFMA_BATCH
+                | DISABLE_AVX512_BATCH
+                | DISABLE_AVX512_RADIX28
         );
         assert_eq!(parse_disable("avx512-batch"), DISABLE_AVX512_BATCH);
+        assert_eq!(parse_disable("avx512-radix28"), DISABLE_AVX512_RADIX28);
         assert_eq!(parse_disable("ifma-batch"), DISABLE_IFMA_BATCH);
         assert_eq!(
             parse_disable("ifma512,neon,bogus"),

@@ -29,8 +29,8 @@
 use core::ops::RangeInclusive;
 
 use super::Exponentiation::{
-    self, Apart, Avx2, Avx2Batch, Avx512Batch, Ifma256, Ifma256VectorQuotient, Ifma512, IfmaBatch,
-    LimbKernels, Neon,
+    self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, Ifma256, Ifma256VectorQuotient, Ifma512,
+    IfmaBatch, LimbKernels, Neon,
 };
 use super::{BATCH, Cpu};
 
@@ -191,12 +191,13 @@ pub(crate) const KNOWN: &[Known] = &[
     Known {
         // Measured on a KVM guest reporting family 6 model 0xa7 with AMX
         // and AVX512-FP16 (Sapphire Rapids' features): the 256-bit IFMA
-        // kernels except at 1536 bits one at a time (512-bit, by a hair),
-        // and the limb kernels over AVX2 at every size. Pairs: the 256-bit
-        // kernels with the quotient in the vector unit wherever they run (16
-        // to 38 limbs; 5 to 11 % ahead of the next), apart above. Batches:
-        // the IFMA batch kernel ahead of IFMA pairs, and with IFMA off the
-        // AVX2 batch kernel ahead of pairs on the limb kernels.
+        // kernels except at 1536 bits one at a time (512-bit, by a hair).
+        // Pairs: the 256-bit kernels with the quotient in the vector unit
+        // wherever they run (16 to 38 limbs; 5 to 11 % ahead of the next),
+        // apart above. With IFMA off, AVX-512F's radix-2^28 kernels ahead
+        // of the limb kernels from 1536 bits (7 to 12 %; a pair runs apart,
+        // on them, as fast as interleaved), behind at 1024; AVX2 last. Batches: the IFMA batch kernel ahead of
+        // IFMA pairs, and with IFMA off the AVX-512F batch kernel.
         name: "Intel Xeon, Sapphire Rapids class",
         vendor: "GenuineIntel",
         family: 6,
@@ -205,7 +206,7 @@ pub(crate) const KNOWN: &[Known] = &[
         source: Source::Measured,
         rows: &[
             Row {
-                limbs: 16..=38,
+                limbs: 16..=16,
                 shapes: PAIR,
                 fastest_first: &[
                     Ifma256VectorQuotient,
@@ -213,23 +214,42 @@ pub(crate) const KNOWN: &[Known] = &[
                     Ifma512,
                     Apart,
                     LimbKernels,
+                    Avx512,
+                    Avx2,
+                ],
+            },
+            Row {
+                limbs: 17..=38,
+                shapes: PAIR,
+                fastest_first: &[
+                    Ifma256VectorQuotient,
+                    Ifma256,
+                    Ifma512,
+                    Apart,
+                    Avx512,
+                    LimbKernels,
                     Avx2,
                 ],
             },
             Row {
                 limbs: 21..=28,
                 shapes: ONE,
-                fastest_first: &[Ifma512, Ifma256, Apart, LimbKernels, Avx2],
+                fastest_first: &[Ifma512, Ifma256, Avx512, LimbKernels, Avx2],
             },
             Row {
                 limbs: 40..=103,
                 shapes: PAIR,
-                fastest_first: &[Apart, Ifma512, Ifma256, LimbKernels, Avx2],
+                fastest_first: &[Apart, Ifma512, Ifma256, Avx512, LimbKernels, Avx2],
             },
             Row {
-                limbs: 1..=103,
+                limbs: 17..=103,
                 shapes: BOTH,
-                fastest_first: &[Ifma256, Ifma512, Apart, LimbKernels, Avx2],
+                fastest_first: &[Ifma256, Ifma512, Avx512, Apart, LimbKernels, Avx2],
+            },
+            Row {
+                limbs: 1..=16,
+                shapes: BOTH,
+                fastest_first: &[Ifma256, Ifma512, Apart, LimbKernels, Avx512, Avx2],
             },
             Row {
                 limbs: 1..=103,
@@ -548,15 +568,21 @@ mod tests {
         assert_eq!(known(&rocket_lake), None);
         assert_eq!(known(&cpu(b"GenuineIntel", 6, 0xad, true)), None);
         // AVX2 after the limb kernels where it lost, before them where it won.
-        let ranks = |c: &Cpu, n, k| {
+        let ahead = |e, c: &Cpu, n, k| {
             let o = known(c).and_then(|i| KNOWN[i].order(n, k)).unwrap();
             let at = |e| o.iter().position(|&x| x == e).unwrap();
-            at(Avx2) < at(LimbKernels)
+            at(e) < at(LimbKernels)
         };
-        assert!(ranks(&zen4, 16, 1));
-        assert!(ranks(&zen5, 32, 2));
-        assert!(ranks(&icx, 24, 2));
-        assert!(!ranks(&icx, 16, 2));
-        assert!(!ranks(&spr_guest, 32, 2));
+        assert!(ahead(Avx2, &zen4, 16, 1));
+        assert!(ahead(Avx2, &zen5, 32, 2));
+        assert!(ahead(Avx2, &icx, 24, 2));
+        assert!(!ahead(Avx2, &icx, 16, 2));
+        assert!(!ahead(Avx2, &spr_guest, 32, 2));
+        // The same for AVX-512F in radix 2^28 on Sapphire Rapids: ahead
+        // from 1536 bits, behind at 1024.
+        assert!(ahead(Avx512, &spr_guest, 24, 1));
+        assert!(ahead(Avx512, &spr_guest, 32, 2));
+        assert!(!ahead(Avx512, &spr_guest, 16, 1));
+        assert!(!ahead(Avx512, &spr_guest, 16, 2));
     }
 }

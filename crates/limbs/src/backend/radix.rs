@@ -51,11 +51,11 @@ pub(crate) struct Digits {
 pub(crate) enum DigitLayout {
     /// Word `j`.
     Contiguous,
-    /// Lane `j / vectors` of vector `j % vectors`, four lanes to a vector:
-    /// the 256-bit kernels' layout, in which moving every digit down one
-    /// position renames vectors instead of shifting each of them.
+    /// Lane `j / vectors` of vector `j % vectors`, `lanes` lanes to a
+    /// vector: the layout in which moving every digit down one position
+    /// renames vectors instead of shifting each of them.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64's kernels only
-    Strided { vectors: usize },
+    Strided { vectors: usize, lanes: usize },
     /// The multi-buffer ("vertical") layout: the values of an element
     /// share its vectors, digit `j` of value `k` in lane `k` of vector `j`
     /// (word `j·lanes + k`), so that one vector operation works on one
@@ -70,7 +70,9 @@ impl Digits {
     fn word(self, k: usize, j: usize, words: usize) -> usize {
         match self.layout {
             DigitLayout::Contiguous => k * words + j,
-            DigitLayout::Strided { vectors } => k * words + (j % vectors) * 4 + j / vectors,
+            DigitLayout::Strided { vectors, lanes } => {
+                k * words + (j % vectors) * lanes + j / vectors
+            }
             DigitLayout::Lanes { lanes } => j * lanes + k,
         }
     }

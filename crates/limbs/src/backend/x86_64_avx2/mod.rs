@@ -45,6 +45,7 @@ use crate::ops::montmul::ExpJob;
 
 #[path = "gen/amm.rs"]
 mod generated;
+pub(crate) mod zmm;
 
 cpufeatures::new!(avx2_bmi2, "avx2", "bmi2");
 
@@ -227,7 +228,10 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const VALUES: usize = K;
     const RADIX: Digits = Digits {
         bits: DIGIT_BITS,
-        layout: DigitLayout::Strided { vectors: V },
+        layout: DigitLayout::Strided {
+            vectors: V,
+            lanes: LANES,
+        },
     };
 
     fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {

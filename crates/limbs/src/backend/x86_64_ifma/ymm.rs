@@ -85,7 +85,10 @@ struct Amm<const V: usize, const K: usize> {
 impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const WORDS: usize = V * LANES;
     const VALUES: usize = K;
-    const RADIX: Digits = radix(DigitLayout::Strided { vectors: V });
+    const RADIX: Digits = radix(DigitLayout::Strided {
+        vectors: V,
+        lanes: LANES,
+    });
 
     fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
         Self::RADIX.split(modulus.m.limbs(), self.m.0[k].as_flattened_mut());
