@@ -362,13 +362,15 @@ def zmm_kernel(V, N, K):
         e(f'"imul {q}, [{{consts}} + {8 * k}]"')
         e(f'"add {s}, {q}"')
     # The vector work, the multiplications' alternating, b_i's products
-    # (ready first) before q_i's.
+    # (ready first) before q_i's, and of those first logical vector 2's,
+    # whose lane the next iteration reads: the loop-carried chain goes
+    # through it, and the scheduler issues the oldest first.
     for v in range(V):
         for k in range(K):
             reg = f"zmm\\\\r{k}_{v}"
             e(f'"vpmuludq zmm{T[k]}, zmm{B[k]}, [{{a}} + {k * stride + ZB * v}]"')
             e(f'"vpaddq {reg}, {reg}, zmm{T[k]}"')
-    for v in range(V):
+    for v in [2] + [v for v in range(V) if v != 2]:
         for k in range(K):
             reg = f"zmm\\\\r{k}_{v}"
             e(f'"vpmuludq zmm{T[k]}, zmm{Q[k]}, [{{m}} + {k * stride + ZB * v}]"')
