@@ -11,8 +11,8 @@
 
 use core::arch::x86_64::*;
 
-use super::{AmmKernel, AmsKernel, LaneAmm};
-use crate::backend::radix::{LimbMontgomery, run_on_stack_with};
+use super::{AmmKernel, AmsKernel, run_lanes};
+use crate::backend::radix::LimbMontgomery;
 use crate::backend::x86_64_avx2::Avx2;
 use crate::ops::montmul::ExpJob;
 
@@ -39,33 +39,16 @@ pub(crate) fn takes(n: usize) -> bool {
 /// these kernels. Returns `false`, having done nothing, when `K` is not
 /// [`LANES`], the CPU lacks AVX2 or no kernel takes the size.
 pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_, '_, K>) -> bool {
-    let (Some(avx2), Some(n)) = (Avx2::detect(), job.nlimbs()) else {
+    let (Some(proof), Some(digits)) = (Avx2::detect(), job.nlimbs().and_then(digits)) else {
         return false;
     };
-    let Some(digits) = digits(n).filter(|_| K == LANES) else {
-        return false;
-    };
-    let Some((amm, ams)) = generated::kernels(digits) else {
-        return false;
-    };
-    macro_rules! sizes {
-        ($($d:literal => $window:literal),*) => {
-            match digits {
-                $($d => {
-                    let mut arith = LaneAmm::<_, LANES, DIGIT_BITS, $d, $window, SCRATCH>::new(
-                        avx2, amm, ams, lookup::<$d>,
-                    );
-                    const S: usize = (1 << $window) + 2;
-                    run_on_stack_with::<1, $d, K, S, _>(limbs, &mut arith, $d, job);
-                    true
-                })*
-                _ => false,
-            }
-        };
-    }
     // The window: 5, the table (32 entries of N digit vectors) being at
     // most 74 KiB (2048 bits).
-    sizes!(37 => 5, 55 => 5, 74 => 5)
+    run_lanes!(
+        K, limbs, job, proof, digits, generated::kernels(digits), lookup,
+        lanes: LANES, bits: DIGIT_BITS, scratch: SCRATCH,
+        windows: [37 => 5, 55 => 5, 74 => 5],
+    )
 }
 
 /// Scratch vectors the kernels use, at the largest size.

@@ -9,8 +9,8 @@
 //! table lookup is the IFMA batch's, which has the same eight 64-bit lanes.
 
 use super::ifma::lookup;
-use super::{AmmKernel, AmsKernel, LaneAmm, avx2};
-use crate::backend::radix::{LimbMontgomery, run_on_stack_with};
+use super::{AmmKernel, AmsKernel, avx2, run_lanes};
+use crate::backend::radix::LimbMontgomery;
 use crate::ops::montmul::ExpJob;
 
 #[path = "gen/avx512.rs"]
@@ -42,33 +42,18 @@ pub(crate) fn takes(n: usize) -> bool {
 /// these kernels. Returns `false`, having done nothing, when `K` is not
 /// [`LANES`], the CPU lacks AVX-512F or no kernel takes the size.
 pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_, '_, K>) -> bool {
-    let (Some(avx512), Some(n)) = (Avx512::detect(), job.nlimbs()) else {
+    let (Some(proof), Some(digits)) = (Avx512::detect(), job.nlimbs().and_then(avx2::digits))
+    else {
         return false;
     };
-    let Some(digits) = avx2::digits(n).filter(|_| K == LANES) else {
-        return false;
-    };
-    let Some((amm, ams)) = generated::kernels(digits) else {
-        return false;
-    };
-    macro_rules! sizes {
-        ($($d:literal => $window:literal),*) => {
-            match digits {
-                $($d => {
-                    let mut arith = LaneAmm::<_, LANES, { avx2::DIGIT_BITS }, $d, $window, SCRATCH>::new(
-                        avx512, amm, ams, lookup::<$d>,
-                    );
-                    const S: usize = (1 << $window) + 2;
-                    run_on_stack_with::<1, $d, K, S, _>(limbs, &mut arith, $d, job);
-                    true
-                })*
-                _ => false,
-            }
-        };
-    }
-    // The window: 5, as the AVX2 kernels'; the table of eight lanes is
-    // twice theirs, at most 148 KiB (2048 bits), on the stack.
-    sizes!(37 => 5, 55 => 5, 74 => 5)
+    // The window: 5 at 1024 bits, as the AVX2 kernels'; 4 above, which
+    // measured level with 5 and keeps the table of eight lanes at most
+    // 74 KiB (2048 bits) on the stack, where 5 took 148.
+    run_lanes!(
+        K, limbs, job, proof, digits, generated::kernels(digits), lookup,
+        lanes: LANES, bits: avx2::DIGIT_BITS, scratch: SCRATCH,
+        windows: [37 => 5, 55 => 4, 74 => 4],
+    )
 }
 
 /// Scratch vectors the kernels use, at the largest size.

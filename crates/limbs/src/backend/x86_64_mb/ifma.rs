@@ -10,8 +10,8 @@
 
 use core::arch::x86_64::*;
 
-use super::{AmmKernel, AmsKernel, LaneAmm};
-use crate::backend::radix::{LimbMontgomery, run_on_stack_with};
+use super::{AmmKernel, AmsKernel, run_lanes};
+use crate::backend::radix::LimbMontgomery;
 use crate::backend::x86_64_ifma::Ifma;
 use crate::ops::montmul::ExpJob;
 
@@ -38,35 +38,18 @@ pub(crate) fn takes(n: usize) -> bool {
 /// these kernels. Returns `false`, having done nothing, when `K` is not
 /// [`LANES`], the CPU lacks IFMA or no kernel takes the size.
 pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_, '_, K>) -> bool {
-    let (Some(ifma), Some(n)) = (Ifma::detect(), job.nlimbs()) else {
+    let (Some(proof), Some(digits)) = (Ifma::detect(), job.nlimbs().and_then(digits)) else {
         return false;
     };
-    let Some(digits) = digits(n).filter(|_| K == LANES) else {
-        return false;
-    };
-    let Some((amm, ams)) = generated::kernels(digits) else {
-        return false;
-    };
-    macro_rules! sizes {
-        ($($d:literal => $window:literal),*) => {
-            match digits {
-                $($d => {
-                    let mut arith = LaneAmm::<_, LANES, DIGIT_BITS, $d, $window, SCRATCH>::new(
-                        ifma, amm, ams, lookup::<$d>,
-                    );
-                    const S: usize = (1 << $window) + 2;
-                    run_on_stack_with::<1, $d, K, S, _>(limbs, &mut arith, $d, job);
-                    true
-                })*
-                _ => false,
-            }
-        };
-    }
     // The window: 5 at 1024 bits, where the table is 43 KiB; 4 above, which
     // keeps it below 60 KiB up to 2048 bits (and costs about 3 % more
     // multiplications). At 3072 bits the table is 69 KiB; window 3 (30 KiB)
     // measured the same.
-    sizes!(20 => 5, 30 => 4, 40 => 4, 60 => 4)
+    run_lanes!(
+        K, limbs, job, proof, digits, generated::kernels(digits), lookup,
+        lanes: LANES, bits: DIGIT_BITS, scratch: SCRATCH,
+        windows: [20 => 5, 30 => 4, 40 => 4, 60 => 4],
+    )
 }
 
 /// Scratch vectors the kernels use for the positions of a product that do

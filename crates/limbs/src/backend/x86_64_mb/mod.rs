@@ -53,6 +53,34 @@ type AmsKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *mut u6
 /// the CPU feature its proof stands for.
 type LookupFn = unsafe fn(&mut [u64], &[u64], &[u64]);
 
+/// The body of a batch backend's `run::<K>`: `$job`'s `K` exponentiations
+/// (`K` must be the backend's `lanes`) on [`LaneAmm`] with the backend's
+/// kernels for `$digits` digits (`$kernels`, `None` where it has none)
+/// and its `$lookup`, which `$proof` says the CPU can run, in the window
+/// given for that digit count. Evaluates to whether it ran.
+macro_rules! run_lanes {
+    (
+        $K:ident, $limbs:expr, $job:expr, $proof:expr, $digits:expr, $kernels:expr, $lookup:ident,
+        lanes: $lanes:expr, bits: $bits:expr, scratch: $scratch:expr,
+        windows: [$($d:literal => $window:literal),*] $(,)?
+    ) => {{
+        match ($kernels, $digits) {
+            $((Some((amm, ams)), $d) if $K == $lanes => {
+                let mut arith = $crate::backend::x86_64_mb::LaneAmm::<
+                    _, { $lanes }, { $bits }, $d, $window, { $scratch },
+                >::new($proof, amm, ams, $lookup::<$d>);
+                const S: usize = (1 << $window) + 2;
+                $crate::backend::radix::run_on_stack_with::<1, $d, $K, S, _>(
+                    $limbs, &mut arith, $d, $job,
+                );
+                true
+            })*
+            _ => false,
+        }
+    }};
+}
+pub(super) use run_lanes;
+
 /// Almost-Montgomery multiplication modulo `L` moduli at once, `N` digits
 /// of `B` bits each, window `W`, on a backend's generated kernels (`S`
 /// scratch vectors).
