@@ -85,6 +85,22 @@ C_LOW3 = 64
 C_HIGH3 = 96
 
 
+def loop(e, V, N, iteration):
+    """⌊N/V⌋ groups of V iterations (digit gV + u of b is vector u, lane g:
+    the b pointer moves one lane a group), then the tail; returns the tail's
+    length (after it, logical vector v is slot (v + tail) % V)."""
+    e('"2:"')
+    for u in range(V):
+        iteration(u)
+    e('"add {b}, 8"')
+    e('"dec {n}"')
+    e('"jnz 2b"')
+    tail = N % V
+    for u in range(tail):
+        iteration(u)
+    return tail
+
+
 def kernel(V, N):
     nreg = min(V, REGISTER_SLOTS)
     B, Q, T0, T1 = "ymm12", "ymm13", "ymm14", "ymm15"
@@ -160,17 +176,7 @@ def kernel(V, N):
         slots = ", ".join(str((v + u) % V) for v in range(V))
         e(f'"{macro} {u * VB}, {slots}"')
 
-    # ⌊N/V⌋ groups of V iterations (digit gV + u of b is vector u, lane g:
-    # the b pointer moves one lane a group), then the tail.
-    e('"2:"')
-    for u in range(V):
-        iteration(u)
-    e('"add {b}, 8"')
-    e('"dec {n}"')
-    e('"jnz 2b"')
-    tail = N % V
-    for u in range(tail):
-        iteration(u)
+    tail = loop(e, V, N, iteration)
     e(f'".purgem {macro}"')
 
     # Store in logical order (after the tail, logical vector v is slot
@@ -385,15 +391,7 @@ def zmm_kernel(V, N, K):
         slots = ", ".join(str(acc[k][(v + u) % V]) for k in range(K) for v in range(V))
         e(f'"{macro} {u * ZB}, {slots}"')
 
-    e('"2:"')
-    for u in range(V):
-        iteration(u)
-    e('"add {b}, 8"')
-    e('"dec {n}"')
-    e('"jnz 2b"')
-    tail = N % V
-    for u in range(tail):
-        iteration(u)
+    tail = loop(e, V, N, iteration)
     e(f'".purgem {macro}"')
 
     # Store in logical order, position 0 from s, then two carry passes (as

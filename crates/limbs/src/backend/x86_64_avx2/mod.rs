@@ -155,20 +155,36 @@ fn lookup_vectors<const V: usize>(
 }
 
 /// `(digits, vectors, kernel)` for an `n`-limb modulus, if a kernel takes
-/// it: room for `4m'`, `m'` of up to `64n + 28` bits. The digit count is the
-/// smallest that holds it where a kernel runs exactly that many, else the
-/// vectors' full `4V`.
+/// it ([`fit`]).
 fn shape(n: usize) -> Option<(usize, usize, AmmKernel)> {
+    fit(n, LANES, generated::amm_kernel)
+}
+
+/// `(digits, vectors, kernel)` for an `n`-limb modulus in vectors of
+/// `lanes` digits, given the kernels there are (`kernel(vectors, digits)`):
+/// room for `4m'`, `m'` of up to `64n + 28` bits; the digit count is the
+/// smallest that holds it where a kernel runs exactly that many, else the
+/// vectors' full count.
+fn fit<K>(
+    n: usize,
+    lanes: usize,
+    kernel: impl Fn(usize, usize) -> Option<K>,
+) -> Option<(usize, usize, K)> {
     let least = (64 * n + 30).div_ceil(DIGIT_BITS as usize);
-    let vectors = least.div_ceil(LANES);
-    let (digits, kernel) = match generated::amm_kernel(vectors, least) {
+    let vectors = least.div_ceil(lanes);
+    let (digits, kernel) = match kernel(vectors, least) {
         Some(kernel) => (least, kernel),
-        None => (
-            LANES * vectors,
-            generated::amm_kernel(vectors, LANES * vectors)?,
-        ),
+        None => (lanes * vectors, kernel(vectors, lanes * vectors)?),
     };
     (n >= MIN_LIMBS).then_some((digits, vectors, kernel))
+}
+
+/// Digits of 28 bits, strided over `vectors` vectors of `lanes`.
+const fn strided(vectors: usize, lanes: usize) -> Digits {
+    Digits {
+        bits: DIGIT_BITS,
+        layout: DigitLayout::Strided { vectors, lanes },
+    }
 }
 
 /// Whether these kernels take exponentiations modulo `n`-limb moduli
@@ -226,13 +242,7 @@ struct Amm<const V: usize, const K: usize> {
 impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const WORDS: usize = V * LANES;
     const VALUES: usize = K;
-    const RADIX: Digits = Digits {
-        bits: DIGIT_BITS,
-        layout: DigitLayout::Strided {
-            vectors: V,
-            lanes: LANES,
-        },
-    };
+    const RADIX: Digits = strided(V, LANES);
 
     fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
         let m_digits = self.m.0[k].as_flattened_mut();

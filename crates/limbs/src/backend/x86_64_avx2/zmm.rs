@@ -15,10 +15,10 @@
 
 use zeroize::Zeroize;
 
-use super::{Avx2, DIGIT_BITS, MASK28, MIN_LIMBS};
+use super::{Avx2, MASK28, fit, strided};
 use crate::backend::radix::{
-    Aligned, Column, DigitLayout, Digits, Elem, LimbMontgomery, ModulusToLoad, VectorMontMul,
-    run_on_stack, with_vector_count,
+    Aligned, Column, Digits, Elem, LimbMontgomery, ModulusToLoad, VectorMontMul, run_on_stack,
+    with_vector_count,
 };
 use crate::backend::x86_64_mb::avx512::Avx512;
 use crate::ops::montmul::ExpJob;
@@ -34,20 +34,11 @@ const LANES: usize = 8;
 type ZmmKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *const u64, usize);
 
 /// `(digits, vectors, kernel)` for `interleave` multiplications at once
-/// modulo `n`-limb moduli, if a kernel takes them: the smallest digit count
-/// that holds `4m'` where a kernel runs exactly that many, else the
-/// vectors' full `8V`.
+/// modulo `n`-limb moduli, if a kernel takes them (as [`super`]'s).
 fn shape(n: usize, interleave: usize) -> Option<(usize, usize, ZmmKernel)> {
-    let least = (64 * n + 30).div_ceil(DIGIT_BITS as usize);
-    let vectors = least.div_ceil(LANES);
-    let (digits, kernel) = match generated::amm_kernel(vectors, least, interleave) {
-        Some(kernel) => (least, kernel),
-        None => (
-            LANES * vectors,
-            generated::amm_kernel(vectors, LANES * vectors, interleave)?,
-        ),
-    };
-    (n >= MIN_LIMBS).then_some((digits, vectors, kernel))
+    fit(n, LANES, |vectors, digits| {
+        generated::amm_kernel(vectors, digits, interleave)
+    })
 }
 
 /// Whether these kernels take `interleave` exponentiations at once modulo
@@ -100,13 +91,7 @@ struct Amm<const V: usize, const K: usize> {
 impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     const WORDS: usize = V * LANES;
     const VALUES: usize = K;
-    const RADIX: Digits = Digits {
-        bits: DIGIT_BITS,
-        layout: DigitLayout::Strided {
-            vectors: V,
-            lanes: LANES,
-        },
-    };
+    const RADIX: Digits = strided(V, LANES);
 
     fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
         let m_digits = self.m.0[k].as_flattened_mut();
