@@ -256,13 +256,19 @@ def gas_kernel(name, lines, square):
     return "\n".join(out)
 
 
-def main():
+def use_zmm(width):
+    """Makes the kernels that follow on zmm registers, `width` accumulators
+    a block (`--zmm`)."""
     global VB, REG, W, MNEMONIC
+    VB, REG, W = 64, "zmm", width
+    MNEMONIC = {"vmovdqu": "vmovdqu64", "vmovdqa": "vmovdqa64", "vpxor": "vpxorq",
+                "vpand": "vpandq"}
+
+
+def main():
     gas = "--gas" in sys.argv
     if "--zmm" in sys.argv:
-        VB, REG, W = 64, "zmm", int(sys.argv[sys.argv.index("--zmm") + 1])
-        MNEMONIC = {"vmovdqu": "vmovdqu64", "vmovdqa": "vmovdqa64", "vpxor": "vpxorq",
-                    "vpand": "vpandq"}
+        use_zmm(int(sys.argv[sys.argv.index("--zmm") + 1]))
     kernels = []
     for N in SIZES:
         lanes = VB // 8

@@ -2,15 +2,15 @@
 """Measures the multi-buffer kernels against their multiplier's bound on
 this CPU (the measured counterpart of `mca_mb_x86_64.py`'s models).
 
-Usage: python3 tools/mb_bound.py   (needs gcc; x86_64 with AVX2, and
-AVX-512 IFMA for the IFMA kernels)
+Usage: python3 tools/mb_bound.py   (needs gcc; x86_64 with AVX2, AVX-512F
+for the AVX2 kernels on zmm registers, AVX-512 IFMA for the IFMA kernels)
 
 The kernels come from the generators (`--gas`), linked into a C harness
 that times, in rdtsc ticks, chains of calls (each call's output the next
 one's input, as in an exponentiation) and, in the same process, the
 multiplier alone: independent `vpmadd52luq` on zmm registers, independent
 `vpmuludq` on ymm registers, and `vpmuludq` each with its `vpaddq` (what a
-product costs the AVX2 kernels). A kernel's bound is its multiplier
+product costs the AVX2 kernels) on ymm and on zmm registers. A kernel's bound is its multiplier
 instructions (IFMA: 4N² + N for the multiplication, 3N² + 2N for the square;
 `vpmuludq`: 2N² + N and 1.5N² + 1.5N) at the multiplier's measured rate,
 so the ratio holds whatever the core's clock against the TSC. Minimum of
@@ -65,6 +65,7 @@ static uint64_t rnd(void) { return ((uint64_t)rand() << 40) ^ ((uint64_t)rand() 
   op " " a ", " b ", %%ymm3\n" op " " a ", " b ", %%ymm4\n" op " " a ", " b ", %%ymm5\n" \
   op " " a ", " b ", %%ymm6\n" op " " a ", " b ", %%ymm7\n"
 #define PAIR(i) "vpmuludq %%ymm14, %%ymm15, %%ymm" #i "\n vpaddq %%ymm" #i ", %%ymm1" #i ", %%ymm1" #i "\n"
+#define PAIRZ(i) "vpmuludq %%zmm14, %%zmm15, %%zmm" #i "\n vpaddq %%zmm" #i ", %%zmm1" #i ", %%zmm1" #i "\n"
 %(ifma_peak)s
 PEAK(mul_peak, ".rept 4\n" EIGHTY("vpmuludq", "%%ymm14", "%%ymm15") ".endr", 32)
 PEAK(mul_add_peak, ".rept 4\n" PAIR(0) PAIR(1) PAIR(2) PAIR(3) ".endr", 16)
@@ -89,8 +90,8 @@ static void run_ams(void *p) { struct job *j = p;
 
 static void kernel(const char *what, amm_t amm, ams_t ams, int n, int lanes, int bits,
                    double mults_amm, double mults_ams, double peak, const char *unit) {
-  static uint64_t a[8 * 64] __attribute__((aligned(64))), b[8 * 64] __attribute__((aligned(64))),
-      m[8 * 64] __attribute__((aligned(64))), r[8 * 64] __attribute__((aligned(64))),
+  static uint64_t a[8 * 80] __attribute__((aligned(64))), b[8 * 80] __attribute__((aligned(64))),
+      m[8 * 80] __attribute__((aligned(64))), r[8 * 80] __attribute__((aligned(64))),
       s[8 * 160] __attribute__((aligned(64))), k0[8] __attribute__((aligned(64)));
   uint64_t mask = (1ULL << bits) - 1;
   srand(n);
@@ -116,6 +117,7 @@ int main(void) {
 """
 
 IFMA_PEAK = 'PEAK(ifma_peak, ".rept 4\\n" EIGHT("vpmadd52luq", "%%zmm30", "%%zmm31") ".endr", 32)'
+ZMM_PEAK = 'PEAK(zmul_add_peak, ".rept 4\\n" PAIRZ(0) PAIRZ(1) PAIRZ(2) PAIRZ(3) ".endr", 16)'
 
 
 def cpu_name():
@@ -124,11 +126,12 @@ def cpu_name():
     name = re.search(r"model name\s*:\s*(.*)", text).group(1)
     family = re.search(r"cpu family\s*:\s*(\d+)", text).group(1)
     model = re.search(r"model\s*:\s*(\d+)", text).group(1)
-    return f"{name} (family {family}, model {model})", "avx512ifma" in text
+    flags = re.search(r"flags\s*:\s*(.*)", text).group(1).split()
+    return f"{name} (family {family}, model {model})", "avx512ifma" in flags, "avx512f" in flags
 
 
 def main():
-    name, has_ifma = cpu_name()
+    name, has_ifma, has_avx512 = cpu_name()
     print(f"CPU: {name}")
     gas = [".intel_syntax noprefix", ".text"]
     decls, body = [], []
@@ -151,9 +154,20 @@ def main():
         for peak, unit in (("mp", "vpmuludq"), ("map", "vpmuludq with its vpaddq")):
             body.append(f'  kernel("AVX2, 4 lanes", (amm_t)amm_mb4_d{n}, (ams_t)ams_mb4_d{n}, {n}, 4, 28, '
                         f'{2 * n * n + n}.0, {1.5 * n * n + 1.5 * n}, {peak}, "{unit}");')
+    if has_avx512:
+        avx2.use_zmm(10)  # as gen/avx512.rs
+        body.append('  double zmap = zmul_add_peak();')
+        body.append('  printf("zmm vpmuludq with its vpaddq: %.3f ticks each\\n", zmap);')
+        for n in avx2.SIZES:
+            gas.append(avx2.gas_kernel(f"amm_mb8z_d{n}", avx2.kernel(n, False), False))
+            gas.append(avx2.gas_kernel(f"ams_mb8z_d{n}", avx2.kernel(n, True), True))
+            decls.append(f"void amm_mb8z_d{n}(); void ams_mb8z_d{n}();")
+            body.append(f'  kernel("AVX-512F, 8 lanes", (amm_t)amm_mb8z_d{n}, (ams_t)ams_mb8z_d{n}, {n}, 8, 28, '
+                        f'{2 * n * n + n}.0, {1.5 * n * n + 1.5 * n}, zmap, "zmm vpmuludq with its vpaddq");')
+    peaks = (IFMA_PEAK if has_ifma else "") + "\n" + (ZMM_PEAK if has_avx512 else "")
     source = (
         HARNESS.replace("%(decls)s", "\n".join(decls))
-        .replace("%(ifma_peak)s", IFMA_PEAK if has_ifma else "")
+        .replace("%(ifma_peak)s", peaks)
         .replace("%(main)s", "\n".join(body))
     )
     with tempfile.TemporaryDirectory() as tmp:
