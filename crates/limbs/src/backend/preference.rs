@@ -196,8 +196,9 @@ pub(crate) const KNOWN: &[Known] = &[
         // wherever they run (16 to 38 limbs; 5 to 11 % ahead of the next),
         // apart above. With IFMA off, AVX-512F's radix-2^28 kernels ahead
         // of the limb kernels from 1536 bits (7 to 12 %; a pair runs apart,
-        // on them, as fast as interleaved), behind at 1024; AVX2 last. Batches: the IFMA batch kernel ahead of
-        // IFMA pairs, and with IFMA off the AVX-512F batch kernel.
+        // on them, as fast as interleaved), behind at 1024; AVX2 last.
+        // Batches: the IFMA batch kernel ahead of IFMA pairs, and with IFMA
+        // off the AVX-512F batch kernel.
         name: "Intel Xeon, Sapphire Rapids class",
         vendor: "GenuineIntel",
         family: 6,

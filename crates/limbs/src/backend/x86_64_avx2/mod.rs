@@ -193,7 +193,7 @@ pub(crate) fn takes(n: usize) -> bool {
     shape(n).is_some()
 }
 
-/// Runs `f`, an exponentiation, on this backend's arithmetic for the `K`
+/// Runs `job`, an exponentiation, on this backend's arithmetic for the `K`
 /// moduli of `ctxs` (of one limb count), as the IFMA backend's `run` does.
 /// Returns `false`, having done nothing, when the CPU lacks AVX2 or the
 /// size has no kernel (see [`takes`]).
