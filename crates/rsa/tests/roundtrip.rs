@@ -173,8 +173,10 @@ proptest! {
 
     /// PKCS#1 v1.5 decryption of a ciphertext made with num-bigint from a
     /// hand-built `00 02 PS 00 M` block returns M; breaking the block's
-    /// second byte gives a message of another length or content (and no
-    /// error).
+    /// second byte gives no error but a message the key and ciphertext
+    /// determine, of another length or content (compared from 8 bytes on:
+    /// the implicit-rejection message is random of a random length, so it
+    /// is empty for about one bad ciphertext in 246 at 2048 bits).
     #[test]
     fn pkcs1v15_decrypt(len in 0usize..200, which in 0usize..3, seed in any::<u64>()) {
         let key = &keys()[which];
@@ -192,7 +194,10 @@ proptest! {
         em[1] = 3;
         let bad = raw_public(public, &em);
         let synthetic = key.decrypt_pkcs1v15(&mut rng, &bad).unwrap();
-        prop_assert_ne!(&synthetic[..], &msg[..]);
+        prop_assert_eq!(&key.decrypt_pkcs1v15(&mut rng, &bad).unwrap(), &synthetic);
+        if msg.len() >= 8 {
+            prop_assert_ne!(&synthetic[..], &msg[..]);
+        }
         prop_assert!(synthetic.len() <= k - 11);
     }
 }
