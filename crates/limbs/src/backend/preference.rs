@@ -121,10 +121,14 @@ pub(crate) const UNMEASURED_BATCH: &[Exponentiation] =
 /// has the figures under each name).
 pub(crate) const KNOWN: &[Known] = &[
     Known {
-        // Measured on Zen 4: the 256-bit IFMA kernels at every RSA size
-        // (Zen 4 runs a 512-bit operation as two halves), and with IFMA
-        // off AVX2 over the limb kernels from 1024 to 2880 bits; Zen 3
-        // (the same family, no AVX-512) modelled alike for AVX2.
+        // Measured on Zen 4 (every backend, `speed --variants`): the 256-bit
+        // IFMA kernels at every RSA size (Zen 4 runs a 512-bit operation as
+        // two halves), pairs interleaved up to 2432 bits and apart above,
+        // batches on the IFMA batch kernel. With IFMA off: AVX2 up to 1792
+        // bits and AVX-512F's radix-2^28 kernels above, pairs interleaved on
+        // them or apart (level), and the AVX-512F batch kernel within 2 %
+        // of AVX2's four lanes or ahead. Zen 3 (the same family, no
+        // AVX-512) modelled alike for AVX2: it skips what it lacks.
         name: "AMD Zen 3 and Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
@@ -133,14 +137,34 @@ pub(crate) const KNOWN: &[Known] = &[
         source: Source::Measured,
         rows: &[
             Row {
-                limbs: 1..=45,
-                shapes: BOTH,
-                fastest_first: &[Ifma256, Ifma512, Avx2, Apart, LimbKernels],
+                limbs: 1..=20,
+                shapes: PAIR,
+                fastest_first: &[Ifma256, Ifma512, Avx2, Apart, Avx512, LimbKernels],
             },
             Row {
-                limbs: 46..=103,
-                shapes: BOTH,
-                fastest_first: &[Ifma256, Ifma512, Apart, LimbKernels],
+                limbs: 21..=38,
+                shapes: PAIR,
+                fastest_first: &[Ifma256, Ifma512, Avx512, Apart, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 39..=103,
+                shapes: PAIR,
+                fastest_first: &[Apart, Ifma512, Ifma256, Avx512, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 1..=28,
+                shapes: ONE,
+                fastest_first: &[Ifma256, Ifma512, Avx2, Avx512, LimbKernels],
+            },
+            Row {
+                limbs: 29..=103,
+                shapes: ONE,
+                fastest_first: &[Ifma256, Ifma512, Avx512, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 1..=103,
+                shapes: BATCHES,
+                fastest_first: &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels],
             },
         ],
     },
@@ -565,15 +589,18 @@ mod tests {
         assert_eq!(order(&zen4, 16, 2), Some(Ifma256));
         assert_eq!(order(&spr_guest, 48, 2), Some(Apart));
         assert_eq!(order(&spr_guest, 16, BATCH), Some(IfmaBatch));
+        assert_eq!(order(&zen4, 48, 2), Some(Apart));
+        assert_eq!(order(&zen4, 16, BATCH), Some(IfmaBatch));
         assert_eq!(order(&zen5, 16, BATCH), None, "calibrated");
         assert_eq!(known(&rocket_lake), None);
         assert_eq!(known(&cpu(b"GenuineIntel", 6, 0xad, true)), None);
-        // AVX2 after the limb kernels where it lost, before them where it won.
-        let ahead = |e, c: &Cpu, n, k| {
+        let before = |a, b, c: &Cpu, n, k| {
             let o = known(c).and_then(|i| KNOWN[i].order(n, k)).unwrap();
             let at = |e| o.iter().position(|&x| x == e).unwrap();
-            at(e) < at(LimbKernels)
+            at(a) < at(b)
         };
+        // AVX2 after the limb kernels where it lost, before them where it won.
+        let ahead = |e, c: &Cpu, n, k| before(e, LimbKernels, c, n, k);
         assert!(ahead(Avx2, &zen4, 16, 1));
         assert!(ahead(Avx2, &zen5, 32, 2));
         assert!(ahead(Avx2, &icx, 24, 2));
@@ -585,5 +612,9 @@ mod tests {
         assert!(ahead(Avx512, &spr_guest, 32, 2));
         assert!(!ahead(Avx512, &spr_guest, 16, 1));
         assert!(!ahead(Avx512, &spr_guest, 16, 2));
+        // On Zen 4 with IFMA off: AVX2 up to 1792 bits, AVX-512F above.
+        assert!(before(Avx2, Avx512, &zen4, 24, 1));
+        assert!(before(Avx512, Avx2, &zen4, 32, 1));
+        assert!(before(Avx512Batch, Avx2Batch, &zen4, 16, BATCH));
     }
 }
