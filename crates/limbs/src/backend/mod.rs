@@ -55,9 +55,9 @@ use crate::ops::montmul::ExpJob;
 pub use cpu::Cpu;
 
 /// The shape that stands for a batch where the selection and
-/// [`time_variants`] take a number of exponentiations at once (1, 2 or
-/// this): eight, run as many a pass as a batch kernel has lanes, or in
-/// pairs on any other backend.
+/// `time_variants` (with `std`) take a number of exponentiations at once
+/// (1, 2 or this): eight, run as many a pass as a batch kernel has lanes,
+/// or in pairs on any other backend.
 pub const BATCH: usize = 8;
 #[cfg(feature = "std")]
 pub use preference::time_variants;
