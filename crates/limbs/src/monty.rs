@@ -417,8 +417,9 @@ impl<U: Unsigned> MontyParams<U> {
     /// all moduli of one limb count), the operands run as many a pass as it
     /// has lanes (eight with AVX-512 IFMA, four with AVX2), the last pass
     /// padded with copies of its first operand whose results are dropped,
-    /// except that a last pass of one to three runs them in pairs (a pass
-    /// costs about as much as four exponentiations in pairs); otherwise
+    /// except that a last pass too short to pay for itself runs in pairs
+    /// (one of fewer operands than a pass costs exponentiations in pairs
+    /// on this CPU: four on Sapphire Rapids, seven on Zen 4); otherwise
     /// they run in pairs
     /// ([`pow_bounded_pair`](Self::pow_bounded_pair)).
     /// The time depends on the number of operands, the widths and
@@ -442,11 +443,7 @@ impl<U: Unsigned> MontyParams<U> {
                     Self::pow_in_pairs(operands, exp_bits, out);
                     return Ok(());
                 }
-                let tail = match operands.len() % backend.lanes() {
-                    r if r < PASS_IN_PAIRS => r,
-                    _ => 0,
-                };
-                let full = operands.len() - tail;
+                let full = in_passes(operands.len(), backend.lanes());
                 Self::pow_batch_on(backend, &operands[..full], exp_bits, &mut out[..full]);
                 Self::pow_in_pairs(&operands[full..], exp_bits, &mut out[full..]);
             }
@@ -578,18 +575,25 @@ impl<U: Unsigned> MontyParams<U> {
         let exp = exp.as_ref();
         let backend = uniform_limbs(operands.iter().map(|op| op.0))
             .map(|n| selection().batch_exponentiation(n));
-        match backend.map(|b| (b, b.lanes())) {
-            Some((backend, 8)) => vartime_passes::<U, 8>(backend, operands, exp, out),
-            Some((backend, 4)) => vartime_passes::<U, 4>(backend, operands, exp, out),
-            _ => {
-                for (ops, out) in operands.chunks(2).zip(out.chunks_mut(2)) {
-                    match (ops, &mut *out) {
-                        ([(p, a), (q, b)], [x, y]) => (*x, *y) = p.pow_vartime_pair(a, q, b, &exp),
-                        _ => {
-                            for ((params, base), o) in ops.iter().zip(out.iter_mut()) {
-                                *o = params.pow_vartime(base, &exp);
-                            }
-                        }
+        let full = match backend.map(|b| (b, b.lanes())) {
+            Some((backend, lanes @ (4 | 8))) => {
+                let full = in_passes(operands.len(), lanes);
+                let (ops, out) = (&operands[..full], &mut out[..full]);
+                match lanes {
+                    8 => vartime_passes::<U, 8>(backend, ops, exp, out),
+                    _ => vartime_passes::<U, 4>(backend, ops, exp, out),
+                }
+                full
+            }
+            _ => 0,
+        };
+        let (operands, out) = (&operands[full..], &mut out[full..]);
+        for (ops, out) in operands.chunks(2).zip(out.chunks_mut(2)) {
+            match (ops, &mut *out) {
+                ([(p, a), (q, b)], [x, y]) => (*x, *y) = p.pow_vartime_pair(a, q, b, &exp),
+                _ => {
+                    for ((params, base), o) in ops.iter().zip(out.iter_mut()) {
+                        *o = params.pow_vartime(base, &exp);
                     }
                 }
             }
@@ -816,10 +820,15 @@ fn run_job<const K: usize>(
     assert!(ran, "the caller checked that the backend takes the job");
 }
 
-/// Operands below which a batch kernel's last pass runs in pairs instead: a
-/// pass, of either batch kernel at every size they take, costs about as
-/// much as four exponentiations in pairs (benches/RESULTS.md, "Batches").
-const PASS_IN_PAIRS: usize = 4;
+/// How many of `count` operands run in passes of `lanes` on a batch kernel:
+/// all but a last pass too short to cost less than its operands in pairs
+/// (on this CPU: `Selection::pass_in_pairs`).
+fn in_passes(count: usize, lanes: usize) -> usize {
+    match count % lanes {
+        tail if tail < selection().pass_in_pairs() => count - tail,
+        _ => count,
+    }
+}
 
 /// The limb count every modulus has, if they all have the same one (and
 /// there is one).

@@ -203,11 +203,12 @@ fn lanes_are_independent() {
     }
 }
 
-/// The variable-time batch (one public exponent) on the default choice.
+/// The variable-time batch (one public exponent) on the default choice:
+/// batches all in pairs, in passes, and in passes with a last one in pairs.
 #[test]
 fn vartime_batch() {
-    for n in WIDTHS {
-        let lanes = lanes(n, 10, 3);
+    for (n, count) in WIDTHS.into_iter().flat_map(|n| [(n, 3), (n, 10), (n, 15)]) {
+        let lanes = lanes(n, count, 3);
         let e = BoxedUint::from_u64(65537, 1);
         let ops: Vec<_> = lanes.iter().map(|l| (&l.params, &l.base)).collect();
         let mut out = zeros(&lanes);

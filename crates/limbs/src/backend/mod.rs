@@ -718,6 +718,14 @@ impl Selection {
         }
     }
 
+    /// Operands below which a batch's last pass on a batch kernel runs in
+    /// pairs instead: what a pass costs on this CPU, in exponentiations in
+    /// pairs.
+    pub(crate) fn pass_in_pairs(self) -> usize {
+        self.known()
+            .map_or(preference::UNMEASURED_PASS, |k| k.pass_in_pairs)
+    }
+
     fn ifma_usable(self, e: Exponentiation) -> bool {
         let off = match e {
             Exponentiation::Ifma256 | Exponentiation::Ifma256VectorQuotient => DISABLE_IFMA256,

@@ -70,6 +70,11 @@ pub(crate) struct Known {
     needs_amx: bool,
     pub(crate) source: Source,
     rows: &'static [Row],
+    /// What a pass of the batch kernel its batch order ranks first costs,
+    /// in exponentiations in pairs, rounded up: a batch's last pass of
+    /// fewer operands runs them in pairs ([`UNMEASURED_PASS`] where batches
+    /// were not timed).
+    pub(crate) pass_in_pairs: usize,
 }
 
 impl Known {
@@ -117,6 +122,12 @@ pub(crate) const UNMEASURED: &[Exponentiation] = &[Ifma256, Ifma512, Apart, Limb
 pub(crate) const UNMEASURED_BATCH: &[Exponentiation] =
     &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels];
 
+/// A batch kernel's pass in exponentiations in pairs where no row says:
+/// about four on Sapphire Rapids at every size, either batch kernel
+/// (benches/RESULTS.md, "Batches"), the only full-width CPU whose batches
+/// were timed.
+pub(crate) const UNMEASURED_PASS: usize = 4;
+
 /// The CPUs the project has measured or modelled (`benches/RESULTS.md`
 /// has the figures under each name).
 pub(crate) const KNOWN: &[Known] = &[
@@ -127,8 +138,10 @@ pub(crate) const KNOWN: &[Known] = &[
         // batches on the IFMA batch kernel. With IFMA off: AVX2 up to 1792
         // bits and AVX-512F's radix-2^28 kernels above, pairs interleaved on
         // them or apart (level), and the AVX-512F batch kernel within 2 %
-        // of AVX2's four lanes or ahead. Zen 3 (the same family, no
-        // AVX-512) modelled alike for AVX2: it skips what it lacks.
+        // of AVX2's four lanes or ahead; a pass of either batch kernel
+        // costs about as much as three signatures one at a time. Zen 3 (the
+        // same family, no AVX-512) modelled alike for AVX2: it skips what
+        // it lacks.
         name: "AMD Zen 3 and Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
@@ -167,6 +180,7 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels],
             },
         ],
+        pass_in_pairs: 7,
     },
     Known {
         // Measured on Zen 5 (full-width AVX-512): the 512-bit kernels, and
@@ -182,6 +196,7 @@ pub(crate) const KNOWN: &[Known] = &[
             shapes: BOTH,
             fastest_first: &[Ifma512, Ifma256, Avx2, Apart, LimbKernels],
         }],
+        pass_in_pairs: UNMEASURED_PASS,
     },
     Known {
         // Measured as RSA's CRT pairs only (issue 34): the 512-bit pair
@@ -211,6 +226,7 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[Ifma256, Ifma512, Avx2, Apart, LimbKernels],
             },
         ],
+        pass_in_pairs: UNMEASURED_PASS,
     },
     Known {
         // Measured on a KVM guest reporting family 6 model 0xa7 with AMX
@@ -290,6 +306,7 @@ pub(crate) const KNOWN: &[Known] = &[
                 ],
             },
         ],
+        pass_in_pairs: 4,
     },
     Known {
         // Modelled (llvm-mca 19, `tools/mca_aarch64.py`): NEON about twice
@@ -306,6 +323,7 @@ pub(crate) const KNOWN: &[Known] = &[
             shapes: BOTH,
             fastest_first: &[Neon, LimbKernels],
         }],
+        pass_in_pairs: UNMEASURED_PASS,
     },
 ];
 
