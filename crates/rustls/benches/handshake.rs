@@ -23,6 +23,18 @@
 //! - `rsa_sign/<bits>/<provider>`: the provider's RSA signer alone (PSS
 //!   with SHA-512 over a handshake-sized message), the part of a handshake
 //!   the providers differ in.
+//! - `handshake_server_interleaved/<version>_<bits>` (a printed line, not
+//!   a criterion group): the in-memory handshake again, every provider in
+//!   turn one handshake at a time for [`INTERLEAVED_ROUNDS`] rounds, each
+//!   one's median server time and numcrypt's ratio to each peer. The
+//!   groups time one provider for seconds, then the next, and a shared
+//!   machine's speed drifts between them; here a drift hits all alike.
+//!   Runs when no filter is given or the filter, read as plain text,
+//!   occurs in that name.
+//! - `handshake_loopback_interleaved/tls13_<bits>_1` (printed likewise):
+//!   one client over loopback, every provider's server in turn, one
+//!   handshake a round: the median wall time a handshake and each server
+//!   thread's CPU time a handshake.
 //!
 //! Versions: TLS 1.3 at 2048, 3072 and 4096 bits, TLS 1.2 at 2048 (in
 //! memory only); ECDHE X25519, AES-256-GCM; the server signs RSA-PSS
@@ -184,6 +196,11 @@ fn handshakes(c: &mut Criterion) {
             assert_eq!(check.seen(), [SignatureScheme::RSA_PSS_SHA512], "{name}");
         }
 
+        let interleaved_name = format!("handshake_server_interleaved/{label}_{bits}");
+        if filter_allows(&interleaved_name) {
+            interleaved(&interleaved_name, &client, &servers);
+        }
+
         let mut group = c.benchmark_group("handshake_server");
         group.throughput(Throughput::Elements(1));
         for (name, server) in &servers {
@@ -194,7 +211,12 @@ fn handshakes(c: &mut Criterion) {
         group.finish();
 
         if label == "tls13" {
-            loopback_groups(c, &format!("{label}_{bits}"), &client, &servers);
+            let case = format!("{label}_{bits}");
+            let interleaved_name = format!("handshake_loopback_interleaved/{case}_1");
+            if filter_allows(&interleaved_name) {
+                interleaved_loopback(&interleaved_name, &client, &servers);
+            }
+            loopback_groups(c, &case, &client, &servers);
         }
     }
 
@@ -214,6 +236,134 @@ fn handshakes(c: &mut Criterion) {
         }
     }
     group.finish();
+}
+
+/// Rounds of the interleaved in-memory handshakes: each provider makes
+/// one handshake a round.
+const INTERLEAVED_ROUNDS: usize = 600;
+
+/// The in-memory handshake of every server in turn, one a round; prints
+/// each one's median server time and numcrypt's ratio (the peer's time ÷
+/// numcrypt's: above 1, numcrypt is faster).
+fn interleaved(name: &str, client: &Arc<ClientConfig>, servers: &[(&str, Arc<ServerConfig>)]) {
+    let mut times = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); servers.len()];
+    for _ in 0..INTERLEAVED_ROUNDS {
+        for (t, (_, server)) in times.iter_mut().zip(servers) {
+            t.push(handshake(client, server));
+        }
+    }
+    let medians: Vec<Duration> = times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_unstable();
+            t[t.len() / 2]
+        })
+        .collect();
+    let line = compared(servers, &medians);
+    println!("{name}: {line} (medians of {INTERLEAVED_ROUNDS} rounds)");
+}
+
+/// Over loopback, one client thread connecting to every server in turn,
+/// one handshake a round, each server its own thread and listener; prints
+/// each one's median wall time a handshake (the client's, as
+/// `handshake_loopback`) and its server thread's CPU time a handshake (as
+/// `handshake_loopback_server_cpu`).
+fn interleaved_loopback(
+    name: &str,
+    client: &Arc<ClientConfig>,
+    servers: &[(&str, Arc<ServerConfig>)],
+) {
+    let listeners: Vec<TcpListener> = servers
+        .iter()
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    let addrs: Vec<_> = listeners.iter().map(|l| l.local_addr().unwrap()).collect();
+    let server_threads: Vec<_> = listeners
+        .into_iter()
+        .zip(servers)
+        .map(|(listener, (_, config))| {
+            let config = config.clone();
+            thread::Builder::new()
+                .name("hs-server".into())
+                .spawn(move || {
+                    let cpu = thread_cpu_time().unwrap_or_default();
+                    for _ in 0..INTERLEAVED_ROUNDS {
+                        serve(&listener, &config);
+                    }
+                    thread_cpu_time().unwrap_or_default() - cpu
+                })
+                .unwrap()
+        })
+        .collect();
+    let mut walls = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); servers.len()];
+    for _ in 0..INTERLEAVED_ROUNDS {
+        for (wall, &addr) in walls.iter_mut().zip(&addrs) {
+            let started = Instant::now();
+            connect(addr, client);
+            wall.push(started.elapsed());
+        }
+    }
+    let cpu: Vec<Duration> = server_threads
+        .into_iter()
+        .map(|t| t.join().unwrap() / INTERLEAVED_ROUNDS as u32)
+        .collect();
+    let walls: Vec<Duration> = walls
+        .into_iter()
+        .map(|mut t| {
+            t.sort_unstable();
+            t[t.len() / 2]
+        })
+        .collect();
+    println!("{name}: wall (medians) {}", compared(servers, &walls));
+    if thread_cpu_time().is_some() {
+        println!("{name}: server CPU (means) {}", compared(servers, &cpu));
+    }
+    println!("  ({INTERLEAVED_ROUNDS} rounds)");
+}
+
+/// `numcrypt 299.1 µs, aws-lc-rs 319.5 µs (1.07×), …`: each server's time
+/// and the first one's ratio to each other (their time ÷ its time).
+fn compared(servers: &[(&str, Arc<ServerConfig>)], times: &[Duration]) -> String {
+    let ours = times[0];
+    let mut line = format!("{} {:.1} µs", servers[0].0, micros(ours));
+    for ((peer, _), &theirs) in servers.iter().zip(times).skip(1) {
+        let ratio = theirs.as_secs_f64() / ours.as_secs_f64();
+        line += &format!(", {peer} {:.1} µs ({ratio:.2}×)", micros(theirs));
+    }
+    line
+}
+
+fn micros(t: Duration) -> f64 {
+    t.as_secs_f64() * 1e6
+}
+
+/// Whether the command line's filter (criterion's free argument), read as
+/// plain text, lets `name` run: no filter, or one that occurs in it.
+fn filter_allows(name: &str) -> bool {
+    // Criterion's options that take a value (`--profile-time 6`).
+    const VALUED: [&str; 12] = [
+        "--save-baseline",
+        "--baseline",
+        "--load-baseline",
+        "--sample-size",
+        "--warm-up-time",
+        "--measurement-time",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--profile-time",
+        "--color",
+    ];
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if VALUED.contains(&arg.as_str()) {
+            args.next();
+        } else if !arg.starts_with('-') {
+            return name.contains(&arg);
+        }
+    }
+    true
 }
 
 /// The loopback groups for one certificate: wall time and the server's CPU
