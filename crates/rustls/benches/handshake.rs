@@ -252,13 +252,7 @@ fn interleaved(name: &str, client: &Arc<ClientConfig>, servers: &[(&str, Arc<Ser
             t.push(handshake(client, server));
         }
     }
-    let medians: Vec<Duration> = times
-        .into_iter()
-        .map(|mut t| {
-            t.sort_unstable();
-            t[t.len() / 2]
-        })
-        .collect();
+    let medians: Vec<Duration> = times.into_iter().map(median).collect();
     let line = compared(servers, &medians);
     println!("{name}: {line} (medians of {INTERLEAVED_ROUNDS} rounds)");
 }
@@ -307,13 +301,7 @@ fn interleaved_loopback(
         .into_iter()
         .map(|t| t.join().unwrap() / INTERLEAVED_ROUNDS as u32)
         .collect();
-    let walls: Vec<Duration> = walls
-        .into_iter()
-        .map(|mut t| {
-            t.sort_unstable();
-            t[t.len() / 2]
-        })
-        .collect();
+    let walls: Vec<Duration> = walls.into_iter().map(median).collect();
     println!("{name}: wall (medians) {}", compared(servers, &walls));
     if thread_cpu_time().is_some() {
         println!("{name}: server CPU (means) {}", compared(servers, &cpu));
@@ -331,6 +319,11 @@ fn compared(servers: &[(&str, Arc<ServerConfig>)], times: &[Duration]) -> String
         line += &format!(", {peer} {:.1} µs ({ratio:.2}×)", micros(theirs));
     }
     line
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort_unstable();
+    times[times.len() / 2]
 }
 
 fn micros(t: Duration) -> f64 {
