@@ -23,10 +23,12 @@
 //! - `rsa_sign/<bits>/<provider>`: the provider's RSA signer alone (PSS
 //!   with SHA-512 over a handshake-sized message), the part of a handshake
 //!   the providers differ in.
-//! - `handshake_server_interleaved/<version>_<bits>` (a printed line, not
+//! - `handshake_server_interleaved/<version>_<bits>` (printed lines, not
 //!   a criterion group): the in-memory handshake again, every provider in
 //!   turn one handshake at a time for [`INTERLEAVED_ROUNDS`] rounds, each
-//!   one's median server time and numcrypt's ratio to each peer. The
+//!   one's median server time and numcrypt's ratio to each peer, then the
+//!   same for the signature alone (the key's signer timed in place) and
+//!   for the rest of the handshake. The
 //!   groups time one provider for seconds, then the next, and a shared
 //!   machine's speed drifts between them; here a drift hits all alike.
 //!   Runs when no filter is given or the filter, read as plain text,
@@ -50,6 +52,7 @@ mod recorder;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -59,11 +62,12 @@ use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
 use rustls::client::{Resumption, WebPkiServerVerifier};
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
-use rustls::server::NoServerSessionStorage;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, SubjectPublicKeyInfoDer};
+use rustls::server::{ClientHello, NoServerSessionStorage, ResolvesServerCert};
+use rustls::sign::{CertifiedKey, Signer, SigningKey};
 use rustls::{
-    ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection, SignatureScheme,
-    Stream, SupportedProtocolVersion,
+    ClientConfig, ClientConnection, RootCertStore, ServerConfig, ServerConnection,
+    SignatureAlgorithm, SignatureScheme, Stream, SupportedProtocolVersion,
 };
 
 use recorder::Recorder;
@@ -198,7 +202,7 @@ fn handshakes(c: &mut Criterion) {
 
         let interleaved_name = format!("handshake_server_interleaved/{label}_{bits}");
         if filter_allows(&interleaved_name) {
-            interleaved(&interleaved_name, &client, &servers);
+            interleaved(&interleaved_name, &client, version, bits, &leaf);
         }
 
         let mut group = c.benchmark_group("handshake_server");
@@ -242,19 +246,128 @@ fn handshakes(c: &mut Criterion) {
 /// one handshake a round.
 const INTERLEAVED_ROUNDS: usize = 600;
 
-/// The in-memory handshake of every server in turn, one a round; prints
-/// each one's median server time and numcrypt's ratio (the peer's time ÷
-/// numcrypt's: above 1, numcrypt is faster).
-fn interleaved(name: &str, client: &Arc<ClientConfig>, servers: &[(&str, Arc<ServerConfig>)]) {
-    let mut times = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); servers.len()];
+/// The in-memory handshake of every provider's server in turn, one a
+/// round; prints each one's median server time and numcrypt's ratio (the
+/// peer's time ÷ numcrypt's: above 1, numcrypt is faster), then the same
+/// split into the signature (timed around the signer's call, a wrapper
+/// about the provider's key) and the rest of the handshake.
+fn interleaved(
+    name: &str,
+    client: &Arc<ClientConfig>,
+    version: &'static SupportedProtocolVersion,
+    bits: u32,
+    leaf: &CertificateDer<'static>,
+) {
+    let servers: Vec<_> = PROVIDERS
+        .iter()
+        .map(|&p| (p, timed_server_config(p, version, bits, leaf)))
+        .collect();
+    let mut whole = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); servers.len()];
+    let mut signing = whole.clone();
     for _ in 0..INTERLEAVED_ROUNDS {
-        for (t, (_, server)) in times.iter_mut().zip(servers) {
-            t.push(handshake(client, server));
+        for (i, (_, (server, spent))) in servers.iter().enumerate() {
+            let before = spent.load(Ordering::Relaxed);
+            whole[i].push(handshake(client, server));
+            signing[i].push(Duration::from_nanos(spent.load(Ordering::Relaxed) - before));
         }
     }
-    let medians: Vec<Duration> = times.into_iter().map(median).collect();
-    let line = compared(servers, &medians);
-    println!("{name}: {line} (medians of {INTERLEAVED_ROUNDS} rounds)");
+    let rest: Vec<Vec<Duration>> = whole
+        .iter()
+        .zip(&signing)
+        .map(|(w, s)| w.iter().zip(s).map(|(w, s)| w.saturating_sub(*s)).collect())
+        .collect();
+    let names: Vec<&str> = servers.iter().map(|(p, _)| *p).collect();
+    let medians = |times: Vec<Vec<Duration>>| times.into_iter().map(median).collect::<Vec<_>>();
+    println!(
+        "{name}: {} (medians of {INTERLEAVED_ROUNDS} rounds)",
+        compared(&names, &medians(whole))
+    );
+    println!(
+        "  of which signing: {}",
+        compared(&names, &medians(signing))
+    );
+    println!("  the rest: {}", compared(&names, &medians(rest)));
+}
+
+/// A server as `server_config` makes it, whose key adds the time its
+/// signatures take to the counter returned with it (nanoseconds).
+fn timed_server_config(
+    name: &str,
+    version: &'static SupportedProtocolVersion,
+    bits: u32,
+    leaf: &CertificateDer<'static>,
+) -> (Arc<ServerConfig>, Arc<AtomicU64>) {
+    let provider = Arc::new(provider(name));
+    let der = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
+    let spent = Arc::new(AtomicU64::new(0));
+    let key = TimedKey {
+        inner: provider.key_provider.load_private_key(der).unwrap(),
+        spent: spent.clone(),
+    };
+    let certified = CertifiedKey::new(vec![leaf.clone()], Arc::new(key));
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[version])
+        .unwrap()
+        .with_no_client_auth()
+        .with_cert_resolver(Arc::new(OneKey(Arc::new(certified))));
+    config.session_storage = Arc::new(NoServerSessionStorage {});
+    config.send_tls13_tickets = 0;
+    (Arc::new(config), spent)
+}
+
+/// A provider's signing key, timed: its signers add their time to `spent`.
+#[derive(Debug)]
+struct TimedKey {
+    inner: Arc<dyn SigningKey>,
+    spent: Arc<AtomicU64>,
+}
+
+impl SigningKey for TimedKey {
+    fn choose_scheme(&self, offered: &[SignatureScheme]) -> Option<Box<dyn Signer>> {
+        let inner = self.inner.choose_scheme(offered)?;
+        Some(Box::new(TimedSigner {
+            inner,
+            spent: self.spent.clone(),
+        }))
+    }
+
+    fn public_key(&self) -> Option<SubjectPublicKeyInfoDer<'_>> {
+        self.inner.public_key()
+    }
+
+    fn algorithm(&self) -> SignatureAlgorithm {
+        self.inner.algorithm()
+    }
+}
+
+#[derive(Debug)]
+struct TimedSigner {
+    inner: Box<dyn Signer>,
+    spent: Arc<AtomicU64>,
+}
+
+impl Signer for TimedSigner {
+    fn sign(&self, message: &[u8]) -> Result<Vec<u8>, rustls::Error> {
+        let started = Instant::now();
+        let signature = self.inner.sign(message);
+        let took = started.elapsed().as_nanos() as u64;
+        self.spent.fetch_add(took, Ordering::Relaxed);
+        signature
+    }
+
+    fn scheme(&self) -> SignatureScheme {
+        self.inner.scheme()
+    }
+}
+
+/// Every handshake gets the one certificate and key.
+#[derive(Debug)]
+struct OneKey(Arc<CertifiedKey>);
+
+impl ResolvesServerCert for OneKey {
+    fn resolve(&self, _: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.clone())
+    }
 }
 
 /// Over loopback, one client thread connecting to every server in turn,
@@ -302,19 +415,20 @@ fn interleaved_loopback(
         .map(|t| t.join().unwrap() / INTERLEAVED_ROUNDS as u32)
         .collect();
     let walls: Vec<Duration> = walls.into_iter().map(median).collect();
-    println!("{name}: wall (medians) {}", compared(servers, &walls));
+    let names: Vec<&str> = servers.iter().map(|(p, _)| *p).collect();
+    println!("{name}: wall (medians) {}", compared(&names, &walls));
     if thread_cpu_time().is_some() {
-        println!("{name}: server CPU (means) {}", compared(servers, &cpu));
+        println!("{name}: server CPU (means) {}", compared(&names, &cpu));
     }
     println!("  ({INTERLEAVED_ROUNDS} rounds)");
 }
 
-/// `numcrypt 299.1 µs, aws-lc-rs 319.5 µs (1.07×), …`: each server's time
-/// and the first one's ratio to each other (their time ÷ its time).
-fn compared(servers: &[(&str, Arc<ServerConfig>)], times: &[Duration]) -> String {
+/// `numcrypt 299.1 µs, aws-lc-rs 319.5 µs (1.07×), …`: each provider's
+/// time and the first one's ratio to each other (their time ÷ its time).
+fn compared(names: &[&str], times: &[Duration]) -> String {
     let ours = times[0];
-    let mut line = format!("{} {:.1} µs", servers[0].0, micros(ours));
-    for ((peer, _), &theirs) in servers.iter().zip(times).skip(1) {
+    let mut line = format!("{} {:.1} µs", names[0], micros(ours));
+    for (peer, &theirs) in names.iter().zip(times).skip(1) {
         let ratio = theirs.as_secs_f64() / ours.as_secs_f64();
         line += &format!(", {peer} {:.1} µs ({ratio:.2}×)", micros(theirs));
     }
