@@ -33,6 +33,10 @@
 //!   machine's speed drifts between them; here a drift hits all alike.
 //!   Runs when no filter is given or the filter, read as plain text,
 //!   occurs in that name.
+//! - `rsa_sign_interleaved/<bits>` (printed likewise): the signers in
+//!   turn, one signature each a round. Back to back in a loop
+//!   (`rsa_sign`) a signer keeps state warm that another's work displaces
+//!   in a handshake; this is closer to a signature's cost there.
 //! - `handshake_loopback_interleaved/tls13_<bits>_1` (printed likewise):
 //!   one client over loopback, every provider's server in turn, one
 //!   handshake a round: the median wall time a handshake and each server
@@ -228,12 +232,32 @@ fn handshakes(c: &mut Criterion) {
     group.throughput(Throughput::Elements(1));
     let message = vec![0x5a; 130]; // a TLS 1.3 CertificateVerify's input
     for bits in [2048, 3072, 4096] {
-        for name in PROVIDERS {
-            let der = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
-            let key = provider(name).key_provider.load_private_key(der).unwrap();
-            let signer = key
-                .choose_scheme(&[SignatureScheme::RSA_PSS_SHA512])
-                .unwrap();
+        let signers: Vec<Box<dyn Signer>> = PROVIDERS
+            .iter()
+            .map(|name| {
+                let der = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
+                let key = provider(name).key_provider.load_private_key(der).unwrap();
+                key.choose_scheme(&[SignatureScheme::RSA_PSS_SHA512])
+                    .unwrap()
+            })
+            .collect();
+        let interleaved_name = format!("rsa_sign_interleaved/{bits}");
+        if filter_allows(&interleaved_name) {
+            let mut times = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); signers.len()];
+            for _ in 0..INTERLEAVED_ROUNDS {
+                for (t, signer) in times.iter_mut().zip(&signers) {
+                    let started = Instant::now();
+                    signer.sign(&message).unwrap();
+                    t.push(started.elapsed());
+                }
+            }
+            let medians: Vec<Duration> = times.into_iter().map(median).collect();
+            println!(
+                "{interleaved_name}: {} (medians of {INTERLEAVED_ROUNDS} rounds)",
+                compared(&PROVIDERS, &medians)
+            );
+        }
+        for (name, signer) in PROVIDERS.iter().zip(&signers) {
             group.bench_function(BenchmarkId::new(bits.to_string(), name), |b| {
                 b.iter(|| signer.sign(&message).unwrap())
             });
