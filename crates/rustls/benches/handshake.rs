@@ -413,17 +413,7 @@ fn interleaved_loopback(
         .into_iter()
         .zip(servers)
         .map(|(listener, (_, config))| {
-            let config = config.clone();
-            thread::Builder::new()
-                .name("hs-server".into())
-                .spawn(move || {
-                    let cpu = thread_cpu_time().unwrap_or_default();
-                    for _ in 0..INTERLEAVED_ROUNDS {
-                        serve(&listener, &config);
-                    }
-                    thread_cpu_time().unwrap_or_default() - cpu
-                })
-                .unwrap()
+            server_thread(listener, config.clone(), INTERLEAVED_ROUNDS as u64, None)
         })
         .collect();
     let mut walls = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); servers.len()];
@@ -560,21 +550,8 @@ fn loopback(
     let start = Arc::new(Barrier::new(2 * clients + 1));
     let servers: Vec<_> = (0..clients)
         .map(|_| {
-            let (listener, server, start) =
-                (listener.try_clone().unwrap(), server.clone(), start.clone());
-            // Named, so that a profiler can tell the server's threads apart
-            // (`perf report --comm hs-server`).
-            let thread = thread::Builder::new().name("hs-server".into());
-            thread
-                .spawn(move || {
-                    start.wait();
-                    let cpu = thread_cpu_time().unwrap_or_default();
-                    for _ in 0..iters {
-                        serve(&listener, &server);
-                    }
-                    thread_cpu_time().unwrap_or_default() - cpu
-                })
-                .unwrap()
+            let listener = listener.try_clone().unwrap();
+            server_thread(listener, server.clone(), iters, Some(start.clone()))
         })
         .collect();
     let clients_threads: Vec<_> = (0..clients)
@@ -602,6 +579,30 @@ fn loopback(
         wall: wall / clients as u32,
         server_cpu: server_cpu / clients as u32,
     }
+}
+
+/// A server thread serving `count` connections from `listener` (after
+/// `start`, if given), returning its CPU time. Named, so that a profiler
+/// can tell the server's threads apart (`perf report --comm hs-server`).
+fn server_thread(
+    listener: TcpListener,
+    config: Arc<ServerConfig>,
+    count: u64,
+    start: Option<Arc<Barrier>>,
+) -> thread::JoinHandle<Duration> {
+    thread::Builder::new()
+        .name("hs-server".into())
+        .spawn(move || {
+            if let Some(start) = start {
+                start.wait();
+            }
+            let cpu = thread_cpu_time().unwrap_or_default();
+            for _ in 0..count {
+                serve(&listener, &config);
+            }
+            thread_cpu_time().unwrap_or_default() - cpu
+        })
+        .unwrap()
 }
 
 /// The server's side of one loopback handshake: accept, handshake, a byte
