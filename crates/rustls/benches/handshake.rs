@@ -112,13 +112,30 @@ fn server_config(
     bits: u32,
     leaf: &CertificateDer<'static>,
 ) -> Arc<ServerConfig> {
-    let key = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
-    let mut config = ServerConfig::builder_with_provider(Arc::new(provider(name)))
+    let provider = Arc::new(provider(name));
+    let key = signing_key(&provider, bits);
+    server_with_key(provider, version, leaf, key)
+}
+
+/// The fixture key of `bits`, loaded by `provider`'s key provider.
+fn signing_key(provider: &CryptoProvider, bits: u32) -> Arc<dyn SigningKey> {
+    let der = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
+    provider.key_provider.load_private_key(der).unwrap()
+}
+
+/// A server on `provider` with `leaf` and `key`, no resumption.
+fn server_with_key(
+    provider: Arc<CryptoProvider>,
+    version: &'static SupportedProtocolVersion,
+    leaf: &CertificateDer<'static>,
+    key: Arc<dyn SigningKey>,
+) -> Arc<ServerConfig> {
+    let certified = CertifiedKey::new(vec![leaf.clone()], key);
+    let mut config = ServerConfig::builder_with_provider(provider)
         .with_protocol_versions(&[version])
         .unwrap()
         .with_no_client_auth()
-        .with_single_cert(vec![leaf.clone()], key)
-        .unwrap();
+        .with_cert_resolver(Arc::new(OneKey(Arc::new(certified))));
     config.session_storage = Arc::new(NoServerSessionStorage {});
     config.send_tls13_tickets = 0;
     Arc::new(config)
@@ -235,9 +252,8 @@ fn handshakes(c: &mut Criterion) {
         let signers: Vec<Box<dyn Signer>> = PROVIDERS
             .iter()
             .map(|name| {
-                let der = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
-                let key = provider(name).key_provider.load_private_key(der).unwrap();
-                key.choose_scheme(&[SignatureScheme::RSA_PSS_SHA512])
+                signing_key(&provider(name), bits)
+                    .choose_scheme(&[SignatureScheme::RSA_PSS_SHA512])
                     .unwrap()
             })
             .collect();
@@ -322,21 +338,13 @@ fn timed_server_config(
     leaf: &CertificateDer<'static>,
 ) -> (Arc<ServerConfig>, Arc<AtomicU64>) {
     let provider = Arc::new(provider(name));
-    let der = PrivateKeyDer::from_pem_slice(key_pem(bits).as_bytes()).unwrap();
     let spent = Arc::new(AtomicU64::new(0));
     let key = TimedKey {
-        inner: provider.key_provider.load_private_key(der).unwrap(),
+        inner: signing_key(&provider, bits),
         spent: spent.clone(),
     };
-    let certified = CertifiedKey::new(vec![leaf.clone()], Arc::new(key));
-    let mut config = ServerConfig::builder_with_provider(provider)
-        .with_protocol_versions(&[version])
-        .unwrap()
-        .with_no_client_auth()
-        .with_cert_resolver(Arc::new(OneKey(Arc::new(certified))));
-    config.session_storage = Arc::new(NoServerSessionStorage {});
-    config.send_tls13_tickets = 0;
-    (Arc::new(config), spent)
+    let config = server_with_key(provider, version, leaf, Arc::new(key));
+    (config, spent)
 }
 
 /// A provider's signing key, timed: its signers add their time to `spent`.
