@@ -26,21 +26,24 @@
 //! - `handshake_server_interleaved/<version>_<bits>` (printed lines, not
 //!   a criterion group): the in-memory handshake again, every provider in
 //!   turn one handshake at a time for [`INTERLEAVED_ROUNDS`] rounds, each
-//!   one's median server time and numcrypt's ratio to each peer, then the
-//!   same for the signature alone (the key's signer timed in place) and
-//!   for the rest of the handshake. The
-//!   groups time one provider for seconds, then the next, and a shared
-//!   machine's speed drifts between them; here a drift hits all alike.
-//!   Runs when no filter is given or the filter, read as plain text,
-//!   occurs in that name.
+//!   one's median server time and numcrypt's ratio to each peer (the ratio
+//!   of the medians, and the paired ratio: the median over the rounds of
+//!   the peer's time ÷ numcrypt's in the same round), then the same for
+//!   the signature alone (the key's signer timed in place) and for the
+//!   rest of the handshake. The groups time one provider for seconds, then
+//!   the next, and a shared machine's speed drifts between them; here a
+//!   drift hits all alike, and the paired ratio compares handshakes made
+//!   a millisecond apart. Runs when no filter is given or the filter, read
+//!   as plain text, occurs in that name.
 //! - `rsa_sign_interleaved/<bits>` (printed likewise): the signers in
-//!   turn, one signature each a round. Back to back in a loop
-//!   (`rsa_sign`) a signer keeps state warm that another's work displaces
-//!   in a handshake; this is closer to a signature's cost there.
+//!   turn, one signature each a round, as they alternate on a server
+//!   that holds keys of several providers (back to back in a loop,
+//!   `rsa_sign`, each keeps its own code and data warm).
 //! - `handshake_loopback_interleaved/tls13_<bits>_1` (printed likewise):
 //!   one client over loopback, every provider's server in turn, one
-//!   handshake a round: the median wall time a handshake and each server
-//!   thread's CPU time a handshake.
+//!   handshake a round: the median wall time a handshake (with the paired
+//!   ratio) and each server thread's CPU time a handshake (a mean: the
+//!   thread's clock is read once, when it ends).
 //!
 //! Versions: TLS 1.3 at 2048, 3072 and 4096 bits, TLS 1.2 at 2048 (in
 //! memory only); ECDHE X25519, AES-256-GCM; the server signs RSA-PSS
@@ -267,10 +270,9 @@ fn handshakes(c: &mut Criterion) {
                     t.push(started.elapsed());
                 }
             }
-            let medians: Vec<Duration> = times.into_iter().map(median).collect();
             println!(
                 "{interleaved_name}: {} (medians of {INTERLEAVED_ROUNDS} rounds)",
-                compared(&PROVIDERS, &medians)
+                compared_rounds(&PROVIDERS, &times)
             );
         }
         for (name, signer) in PROVIDERS.iter().zip(&signers) {
@@ -317,16 +319,12 @@ fn interleaved(
         .map(|(w, s)| w.iter().zip(s).map(|(w, s)| w.saturating_sub(*s)).collect())
         .collect();
     let names: Vec<&str> = servers.iter().map(|(p, _)| *p).collect();
-    let medians = |times: Vec<Vec<Duration>>| times.into_iter().map(median).collect::<Vec<_>>();
     println!(
         "{name}: {} (medians of {INTERLEAVED_ROUNDS} rounds)",
-        compared(&names, &medians(whole))
+        compared_rounds(&names, &whole)
     );
-    println!(
-        "  of which signing: {}",
-        compared(&names, &medians(signing))
-    );
-    println!("  the rest: {}", compared(&names, &medians(rest)));
+    println!("  of which signing: {}", compared_rounds(&names, &signing));
+    println!("  the rest: {}", compared_rounds(&names, &rest));
 }
 
 /// A server as `server_config` makes it, whose key adds the time its
@@ -436,9 +434,8 @@ fn interleaved_loopback(
         .into_iter()
         .map(|t| t.join().unwrap() / INTERLEAVED_ROUNDS as u32)
         .collect();
-    let walls: Vec<Duration> = walls.into_iter().map(median).collect();
     let names: Vec<&str> = servers.iter().map(|(p, _)| *p).collect();
-    println!("{name}: wall (medians) {}", compared(&names, &walls));
+    println!("{name}: wall (medians) {}", compared_rounds(&names, &walls));
     if thread_cpu_time().is_some() {
         println!("{name}: server CPU (means) {}", compared(&names, &cpu));
     }
@@ -453,6 +450,31 @@ fn compared(names: &[&str], times: &[Duration]) -> String {
     for (peer, &theirs) in names.iter().zip(times).skip(1) {
         let ratio = theirs.as_secs_f64() / ours.as_secs_f64();
         line += &format!(", {peer} {:.1} µs ({ratio:.2}×)", micros(theirs));
+    }
+    line
+}
+
+/// [`compared`] for times taken in rounds (`rounds[p][r]`: provider `p`,
+/// round `r`), with each peer's paired ratio as well: the median over the
+/// rounds of its time ÷ numcrypt's in the same round. The providers of a
+/// round run within a millisecond or two, so the paired ratio is the one
+/// a guest whose speed drifts between seconds leaves least disturbed.
+fn compared_rounds(names: &[&str], rounds: &[Vec<Duration>]) -> String {
+    let ours = &rounds[0];
+    let mut line = format!("{} {:.1} µs", names[0], micros(median(ours.clone())));
+    for (peer, theirs) in names.iter().zip(rounds).skip(1) {
+        let ratio = median(theirs.clone()).as_secs_f64() / median(ours.clone()).as_secs_f64();
+        let mut paired: Vec<f64> = theirs
+            .iter()
+            .zip(ours)
+            .map(|(t, o)| t.as_secs_f64() / o.as_secs_f64())
+            .collect();
+        paired.sort_unstable_by(f64::total_cmp);
+        line += &format!(
+            ", {peer} {:.1} µs ({ratio:.2}×, paired {:.2}×)",
+            micros(median(theirs.clone())),
+            paired[paired.len() / 2]
+        );
     }
     line
 }
