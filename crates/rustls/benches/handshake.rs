@@ -35,6 +35,11 @@
 //!   drift hits all alike, and the paired ratio compares handshakes made
 //!   a millisecond apart. Runs when no filter is given or the filter, read
 //!   as plain text, occurs in that name.
+//! - `handshake_server_blocks/<version>_<bits>` (printed likewise): the
+//!   same with each provider making [`WARM_BLOCK`] handshakes in a row a
+//!   round, the first not timed: as a server on one provider runs, each
+//!   handshake finding the code and data the one before left warm, which
+//!   one handshake a turn takes away from every provider.
 //! - `rsa_sign_interleaved/<bits>` (printed likewise): the signers in
 //!   turn, one signature each a round, as they alternate on a server
 //!   that holds keys of several providers (back to back in a loop,
@@ -224,9 +229,11 @@ fn handshakes(c: &mut Criterion) {
             assert_eq!(check.seen(), [SignatureScheme::RSA_PSS_SHA512], "{name}");
         }
 
-        let interleaved_name = format!("handshake_server_interleaved/{label}_{bits}");
-        if filter_allows(&interleaved_name) {
-            interleaved(&interleaved_name, &client, version, bits, &leaf);
+        for turn in [Turn::Handshake, Turn::WarmBlock] {
+            let name = format!("{}/{label}_{bits}", turn.name());
+            if filter_allows(&name) {
+                interleaved(&name, turn, &client, version, bits, &leaf);
+            }
         }
 
         let mut group = c.benchmark_group("handshake_server");
@@ -284,17 +291,52 @@ fn handshakes(c: &mut Criterion) {
     group.finish();
 }
 
-/// Rounds of the interleaved in-memory handshakes: each provider makes
-/// one handshake a round.
+/// Rounds of the interleaved lines that take one handshake or signature
+/// a provider a round.
 const INTERLEAVED_ROUNDS: usize = 600;
 
-/// The in-memory handshake of every provider's server in turn, one a
-/// round; prints each one's median server time and numcrypt's ratio (the
-/// peer's time ÷ numcrypt's: above 1, numcrypt is faster), then the same
-/// split into the signature (timed around the signer's call, a wrapper
-/// about the provider's key) and the rest of the handshake.
+/// How the interleaved in-memory line takes turns between the providers.
+#[derive(Clone, Copy)]
+enum Turn {
+    /// One handshake each a round, [`INTERLEAVED_ROUNDS`] rounds: each provider's handshake
+    /// follows the others', whose work displaces its code and data.
+    Handshake,
+    /// [`WARM_BLOCK`] handshakes in a row each a round, the first not
+    /// timed, 100 rounds, a round's figure the median of the rest: as a
+    /// server on one provider runs, its state warm from the handshake
+    /// before, with the drift between providers still a few
+    /// milliseconds.
+    WarmBlock,
+}
+
+/// Handshakes a provider makes in a row in [`Turn::WarmBlock`].
+const WARM_BLOCK: usize = 8;
+
+impl Turn {
+    fn name(self) -> &'static str {
+        match self {
+            Turn::Handshake => "handshake_server_interleaved",
+            Turn::WarmBlock => "handshake_server_blocks",
+        }
+    }
+
+    /// (rounds, handshakes a provider makes in a row each round)
+    fn shape(self) -> (usize, usize) {
+        match self {
+            Turn::Handshake => (INTERLEAVED_ROUNDS, 1),
+            Turn::WarmBlock => (100, WARM_BLOCK),
+        }
+    }
+}
+
+/// The in-memory handshakes of every provider's server taking turns as
+/// `turn` says; prints each one's median server time and numcrypt's ratio
+/// (the peer's time ÷ numcrypt's: above 1, numcrypt is faster), then the
+/// same split into the signature (timed around the signer's call, a
+/// wrapper about the provider's key) and the rest of the handshake.
 fn interleaved(
     name: &str,
+    turn: Turn,
     client: &Arc<ClientConfig>,
     version: &'static SupportedProtocolVersion,
     bits: u32,
@@ -304,13 +346,23 @@ fn interleaved(
         .iter()
         .map(|&p| (p, timed_server_config(p, version, bits, leaf)))
         .collect();
-    let mut whole = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); servers.len()];
+    let (rounds, block) = turn.shape();
+    let mut whole = vec![Vec::with_capacity(rounds); servers.len()];
     let mut signing = whole.clone();
-    for _ in 0..INTERLEAVED_ROUNDS {
+    for _ in 0..rounds {
         for (i, (_, (server, spent))) in servers.iter().enumerate() {
-            let before = spent.load(Ordering::Relaxed);
-            whole[i].push(handshake(client, server));
-            signing[i].push(Duration::from_nanos(spent.load(Ordering::Relaxed) - before));
+            let (mut w, mut s) = (Vec::with_capacity(block), Vec::with_capacity(block));
+            for k in 0..block {
+                let before = spent.load(Ordering::Relaxed);
+                let took = handshake(client, server);
+                // In a block, the first handshake only warms the provider.
+                if block == 1 || k > 0 {
+                    w.push(took);
+                    s.push(Duration::from_nanos(spent.load(Ordering::Relaxed) - before));
+                }
+            }
+            whole[i].push(median(w));
+            signing[i].push(median(s));
         }
     }
     let rest: Vec<Vec<Duration>> = whole
@@ -320,7 +372,7 @@ fn interleaved(
         .collect();
     let names: Vec<&str> = servers.iter().map(|(p, _)| *p).collect();
     println!(
-        "{name}: {} (medians of {INTERLEAVED_ROUNDS} rounds)",
+        "{name}: {} (medians of {rounds} rounds)",
         compared_rounds(&names, &whole)
     );
     println!("  of which signing: {}", compared_rounds(&names, &signing));
