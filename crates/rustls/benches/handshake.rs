@@ -298,8 +298,9 @@ const INTERLEAVED_ROUNDS: usize = 600;
 /// How the interleaved in-memory line takes turns between the providers.
 #[derive(Clone, Copy)]
 enum Turn {
-    /// One handshake each a round, [`INTERLEAVED_ROUNDS`] rounds: each provider's handshake
-    /// follows the others', whose work displaces its code and data.
+    /// One handshake each a round, [`INTERLEAVED_ROUNDS`] rounds: each
+    /// provider's handshake follows the others', whose work displaces its
+    /// code and data.
     Handshake,
     /// [`WARM_BLOCK`] handshakes in a row each a round, the first not
     /// timed, 100 rounds, a round's figure the median of the rest: as a
@@ -347,29 +348,32 @@ fn interleaved(
         .map(|&p| (p, timed_server_config(p, version, bits, leaf)))
         .collect();
     let (rounds, block) = turn.shape();
+    // [provider][round]: the round's median handshake, signature, rest.
     let mut whole = vec![Vec::with_capacity(rounds); servers.len()];
-    let mut signing = whole.clone();
+    let (mut signing, mut rest) = (whole.clone(), whole.clone());
     for _ in 0..rounds {
         for (i, (_, (server, spent))) in servers.iter().enumerate() {
-            let (mut w, mut s) = (Vec::with_capacity(block), Vec::with_capacity(block));
+            let mut timed = [const { Vec::new() }; 3];
             for k in 0..block {
                 let before = spent.load(Ordering::Relaxed);
                 let took = handshake(client, server);
+                let signed = Duration::from_nanos(spent.load(Ordering::Relaxed) - before);
                 // In a block, the first handshake only warms the provider.
                 if block == 1 || k > 0 {
-                    w.push(took);
-                    s.push(Duration::from_nanos(spent.load(Ordering::Relaxed) - before));
+                    for (t, d) in timed
+                        .iter_mut()
+                        .zip([took, signed, took.saturating_sub(signed)])
+                    {
+                        t.push(d);
+                    }
                 }
             }
-            whole[i].push(median(w));
-            signing[i].push(median(s));
+            let [w, s, r] = timed.map(median);
+            whole[i].push(w);
+            signing[i].push(s);
+            rest[i].push(r);
         }
     }
-    let rest: Vec<Vec<Duration>> = whole
-        .iter()
-        .zip(&signing)
-        .map(|(w, s)| w.iter().zip(s).map(|(w, s)| w.saturating_sub(*s)).collect())
-        .collect();
     let names: Vec<&str> = servers.iter().map(|(p, _)| *p).collect();
     println!(
         "{name}: {} (medians of {rounds} rounds)",
