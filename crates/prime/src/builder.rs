@@ -25,8 +25,8 @@ pub enum PrimeKind {
     /// The search: a random odd start, then its successors `start + 2i` in
     /// order. A sieve of thousands of small primes (see `benches/RESULTS.md` for how
     /// many at each size), updated by addition, rejects most composites in
-    /// windows of 128 candidates; each survivor gets one Miller–Rabin round to
-    /// base 2, and the first that passes gets the full MR64 (64 rounds, bases
+    /// windows of 128 candidates; each survivor gets Fermat's test to base 2
+    /// (`2^(c − 1) ≡ 1 mod c`), and the first that passes gets the full MR64 (64 rounds, bases
     /// derived from the candidate under a random key, as in
     /// [`is_prime`](crate::is_prime)). A failure at either stage moves on to
     /// the next survivor: the search never starts again from scratch (except
@@ -36,7 +36,8 @@ pub enum PrimeKind {
     /// Miller–Rabin round are constant time in the candidates. What the running
     /// time reveals is how many windows were sieved and how many survivors were
     /// tested before the prime, which is how far the prime lies from a random
-    /// start; and, with probability `2^-32` per tested candidate, `v2(c - 1)`.
+    /// start; and, with probability `2^-32` per candidate that reaches MR64,
+    /// `v2(c - 1)`.
     /// Below 64 bits the search is exact and variable time: such primes are no
     /// secrets.
     ///
@@ -49,8 +50,8 @@ pub enum PrimeKind {
     /// rounded up to `q ≡ 5 (mod 6)` and in steps of 6 (every safe prime above 7
     /// has `q ≡ 2 mod 3`, so no other `q` can be one, and the result is the
     /// first safe prime from the start either way). A joint sieve rejects `q`
-    /// when a small prime divides `q` or `2q + 1`; survivors get a base-2 round
-    /// on `q`, then on `p`, and the first pair to pass both gets MR64 on `q` and
+    /// when a small prime divides `q` or `2q + 1`; survivors get Fermat's test to
+    /// base 2 on `q`, then on `p`, and the first pair to pass both gets MR64 on `q` and
     /// on `p`. Constant time in the same sense as [`Prime`](PrimeKind::Prime). `bits`
     /// must be at least [`MIN_SAFE_PRIME_BITS`](crate::MIN_SAFE_PRIME_BITS).
     Safe,
@@ -133,8 +134,8 @@ impl<'a> PrimeGen<'a, RsaPrimes> {
     /// `gcd(p - 1, e) = 1` and it passes MR64 (more rounds than Table B.1 asks
     /// for); at most `5·nlen/2` candidates per prime, as the standard says, then
     /// [`Error::GenerationFailed`]. `q` must also satisfy
-    /// `|p - q| > 2^(nlen/2 - 100)`. Before MR64, trial division and one
-    /// Miller–Rabin round to base 2 throw out composites cheaply; neither can
+    /// `|p - q| > 2^(nlen/2 - 100)`. Before MR64, trial division and
+    /// Fermat's test to base 2 throw out composites cheaply; neither can
     /// reject a prime, so the candidate kept is the one the standard's
     /// procedure keeps. Fresh candidates are independent of one another, so
     /// what the running time says about a rejected one (that it was rejected,

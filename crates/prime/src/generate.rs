@@ -334,7 +334,7 @@ impl<U: PrimeInt> Sequence<'_, U> {
             return Flow::Next;
         };
         counts.tests += 1;
-        if !mr.base_two_passes() {
+        if !mr.fermat_two_passes() {
             return Flow::Next;
         }
         let rounds = self.tuning.final_rounds;
@@ -355,7 +355,7 @@ impl<U: PrimeInt> Sequence<'_, U> {
                     return Flow::Next;
                 };
                 counts.tests += 1;
-                if !mrp.base_two_passes() {
+                if !mrp.fermat_two_passes() {
                     p.as_mut().zeroize();
                     return Flow::Next;
                 }

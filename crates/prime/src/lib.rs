@@ -71,8 +71,9 @@
 //! finish those before it, whose primes would come first. The answer is the
 //! first prime of the first window that holds one: the single-threaded
 //! answer. Gordon's four searches are split the same way. FIPS 186-5's fresh
-//! random candidates are drawn in order on the calling thread in batches of
-//! 256 and tested in parallel; the first acceptable one in drawing order
+//! random candidates are drawn and trial-divided in order on the calling
+//! thread, in batches that hold 48 survivors, which are tested in parallel,
+//! eight at a time; the first acceptable one in drawing order
 //! wins, and the rest of its batch starts the search for `q`, as the
 //! single-threaded order would (the generator ends further advanced).
 //!
@@ -84,7 +85,7 @@
 //! avoids the question.
 //!
 //! The 64 rounds on a final candidate (one that passed the sieve and a
-//! base-2 round: almost always the prime) run on every thread: helpers take
+//! Fermat test to base 2: almost always the prime) run on every thread: helpers take
 //! rounds while the other workers wait at their next survivor. Round `i`
 //! uses the `i`-th bases of the candidate's base stream whichever thread
 //! runs it, and the waiting workers drop nothing, so this too leaves the

@@ -106,11 +106,27 @@ impl<U: Unsigned> MillerRabin<U> {
         base
     }
 
-    /// One round to base 2, the cheap filter before the final rounds, its
-    /// verdict public: a candidate that fails is discarded, and revealing
-    /// that reveals nothing about the one kept.
-    pub(crate) fn base_two_passes(&self) -> bool {
-        numcrypt_limbs::ct_audit::declassify_choice(self.round_ct(&self.two()))
+    /// The cheap filter before the final rounds: Fermat's test to base 2,
+    /// `2^(n − 1) ≡ 1 (mod n)`, its verdict public (a candidate that fails
+    /// is composite and discarded, and revealing that reveals nothing about
+    /// the one kept). One exponentiation, without the constant-time run of
+    /// squarings a Miller–Rabin round adds after its own; the final rounds,
+    /// which decide, are Miller–Rabin's.
+    pub(crate) fn fermat_two_passes(&self) -> bool {
+        let mut n_minus_1 = self.n_minus_1();
+        let mut x = self
+            .params
+            .pow_bounded(&self.two(), &n_minus_1, self.exp_bits);
+        let pass = numcrypt_limbs::ct_audit::declassify_choice(x.ct_eq(&self.one));
+        n_minus_1.as_mut().zeroize();
+        x.zeroize();
+        pass
+    }
+
+    /// `n − 1`, as wide as `n` (secret: the caller wipes it).
+    fn n_minus_1(&self) -> U {
+        let n = self.modulus();
+        n.wrapping_sub(&n.like_u64(1))
     }
 
     /// The squarings a round makes: `s` revealed only when it exceeds
@@ -122,6 +138,7 @@ impl<U: Unsigned> MillerRabin<U> {
     /// One Miller–Rabin round, constant time in `n` and the base (the
     /// running time reveals `s` only when `s > 32`). True when `base` is
     /// not a witness of compositeness.
+    #[cfg(test)]
     pub(crate) fn round_ct(&self, base: &MontyForm<U>) -> Choice {
         self.verdict_ct(self.params.pow_bounded(base, &self.d, self.exp_bits))
     }
@@ -139,30 +156,40 @@ impl<U: Unsigned> MillerRabin<U> {
         pass
     }
 
-    /// [`base_two_passes`](Self::base_two_passes) for many candidates at
-    /// once (moduli of one limb count; any is fine, but then they run in
+    /// [`fermat_two_passes`](Self::fermat_two_passes) for many candidates
+    /// at once (moduli of one limb count; any is fine, but then they run in
     /// pairs), one verdict each, in order: the exponentiations as one
     /// batch ([`MontyParams::pow_bounded_batch`]: candidates' moduli in
     /// the lanes, eight a pass with AVX-512 IFMA). A search tests the
     /// survivors of trial division this way, several candidates' first
-    /// round at the cost of about one.
+    /// test at the cost of about one.
     #[cfg(feature = "std")] // the FIPS search's, which draws ahead with std
-    pub(crate) fn base_two_batch(tests: &[&Self]) -> std::vec::Vec<bool> {
+    pub(crate) fn fermat_two_batch(tests: &[&Self]) -> std::vec::Vec<bool> {
         let twos: std::vec::Vec<MontyForm<U>> = tests.iter().map(|t| t.two()).collect();
+        let mut exps: std::vec::Vec<U> = tests.iter().map(|t| t.n_minus_1()).collect();
         let operands: std::vec::Vec<PowOperand<'_, U>> = tests
             .iter()
             .zip(&twos)
-            .map(|(t, two)| (&t.params, two, t.d.as_ref()))
+            .zip(&exps)
+            .map(|((t, two), exp)| (&t.params, two, exp.as_ref()))
             .collect();
         let exp_bits = tests.iter().map(|t| t.exp_bits).max().unwrap_or(0);
         let mut xs: std::vec::Vec<MontyForm<U>> = tests.iter().map(|t| t.params.zero()).collect();
         // The lengths match, so the batch runs; were it refused, no
         // candidate would pass.
         let ran = MontyParams::pow_bounded_batch(&operands, exp_bits, &mut xs).is_ok();
+        drop(operands);
+        for e in exps.iter_mut() {
+            e.as_mut().zeroize();
+        }
         tests
             .iter()
             .zip(xs)
-            .map(|(t, x)| ran && numcrypt_limbs::ct_audit::declassify_choice(t.verdict_ct(x)))
+            .map(|(t, mut x)| {
+                let pass = ran && numcrypt_limbs::ct_audit::declassify_choice(x.ct_eq(&t.one));
+                x.zeroize();
+                pass
+            })
             .collect()
     }
 
@@ -404,6 +431,53 @@ mod tests {
                         &all[start..start + count]
                     );
                 }
+            }
+        }
+    }
+
+    /// Fermat's test to base 2, alone and in batches of every size, against
+    /// `2^(n−1) mod n` by num-bigint, on primes, base-2 Fermat
+    /// pseudoprimes (341 = 11·31, the Carmichael number 561, 2047) and
+    /// other composites.
+    #[test]
+    #[cfg(feature = "std")]
+    fn fermat_test_matches_num_bigint() {
+        extern crate std;
+        use num_bigint::BigUint;
+        let ns = [
+            341u64,
+            561,
+            2047,
+            3_215_031_751,
+            1_000_000_007,
+            4_294_967_291,
+            999_999_999_989 * 3,
+            (1 << 61) - 1,
+            ((1u64 << 31) - 1) * 2_147_483_629,
+        ];
+        let tests: std::vec::Vec<MillerRabin<Uint<1>>> = ns
+            .iter()
+            .map(|&n| MillerRabin::new(&Uint::<1>::from_u64(n), 1).unwrap())
+            .collect();
+        let expected: std::vec::Vec<bool> = ns
+            .iter()
+            .map(|&n| {
+                BigUint::from(2u8).modpow(&BigUint::from(n - 1), &BigUint::from(n))
+                    == BigUint::from(1u8)
+            })
+            .collect();
+        assert_eq!(expected[..3], [true, true, true], "the pseudoprimes pass");
+        for (t, &want) in tests.iter().zip(&expected) {
+            assert_eq!(t.fermat_two_passes(), want, "{}", ns[0]);
+        }
+        let each: std::vec::Vec<&MillerRabin<Uint<1>>> = tests.iter().collect();
+        for start in 0..each.len() {
+            for end in start..=each.len() {
+                assert_eq!(
+                    MillerRabin::fermat_two_batch(&each[start..end]),
+                    expected[start..end],
+                    "batch {start}..{end}"
+                );
             }
         }
     }

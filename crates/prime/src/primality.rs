@@ -2,12 +2,13 @@
 
 use numcrypt_limbs::Unsigned;
 use rand_core::CryptoRng;
-use subtle::{Choice, ConstantTimeEq};
+use subtle::Choice;
 
 use crate::mr::{BaseSource, HashBases, MR64_ROUNDS, MillerRabin, RngBases};
 use crate::small::is_prime_u64;
 use crate::table::{
-    BARRETT, ODD_PRIMES, PRODUCT_COUNT, PRODUCTS, TABLE_LEN, reduce_u64, trial_division_primes,
+    BARRETT, ODD_PRIMES, PRODUCT_COUNT, PRODUCTS, TRIAL, TRIAL_INVERSES, TRIAL_LEN,
+    trial_division_primes,
 };
 
 /// The key under which [`is_prime`] derives its bases from `n`: public and
@@ -95,20 +96,18 @@ fn mr64_vartime<U: Unsigned>(n: &U, limbs: usize, bases: &mut impl BaseSource) -
 }
 
 /// Whether one of the first `r` odd primes divides `a` (which exceeds them
-/// all), constant time: one remainder per product of primes.
+/// all), constant time: one remainder per product of primes, then one
+/// multiplication per prime.
 pub(crate) fn small_factor_ct(a: &[u64], r: usize) -> Choice {
-    debug_assert!(r <= TABLE_LEN);
-    let t = &PRODUCTS;
-    let mut hit = Choice::from(0);
-    let mut g = 0;
-    while g < PRODUCT_COUNT && (t.start[g] as usize) < r {
-        let rem = t.moduli[g].rem_ct(a);
-        for i in t.start[g] as usize..(t.start[g + 1] as usize).min(r) {
-            hit |= reduce_u64(rem, ODD_PRIMES[i], BARRETT[i]).ct_eq(&0);
+    debug_assert!(r <= TRIAL_LEN);
+    let mut hits = 0u64;
+    for product in TRIAL.iter().take_while(|t| (t.start as usize) < r) {
+        let rem = product.rem_ct(a);
+        for i in product.start as usize..(product.end as usize).min(r) {
+            hits |= (rem.wrapping_mul(TRIAL_INVERSES[i]) <= BARRETT[i]) as u64;
         }
-        g += 1;
     }
-    hit
+    Choice::from(hits as u8)
 }
 
 /// Whether one of the first `r` odd primes divides `a`, variable time.
@@ -131,4 +130,63 @@ pub(crate) fn small_factor_vartime(a: &[u64], r: usize) -> bool {
         g += 1;
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use num_bigint::BigUint;
+    use num_traits::Zero;
+
+    /// Trial division against num-bigint's remainders, for numbers with a
+    /// factor among the trial primes (at the edges of the count asked for)
+    /// and without.
+    #[test]
+    fn small_factors_match_num_bigint() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for len in [1usize, 8, 16, 17, 32, 64] {
+            for round in 0..40 {
+                let mut a: [u64; 64] = core::array::from_fn(|_| next());
+                let a = &mut a[..len];
+                a[len - 1] |= 1 << 63;
+                let r = [1, 64, 128, 384, 1000, TRIAL_LEN][round % 6];
+                // Half the numbers get a chosen factor: the last prime
+                // counted, or the first one not counted.
+                let factor = match round % 4 {
+                    0 => Some(ODD_PRIMES[r - 1]),
+                    1 if r < TRIAL_LEN => Some(ODD_PRIMES[r]),
+                    _ => None,
+                };
+                let mut n = BigUint::from_slice(
+                    &a.iter()
+                        .flat_map(|&l| [l as u32, (l >> 32) as u32])
+                        .collect::<std::vec::Vec<_>>(),
+                );
+                if let Some(p) = factor {
+                    n -= &n % p;
+                }
+                let digits = n.to_u64_digits();
+                let mut limbs = [0u64; 64];
+                limbs[..digits.len()].copy_from_slice(&digits);
+                let expected = ODD_PRIMES[..r].iter().any(|&p| (&n % p).is_zero());
+                assert_eq!(
+                    bool::from(small_factor_ct(&limbs[..len], r)),
+                    expected,
+                    "{len} limbs, r {r}"
+                );
+                assert_eq!(
+                    small_factor_vartime(&limbs[..len], r),
+                    expected,
+                    "{len} limbs, r {r}"
+                );
+            }
+        }
+    }
 }

@@ -17,12 +17,11 @@ use crate::primality::small_factor_ct;
 use crate::sqrt2::sqrt2_floor;
 use crate::table::trial_division_primes;
 
-/// Candidates a work item of the FIPS search tests: at 1024 bits the
-/// survivors of trial division (about one in six) fill about one pass of
-/// the eight-lane batch exponentiation; 40 and 64 measured alike
-/// (benches/RESULTS.md, batches).
+/// Survivors of trial division a work item of the FIPS search tests: one
+/// pass of the eight-lane batch exponentiation (two of the four-lane one),
+/// so that no pass runs short.
 #[cfg(feature = "std")]
-const CHUNK: usize = 48;
+const ITEM: usize = crate::mr::ROUNDS_AT_ONCE;
 
 /// Smallest bit length a [`PrimeKind::Strong`](crate::PrimeKind::Strong) search accepts.
 pub const MIN_STRONG_PRIME_BITS: u32 = 160;
@@ -275,7 +274,7 @@ impl<U: PrimeInt> Fips<U> {
         progress: ProgressFn<'_>,
     ) -> Result<U, Error> {
         let budget = 5 * self.half as usize;
-        // With `std`, on one thread too: the batches' base-2 rounds run
+        // With `std`, on one thread too: the batches' Fermat tests run
         // several candidates at once.
         #[cfg(feature = "std")]
         return self.prime_batched(rng, other, threads, budget, pending, counts, progress);
@@ -317,10 +316,11 @@ impl<U: PrimeInt> Fips<U> {
     }
 
     /// [`Fips::prime`] with the candidates drawn in batches (after those
-    /// left over from the previous prime) and tested by `threads` workers,
-    /// a chunk of [`CHUNK`] at a time ([`first_acceptable`](Self::first_acceptable));
-    /// the winner is the first acceptable one in drawing order, and the
-    /// rest of its batch is left over for the next prime.
+    /// left over from the previous prime) and sieved on this thread, and
+    /// their survivors tested by `threads` workers, [`ITEM`] at a time
+    /// ([`first_acceptable`](Self::first_acceptable)); the winner is the
+    /// first acceptable candidate in drawing order, and the rest of its
+    /// batch is left over for the next prime.
     #[cfg(feature = "std")]
     #[allow(clippy::too_many_arguments)]
     fn prime_batched<R: CryptoRng + ?Sized>(
@@ -335,26 +335,36 @@ impl<U: PrimeInt> Fips<U> {
     ) -> Result<U, Error> {
         use crate::control::{Cancelled, ItemSearch};
         use crate::generate::first_in_order;
-        /// Candidates per batch: enough to keep the workers busy, few
+        /// Survivors per batch: enough to keep the workers busy, few
         /// enough that waiting for the slowest at the end of a batch costs
-        /// little; whole chunks.
-        const BATCH: usize = 6 * CHUNK;
+        /// little; whole items.
+        const BATCH: usize = 6 * ITEM;
+        let wipe = |batch: &mut std::vec::Vec<U>| {
+            for c in batch.iter_mut() {
+                c.as_mut().zeroize();
+            }
+        };
         let mut tried = 0;
         while tried < budget {
-            let size = BATCH.min(budget - tried);
-            let mut batch: std::vec::Vec<U> = std::vec::Vec::with_capacity(size);
-            while batch.len() < size {
+            // Candidates until the survivors fill the batch's items, or
+            // the budget ends.
+            let mut batch: std::vec::Vec<U> = std::vec::Vec::new();
+            let mut survivors: std::vec::Vec<usize> = std::vec::Vec::with_capacity(BATCH);
+            while survivors.len() < BATCH && tried + batch.len() < budget {
                 let c = pending.candidates.pop_front().unwrap_or_else(|| {
                     counts.candidates += 1;
                     self.draw(rng)
                 });
+                if self.survives_sieve(&c, other) {
+                    survivors.push(batch.len());
+                }
                 batch.push(c);
             }
             let work = |_: &mut (), i: u64, counts: &mut Progress, ctl: &mut dyn Control| {
-                let first = i as usize * CHUNK;
-                let chunk = &batch[first..(first + CHUNK).min(size)];
-                match self.first_acceptable(chunk, other, i, counts, ctl) {
-                    Flow::Done(j) => Flow::Done(first + j),
+                let first = i as usize * ITEM;
+                let item = &survivors[first..(first + ITEM).min(survivors.len())];
+                match self.first_acceptable(&batch, item, i, counts, ctl) {
+                    Flow::Done(j) => Flow::Done(j),
                     Flow::Next if ctl.report(counts).is_break() => Flow::Stop,
                     Flow::Next => Flow::Next,
                     Flow::Stop => Flow::Stop,
@@ -362,7 +372,7 @@ impl<U: PrimeInt> Fips<U> {
             };
             let search = ItemSearch {
                 threads,
-                end: size.div_ceil(CHUNK) as u64,
+                end: survivors.len().div_ceil(ITEM) as u64,
                 new_state: &|| (),
                 work: &work,
             };
@@ -371,22 +381,16 @@ impl<U: PrimeInt> Fips<U> {
                 Ok(Some((_, i))) => {
                     let rest = batch.split_off(i + 1);
                     let winner = batch.pop();
-                    for c in batch.iter_mut() {
-                        c.as_mut().zeroize();
-                    }
+                    wipe(&mut batch);
                     pending.candidates.extend(rest);
                     return winner.ok_or(Error::GenerationFailed);
                 }
                 Ok(None) => {
-                    for c in batch.iter_mut() {
-                        c.as_mut().zeroize();
-                    }
-                    tried += size;
+                    tried += batch.len();
+                    wipe(&mut batch);
                 }
                 Err(Cancelled) => {
-                    for c in batch.iter_mut() {
-                        c.as_mut().zeroize();
-                    }
+                    wipe(&mut batch);
                     return Err(Error::Cancelled);
                 }
             }
@@ -414,41 +418,40 @@ impl<U: PrimeInt> Fips<U> {
             return Flow::Next;
         };
         counts.tests += 1;
-        if !mr.base_two_passes() {
+        if !mr.fermat_two_passes() {
             return Flow::Next;
         }
         self.final_checks(c, &mr, item, counts, ctl)
     }
 
-    /// The first candidate of `chunk` (item `item` of a search) that is
-    /// kept, by its index: the checks of `acceptable` in the same order
-    /// for each, except that the base-2 rounds of all that survive the
-    /// sieve run as one batch ([`MillerRabin::base_two_batch`]), before
-    /// the rest in order.
+    /// The first of the candidates `batch[j]` for `j` in `survivors`
+    /// (which passed [`survives_sieve`](Self::survives_sieve); item `item`
+    /// of a search) that is kept, by its index in `batch`: the checks of
+    /// `acceptable` after the sieve, in the same order for each, except
+    /// that the Fermat tests of them all run as one batch
+    /// ([`MillerRabin::fermat_two_batch`]), before the rest in order.
     #[cfg(feature = "std")]
     fn first_acceptable(
         &self,
-        chunk: &[U],
-        other: Option<&U>,
+        batch: &[U],
+        survivors: &[usize],
         item: u64,
         counts: &mut Progress,
         ctl: &mut dyn Control,
     ) -> Flow<usize> {
-        let survivors: std::vec::Vec<(usize, MillerRabin<U>)> = chunk
+        let tests: std::vec::Vec<(usize, MillerRabin<U>)> = survivors
             .iter()
-            .enumerate()
-            .filter(|(_, c)| self.survives_sieve(c, other))
-            .filter_map(|(i, c)| Some((i, MillerRabin::new(c, self.limbs)?)))
+            .filter_map(|&j| Some((j, MillerRabin::new(&batch[j], self.limbs)?)))
             .collect();
-        counts.tests += survivors.len() as u64;
-        let tests: std::vec::Vec<&MillerRabin<U>> = survivors.iter().map(|(_, mr)| mr).collect();
-        let verdicts = MillerRabin::base_two_batch(&tests);
-        for ((i, mr), passed) in survivors.iter().zip(verdicts) {
+        counts.tests += tests.len() as u64;
+        let each: std::vec::Vec<&MillerRabin<U>> = tests.iter().map(|(_, mr)| mr).collect();
+        let verdicts = MillerRabin::fermat_two_batch(&each);
+        for ((j, mr), passed) in tests.iter().zip(verdicts) {
             if !passed {
                 continue;
             }
-            match self.final_checks(&chunk[*i], mr, item, counts, ctl) {
-                Flow::Done(()) => return Flow::Done(*i),
+            match self.final_checks(&batch[*j], mr, item, counts, ctl) {
+                Flow::Done(()) => return Flow::Done(*j),
                 Flow::Next => {}
                 Flow::Stop => return Flow::Stop,
             }
@@ -485,7 +488,7 @@ impl<U: PrimeInt> Fips<U> {
         ))
     }
 
-    /// The checks after a passed base-2 round: `gcd(c − 1, e) = 1`, then
+    /// The checks after a passed Fermat test: `gcd(c − 1, e) = 1`, then
     /// MR64 (`Done` when both hold).
     fn final_checks(
         &self,

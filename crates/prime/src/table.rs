@@ -90,6 +90,125 @@ impl Modulus64 {
     }
 }
 
+/// The most primes trial division uses (the first of the table).
+pub(crate) const TRIAL_LEN: usize = 1024;
+
+/// Limbs a trial remainder folds at once: one block of a 1024-bit
+/// candidate.
+const FOLD: usize = 16;
+
+/// One product of consecutive primes among the first [`TRIAL_LEN`], with
+/// what a remainder of a long number needs to run as independent
+/// multiplications instead of [`Modulus64::rem_ct`]'s chain of reductions
+/// (trial division runs on every candidate of a search).
+#[derive(Clone, Copy)]
+pub(crate) struct TrialProduct {
+    m: u64,
+    /// `-m^-1 mod 2^64`.
+    neg_inv: u64,
+    /// `2^(64 i + 128) mod m` for `i < FOLD`.
+    pow: [u64; FOLD],
+    /// The primes' indices: `start..end`.
+    pub(crate) start: u16,
+    pub(crate) end: u16,
+}
+
+impl TrialProduct {
+    const fn new(primes: &[u32], start: usize, end: usize) -> Self {
+        let mut m: u64 = 1;
+        let mut i = start;
+        while i < end {
+            m *= primes[i] as u64;
+            i += 1;
+        }
+        let mont = Modulus64::new(m);
+        let mut pow = [0u64; FOLD];
+        pow[0] = mont.r2;
+        let mut i = 1;
+        while i < FOLD {
+            pow[i] = ((pow[i - 1] as u128 * mont.r1 as u128) % m as u128) as u64;
+            i += 1;
+        }
+        TrialProduct {
+            m,
+            neg_inv: mont.neg_inv,
+            pow,
+            start: start as u16,
+            end: end as u16,
+        }
+    }
+
+    /// `a mod m` for the little-endian limbs `a`, constant time in `a`: a
+    /// block of [`FOLD`] limbs as a sum of products by `2^(64 i + 128)`,
+    /// two reductions, and Horner's rule across blocks.
+    pub(crate) fn rem_ct(&self, a: &[u64]) -> u64 {
+        let (m, neg_inv) = (self.m, self.neg_inv);
+        let add_mod = |x: u64, y: u64| {
+            let sum = x as u128 + y as u128;
+            let less = sum.wrapping_sub(m as u128);
+            // `less` is negative (bit 127 set) exactly when sum < m.
+            let keep = 0u128.wrapping_sub(less >> 127);
+            ((less & !keep) | (sum & keep)) as u64
+        };
+        // 2^(64 FOLD) in Montgomery form, 2^(64 FOLD + 64) mod m.
+        let step = self.pow[FOLD - 1];
+        let mut acc = 0u64;
+        for block in a.chunks(FOLD).rev() {
+            // block · 2^128 = lo + 2^64 hi, each sum below 2^68 < m 2^64.
+            let (mut lo, mut hi) = (0u128, 0u128);
+            for (&limb, &pow) in block.iter().zip(&self.pow) {
+                let t = limb as u128 * pow as u128;
+                lo += t as u64 as u128;
+                hi += t >> 64;
+            }
+            let value = add_mod(
+                redc(redc(lo, m, neg_inv) as u128, m, neg_inv),
+                redc(hi, m, neg_inv),
+            );
+            acc = add_mod(redc(acc as u128 * step as u128, m, neg_inv), value);
+        }
+        acc
+    }
+}
+
+/// The products that cover the first [`TRIAL_LEN`] primes.
+pub(crate) static TRIAL: [TrialProduct; TRIAL_COUNT] = trial_products(&ODD_PRIMES);
+
+/// How many products [`TRIAL`] holds.
+pub(crate) const TRIAL_COUNT: usize = product_ends(&ODD_PRIMES, TRIAL_LEN).1;
+
+/// `p^-1 mod 2^64` for each of the first [`TRIAL_LEN`] primes: `p` divides
+/// `x` exactly when `x p^-1 mod 2^64 <= floor((2^64 − 1) / p)`, one
+/// multiplication.
+pub(crate) static TRIAL_INVERSES: [u64; TRIAL_LEN] = inverses(&ODD_PRIMES);
+
+const fn trial_products(primes: &[u32]) -> [TrialProduct; TRIAL_COUNT] {
+    let (ends, count) = product_ends(primes, TRIAL_LEN);
+    let mut out = [TrialProduct {
+        m: 0,
+        neg_inv: 0,
+        pow: [0; FOLD],
+        start: 0,
+        end: 0,
+    }; TRIAL_COUNT];
+    let mut g = 0;
+    while g < count {
+        out[g] = TrialProduct::new(primes, ends[g] as usize, ends[g + 1] as usize);
+        g += 1;
+    }
+    out
+}
+
+const fn inverses(primes: &[u32]) -> [u64; TRIAL_LEN] {
+    let mut out = [0u64; TRIAL_LEN];
+    let mut i = 0;
+    while i < TRIAL_LEN {
+        out[i] = Modulus64::new(primes[i] as u64).neg_inv.wrapping_neg();
+        i += 1;
+    }
+    out
+}
+
 /// Products of consecutive odd primes from the first [`TABLE_LEN`], each
 /// below `2^64`: one multi-precision remainder per product instead of one
 /// per prime. Product `g` covers the primes with indices
@@ -313,6 +432,62 @@ mod tests {
             let mut few = vec![0u32; k];
             residues_ct(&a, &mut few, k);
             assert_eq!(few[..], out[..k]);
+        }
+    }
+
+    /// Trial remainders against u128 division, at lengths around the
+    /// fold (16 limbs) and with extreme limbs; the products cover the
+    /// trial primes in order.
+    #[test]
+    fn trial_remainders_match_division() {
+        assert_eq!(TRIAL[0].start, 0);
+        assert_eq!(TRIAL[TRIAL_COUNT - 1].end as usize, TRIAL_LEN);
+        for pair in TRIAL.windows(2) {
+            assert_eq!(pair[0].end, pair[1].start);
+        }
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for len in [1usize, 2, 15, 16, 17, 31, 32, 33, 48, 64] {
+            for fill in 0..3 {
+                let a: Vec<u64> = (0..len)
+                    .map(|_| match fill {
+                        0 => u64::MAX,
+                        1 => next(),
+                        _ => next() & 0xffff_0000_0000_ffff,
+                    })
+                    .collect();
+                for t in TRIAL.iter() {
+                    let mut r: u128 = 0;
+                    for &limb in a.iter().rev() {
+                        r = ((r << 64) | limb as u128) % t.m as u128;
+                    }
+                    assert_eq!(t.rem_ct(&a) as u128, r, "{len} limbs mod {}", t.m);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn divisibility_by_inverse() {
+        for (i, &p) in ODD_PRIMES[..TRIAL_LEN].iter().enumerate() {
+            for x in [
+                0u64,
+                1,
+                p as u64,
+                2 * p as u64,
+                (u64::MAX / p as u64) * p as u64,
+                u64::MAX,
+                1 << 63,
+                12_345_678_901,
+            ] {
+                let divides = x.wrapping_mul(TRIAL_INVERSES[i]) <= BARRETT[i];
+                assert_eq!(divides, x % p as u64 == 0, "{x} by {p}");
+            }
         }
     }
 

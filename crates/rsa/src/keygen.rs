@@ -263,8 +263,10 @@ fn assemble(
     if !numcrypt_limbs::ct_audit::declassify_choice(half.ct_lt_value(&d)) {
         return Ok(None);
     }
-    let dp = d.rem(&pm1).map_err(|_| Error::InconsistentKey)?;
-    let dq = d.rem(&qm1).map_err(|_| Error::InconsistentKey)?;
+    // d mod (p − 1) is e's inverse modulo p − 1, which divides λ: found
+    // as d was, without dividing the 2·half-bit d by p − 1 bit by bit.
+    let dp = inverse_of_public_exponent(e, &pm1)?;
+    let dq = inverse_of_public_exponent(e, &qm1)?;
     let qinv = q.inv_mod(&p).map_err(|_| Error::InconsistentKey)?;
     RsaPrivateKey::assemble(public, d, p, q, dp, dq, qinv, alloc::vec::Vec::new()).map(Some)
 }
