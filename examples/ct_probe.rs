@@ -25,6 +25,10 @@
 //! instructions for all of them. Modulus and base are fixed, so the runs
 //! differ in nothing but the exponent's value.
 //!
+//! `trial` probes trial division on the eight-lane IFMA kernel
+//! (`small_factor_52x8`, natively counted) on a 1024-bit number of the
+//! pattern.
+//!
 //! `goldilocks`, `p521`, `p256` and `r521` probe field arithmetic instead:
 //! a chain of multiplications, squarings, additions and subtractions on
 //! [`FpGoldilocks`] (the Karatsuba backend), [`Fp521`] (the `mulx`
@@ -45,6 +49,7 @@ use numcrypt_field::{
     Backend, Fp, Fp521, Fp521Saturated, FpGoldilocks, FpGoldilocksMonty, FpP256, FpRandom521,
 };
 use numcrypt_limbs::backend::{self, Exponentiation, LimbKernels};
+use numcrypt_limbs::kernels::{SmallFactorLanes, small_factor_52x8};
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 
 /// The exponent patterns, all of the full declared width.
@@ -402,6 +407,71 @@ fn run_boxed2048(e: Vec<u64>) -> u64 {
     out.as_words()[0]
 }
 
+/// Trial division on the eight-lane IFMA kernel
+/// (`numcrypt_limbs::kernels::small_factor_52x8`): eight lanes of two
+/// small primes each, a 1024-bit number of the pattern in 20 digits of 52
+/// bits. `None` where the kernel does not run.
+#[inline(never)]
+fn probe_target_trial(digits: &[u64], lanes: &[SmallFactorLanes<'_>]) -> Option<u64> {
+    marker();
+    let r = small_factor_52x8(digits, lanes);
+    marker();
+    r
+}
+
+/// [`probe_target_trial`] on the pattern's number: the hit (0 or 1) if the
+/// kernel ran.
+fn run_trial(e: Vec<u64>) -> Option<u64> {
+    const PRIMES: [u64; 16] = [3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59];
+    let m: [u64; 8] = std::array::from_fn(|l| PRIMES[2 * l] * PRIMES[2 * l + 1]);
+    let mask = (1u64 << 52) - 1;
+    // −m⁻¹ mod 2^64 by Newton's iteration, then its low 52 bits.
+    let neg_inv = m.map(|m| {
+        let mut inv = 1u64;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(inv)));
+        }
+        inv.wrapping_neg() & mask
+    });
+    let powers: Vec<[u64; 8]> = (1..=20)
+        .map(|j| std::array::from_fn(|l| pow2_52(j, m[l]) as u64))
+        .collect();
+    let inverse = |p: u64| {
+        let mut inv = 1u64;
+        for _ in 0..6 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(p.wrapping_mul(inv)));
+        }
+        inv
+    };
+    let inverses: [[u64; 8]; 2] =
+        std::array::from_fn(|k| std::array::from_fn(|l| inverse(PRIMES[2 * l + k])));
+    let limits: [[u64; 8]; 2] =
+        std::array::from_fn(|k| std::array::from_fn(|l| u64::MAX / PRIMES[2 * l + k] + 1));
+    let lanes = [SmallFactorLanes {
+        powers: &powers,
+        modulus: &m,
+        neg_inv: &neg_inv,
+        inverses: &inverses,
+        limits: &limits,
+    }];
+    let digits: Vec<u64> = (0..20)
+        .map(|j| {
+            let (word, shift) = (52 * j / 64, 52 * j % 64);
+            let mut d = e[word] >> shift;
+            if shift > 12 && word + 1 < e.len() {
+                d |= e[word + 1] << (64 - shift);
+            }
+            d & mask
+        })
+        .collect();
+    probe_target_trial(&digits, &lanes)
+}
+
+/// `2^(52 k) mod m`.
+fn pow2_52(k: u32, m: u64) -> u128 {
+    (0..k).fold(1u128, |acc, _| (acc << 52) % m as u128)
+}
+
 /// Which implementation ran: under valgrind the emulated CPUID hides ADX
 /// and AVX-512, so the assembly path is measured from a build that enables
 /// ADX at compile time, and the IFMA variants natively (see `.ci/ct-check`).
@@ -432,7 +502,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024short|1024pair|1024batch|2048|goldilocks|p521|p256|r521> <{}>",
+            "usage: ct_probe <1024|1024short|1024pair|1024batch|2048|trial|goldilocks|p521|p256|r521> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -457,6 +527,18 @@ fn main() -> ExitCode {
         };
         println!("{width} field chain, operand {pattern}: low limb of result {digest:#018x}");
         println!("kernels: {}", kernel_backend(16, 1));
+        return ExitCode::SUCCESS;
+    }
+    if width == "trial" {
+        let Some(e) = exponent(pattern, 16) else {
+            return usage();
+        };
+        let Some(hit) = run_trial(e) else {
+            eprintln!("trial: the eight-lane kernel does not run here");
+            return ExitCode::FAILURE;
+        };
+        println!("trial division, number {pattern}: {hit}");
+        println!("kernels: x86_64 avx512 ifma trial");
         return ExitCode::SUCCESS;
     }
     let digest = match (width.as_str(), exponent(pattern, 32)) {

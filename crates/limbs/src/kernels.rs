@@ -23,6 +23,7 @@ pub use crate::ops::kernels::{
     KARATSUBA_MAX_LIMBS, KARATSUBA_MIN_LIMBS, Kernels, MontModulus, SQR_MIN_LIMBS,
     mont_inverse_limb,
 };
+pub use crate::ops::trial::SmallFactorLanes;
 pub use crate::ops::word::{adc, mac, mask_from_bit, sbb};
 
 /// [`Kernels::mul_1`] on the fastest backend.
@@ -64,4 +65,40 @@ pub fn mont_mul_unrolled(r: &mut [Limb], a: &[Limb], b: &[Limb], m: MontModulus)
 /// [`Kernels::mont_sqr`] on the fastest backend.
 pub fn mont_sqr(r: &mut [Limb], a: &[Limb], m: MontModulus, wide: &mut [Limb]) {
     dispatch!(k => k.mont_sqr(r, a, m, wide))
+}
+
+/// Trial division by the primes of many products, eight at once: 1 when
+/// one of them divides `x = Σ digits[j]·2^(52j)` (digits below `2^52`, at
+/// most 4096 of them, each block's `powers` at least as many), else 0.
+/// Each lane's product gives a residue (a few IFMA instructions a digit
+/// for the eight), and each prime `p` divides it exactly when its product
+/// with `p⁻¹ mod 2^64` is below the limit.
+///
+/// AVX-512 IFMA and DQ only: `None` on CPUs without them, or with IFMA
+/// turned off (`NUMCRYPT_DISABLE=ifma`), and the caller's scalar remainders
+/// run. Constant time in the digits.
+pub fn small_factor_52x8(digits: &[u64], blocks: &[SmallFactorLanes<'_>]) -> Option<u64> {
+    let fits = |b: &SmallFactorLanes<'_>| {
+        digits.len() <= b.powers.len() && b.inverses.len() == b.limits.len()
+    };
+    if digits.len() > 4096 || !blocks.iter().all(fits) {
+        return None;
+    }
+    if !crate::backend::selection().runs_small_factor() {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    return crate::backend::x86_64_ifma::Ifma::detect()?.small_factor(digits, blocks);
+    #[allow(unreachable_code)]
+    None
+}
+
+/// Whether [`small_factor_52x8`] runs here (and so whether trial division
+/// by many more primes is cheap).
+pub fn has_small_factor_52x8() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return crate::backend::selection().runs_small_factor()
+        && crate::backend::x86_64_ifma::has_avx512_dq();
+    #[allow(unreachable_code)]
+    false
 }

@@ -75,7 +75,11 @@
 //! thread, in batches that hold 48 survivors, which are tested in parallel,
 //! eight at a time; the first acceptable one in drawing order
 //! wins, and the rest of its batch starts the search for `q`, as the
-//! single-threaded order would (the generator ends further advanced).
+//! single-threaded order would (the generator ends further advanced, by as
+//! many candidates as the last batch held beyond `q`: that number depends
+//! on how many primes the trial division uses, which depends on the CPU,
+//! so a generator's later draws may differ between CPUs; the primes drawn
+//! do not).
 //!
 //! The alternative, independent searches from per-thread starts with the
 //! first to finish winning, changes the distribution: a search that starts

@@ -7,9 +7,13 @@ use subtle::Choice;
 use crate::mr::{BaseSource, HashBases, MR64_ROUNDS, MillerRabin, RngBases};
 use crate::small::is_prime_u64;
 use crate::table::{
-    BARRETT, ODD_PRIMES, PRODUCT_COUNT, PRODUCTS, TRIAL, TRIAL_INVERSES, TRIAL_LEN,
-    trial_division_primes,
+    BARRETT, LANE_DIGITS, LANE_PRIMES, ODD_PRIMES, PRODUCT_COUNT, PRODUCTS, TRIAL, TRIAL_INVERSES,
+    TRIAL_LANE_BLOCKS, TRIAL_LANES, TRIAL_LEN, trial_division_primes,
 };
+use numcrypt_limbs::kernels::{
+    SmallFactorLanes, has_small_factor_52x8 as small_factor_52x8_runs, small_factor_52x8,
+};
+use zeroize::Zeroize;
 
 /// The key under which [`is_prime`] derives its bases from `n`: public and
 /// fixed, so that the answer is a function of `n` alone.
@@ -97,17 +101,78 @@ fn mr64_vartime<U: Unsigned>(n: &U, limbs: usize, bases: &mut impl BaseSource) -
 
 /// Whether one of the first `r` odd primes divides `a` (which exceeds them
 /// all), constant time: one remainder per product of primes, then one
-/// multiplication per prime.
+/// multiplication per prime; eight products at a time where
+/// [`small_factor_52x8`] runs.
 pub(crate) fn small_factor_ct(a: &[u64], r: usize) -> Choice {
     debug_assert!(r <= TRIAL_LEN);
+    small_factor_lanes_ct(a, r).unwrap_or_else(|| small_factor_scalar_ct(a, r))
+}
+
+/// [`small_factor_ct`] one product of primes below `2^64` at a time.
+fn small_factor_scalar_ct(a: &[u64], r: usize) -> Choice {
     let mut hits = 0u64;
     for product in TRIAL.iter().take_while(|t| (t.start as usize) < r) {
         let rem = product.rem_ct(a);
         for i in product.start as usize..(product.end as usize).min(r) {
-            hits |= (rem.wrapping_mul(TRIAL_INVERSES[i]) <= BARRETT[i]) as u64;
+            hits |= divides(rem, i);
         }
     }
     Choice::from(hits as u8)
+}
+
+/// [`small_factor_ct`] on the eight-lane kernel: `None` where it does not
+/// run or `a` is too long for [`TRIAL_LANES`].
+fn small_factor_lanes_ct(a: &[u64], r: usize) -> Option<Choice> {
+    let digits_len = (64 * a.len()).div_ceil(52);
+    if digits_len > LANE_DIGITS || !small_factor_52x8_runs() {
+        return None;
+    }
+    let mut digits = [0u64; LANE_DIGITS];
+    for (j, d) in digits[..digits_len].iter_mut().enumerate() {
+        // Digit j is bits 52j.. of a: public positions.
+        let (word, shift) = (52 * j / 64, 52 * j % 64);
+        *d = a[word] >> shift;
+        if shift > 12 && word + 1 < a.len() {
+            *d |= a[word + 1] << (64 - shift);
+        }
+        *d &= (1 << 52) - 1;
+    }
+    let count = TRIAL_LANES.iter().take_while(|b| b.first < r).count();
+    // The block that holds the r-th prime tests only those before it.
+    let straddles = count.checked_sub(1).filter(|&i| TRIAL_LANES[i].end > r);
+    let mut cut = [[0u64; 8]; LANE_PRIMES];
+    if let Some(i) = straddles {
+        let block = &TRIAL_LANES[i];
+        for ((cut, limits), index) in cut.iter_mut().zip(&block.limits).zip(&block.index) {
+            for ((c, &limit), &i) in cut.iter_mut().zip(limits).zip(index) {
+                *c = if (i as usize) < r { limit } else { 0 };
+            }
+        }
+    }
+    let lanes: [SmallFactorLanes<'_>; TRIAL_LANE_BLOCKS] = core::array::from_fn(|i| {
+        let block = &TRIAL_LANES[i];
+        let limits = match straddles == Some(i) {
+            true => &cut[..block.rows],
+            false => &block.limits[..block.rows],
+        };
+        SmallFactorLanes {
+            powers: &block.powers,
+            modulus: &block.m,
+            neg_inv: &block.neg_inv,
+            inverses: &block.inverses[..block.rows],
+            limits,
+        }
+    });
+    let hit = small_factor_52x8(&digits[..digits_len], &lanes[..count]);
+    digits.zeroize();
+    hit.map(|hit| Choice::from(hit as u8))
+}
+
+/// 1 when the `i`-th odd prime divides `x`, else 0, without a branch: `x·p⁻¹
+/// mod 2^64` is at most `⌊(2^64 − 1)/p⌋` exactly for the multiples of `p`.
+#[inline(always)]
+fn divides(x: u64, i: usize) -> u64 {
+    (x.wrapping_mul(TRIAL_INVERSES[i]) <= BARRETT[i]) as u64
 }
 
 /// Whether one of the first `r` odd primes divides `a`, variable time.
@@ -151,6 +216,7 @@ mod tests {
             x ^= x << 17;
             x
         };
+        let mut lanes_ran = false;
         for len in [1usize, 8, 16, 17, 32, 64] {
             for round in 0..40 {
                 let mut a: [u64; 64] = core::array::from_fn(|_| next());
@@ -176,17 +242,20 @@ mod tests {
                 let mut limbs = [0u64; 64];
                 limbs[..digits.len()].copy_from_slice(&digits);
                 let expected = ODD_PRIMES[..r].iter().any(|&p| (&n % p).is_zero());
-                assert_eq!(
-                    bool::from(small_factor_ct(&limbs[..len], r)),
-                    expected,
-                    "{len} limbs, r {r}"
-                );
-                assert_eq!(
-                    small_factor_vartime(&limbs[..len], r),
-                    expected,
-                    "{len} limbs, r {r}"
-                );
+                let a = &limbs[..len];
+                let scalar = small_factor_scalar_ct(a, r);
+                assert_eq!(bool::from(scalar), expected, "{len} limbs, r {r}");
+                if let Some(hit) = small_factor_lanes_ct(a, r) {
+                    assert_eq!(bool::from(hit), expected, "lanes: {len} limbs, r {r}");
+                    lanes_ran = true;
+                }
+                assert_eq!(small_factor_vartime(a, r), expected, "{len} limbs, r {r}");
             }
         }
+        assert_eq!(
+            lanes_ran,
+            small_factor_52x8_runs(),
+            "the lanes ran where they can"
+        );
     }
 }

@@ -15,7 +15,7 @@ use crate::int::PrimeInt;
 use crate::mr::{HashBases, MR64_ROUNDS, MillerRabin};
 use crate::primality::small_factor_ct;
 use crate::sqrt2::sqrt2_floor;
-use crate::table::trial_division_primes;
+use crate::table::fips_trial_primes;
 
 /// Survivors of trial division a work item of the FIPS search tests: one
 /// pass of the eight-lane batch exponentiation (two of the four-lane one),
@@ -484,7 +484,7 @@ impl<U: PrimeInt> Fips<U> {
         }
         !declassify_choice(small_factor_ct(
             &c.as_ref()[..limbs],
-            trial_division_primes(half),
+            fips_trial_primes(half),
         ))
     }
 

@@ -33,6 +33,23 @@ pub(crate) const fn trial_division_primes(bits: u32) -> usize {
     }
 }
 
+/// Trial division for the fresh candidates of a FIPS 186-5 search, of
+/// `bits` bits: where [`numcrypt_limbs::kernels::small_factor_52x8`] runs
+/// and the candidates fit its digits, 512 primes up to 1024 bits and 1024
+/// above (each prime removes the candidates it divides before their
+/// exponentiation, and the kernel tests eight products of primes for
+/// about what one costs alone: measured, benches/RESULTS.md); elsewhere
+/// MR64's count.
+pub(crate) fn fips_trial_primes(bits: u32) -> usize {
+    let lanes =
+        bits as usize <= 52 * LANE_DIGITS && numcrypt_limbs::kernels::has_small_factor_52x8();
+    match (lanes, bits) {
+        (true, 0..=1024) => 512,
+        (true, _) => TRIAL_LEN,
+        (false, _) => trial_division_primes(bits),
+    }
+}
+
 /// An odd modulus below `2^64` (a product of table primes) with its
 /// Montgomery constants, for constant-time remainders of long numbers.
 #[derive(Clone, Copy)]
@@ -209,6 +226,104 @@ const fn inverses(primes: &[u32]) -> [u64; TRIAL_LEN] {
     out
 }
 
+/// Digits of 52 bits the lane tables ([`TRIAL_LANES`]) cover: candidates of
+/// up to 2080 bits (the primes of RSA keys up to 4096 bits).
+pub(crate) const LANE_DIGITS: usize = 40;
+
+/// Eight consecutive products of primes below `2^52`, among the first
+/// [`TRIAL_LEN`], as [`numcrypt_limbs::kernels::small_factor_52x8`] takes
+/// them.
+pub(crate) struct TrialLanes {
+    /// `2^(52(j + 1)) mod m` for digit `j`, in each lane.
+    pub(crate) powers: [[u64; 8]; LANE_DIGITS],
+    pub(crate) m: [u64; 8],
+    /// `−m⁻¹ mod 2^52`.
+    pub(crate) neg_inv: [u64; 8],
+    /// Row `k` holds the `k`-th prime of each lane's product: `p⁻¹ mod
+    /// 2^64`, `⌊(2^64 − 1)/p⌋ + 1` (0 where a lane has fewer primes; the
+    /// lanes past the last product, whose modulus is 3, have none), and
+    /// the prime's index in the table.
+    pub(crate) inverses: [[u64; 8]; LANE_PRIMES],
+    pub(crate) limits: [[u64; 8]; LANE_PRIMES],
+    pub(crate) index: [[u16; 8]; LANE_PRIMES],
+    /// The rows in use; the block's primes have indices `first..end`.
+    pub(crate) rows: usize,
+    pub(crate) first: usize,
+    pub(crate) end: usize,
+}
+
+/// The most primes in one product below `2^52` (3·5·…·41).
+pub(crate) const LANE_PRIMES: usize = 12;
+
+/// The blocks of products below `2^52` that cover the first [`TRIAL_LEN`]
+/// primes.
+pub(crate) static TRIAL_LANES: [TrialLanes; TRIAL_LANE_BLOCKS] = trial_lanes(&ODD_PRIMES);
+
+const LANE_PRODUCTS: usize = product_ends_below(&ODD_PRIMES, TRIAL_LEN, 1 << 52).1;
+pub(crate) const TRIAL_LANE_BLOCKS: usize = LANE_PRODUCTS.div_ceil(8);
+
+const fn trial_lanes(primes: &[u32]) -> [TrialLanes; TRIAL_LANE_BLOCKS] {
+    const EMPTY: TrialLanes = TrialLanes {
+        powers: [[0; 8]; LANE_DIGITS],
+        m: [0; 8],
+        neg_inv: [0; 8],
+        inverses: [[0; 8]; LANE_PRIMES],
+        limits: [[0; 8]; LANE_PRIMES],
+        index: [[0; 8]; LANE_PRIMES],
+        rows: 0,
+        first: 0,
+        end: 0,
+    };
+    let (ends, count) = product_ends_below(primes, TRIAL_LEN, 1 << 52);
+    let mut out = [EMPTY; TRIAL_LANE_BLOCKS];
+    let mut b = 0;
+    while b < TRIAL_LANE_BLOCKS {
+        let mut l = 0;
+        while l < 8 {
+            let g = 8 * b + l;
+            let (first, last) = if g < count {
+                (ends[g] as usize, ends[g + 1] as usize)
+            } else {
+                (TRIAL_LEN, TRIAL_LEN)
+            };
+            let mut m: u64 = 1;
+            let mut i = first;
+            while i < last {
+                let k = i - first;
+                let p = primes[i] as u64;
+                m *= p;
+                out[b].inverses[k][l] = Modulus64::new(p).neg_inv.wrapping_neg();
+                out[b].limits[k][l] = u64::MAX / p + 1;
+                out[b].index[k][l] = i as u16;
+                i += 1;
+            }
+            if last - first > out[b].rows {
+                out[b].rows = last - first;
+            }
+            if m == 1 {
+                m = 3;
+            }
+            let radix = (1u128 << 52) % m as u128;
+            let mut power = radix;
+            let mut j = 0;
+            while j < LANE_DIGITS {
+                out[b].powers[j][l] = power as u64;
+                power = power * radix % m as u128;
+                j += 1;
+            }
+            out[b].m[l] = m;
+            out[b].neg_inv[l] = Modulus64::new(m).neg_inv & ((1 << 52) - 1);
+            if l == 0 {
+                out[b].first = first;
+            }
+            out[b].end = last;
+            l += 1;
+        }
+        b += 1;
+    }
+    out
+}
+
 /// Products of consecutive odd primes from the first [`TABLE_LEN`], each
 /// below `2^64`: one multi-precision remainder per product instead of one
 /// per prime. Product `g` covers the primes with indices
@@ -267,15 +382,20 @@ pub(crate) const fn barrett_mu(p: u32) -> u64 {
 /// The end of the greedy product of primes starting at index `i` (below
 /// `end`): the first index whose prime no longer fits, and the product.
 const fn product_from(primes: &[u32], i: usize, end: usize) -> (usize, u64) {
+    product_from_below(primes, i, end, u64::MAX)
+}
+
+/// [`product_from`] for products at most `limit`.
+const fn product_from_below(primes: &[u32], i: usize, end: usize, limit: u64) -> (usize, u64) {
     let mut prod: u64 = 1;
     let mut j = i;
     while j < end {
         match prod.checked_mul(primes[j] as u64) {
-            Some(p) => {
+            Some(p) if p <= limit => {
                 prod = p;
                 j += 1;
             }
-            None => break,
+            _ => break,
         }
     }
     (j, prod)
@@ -283,12 +403,21 @@ const fn product_from(primes: &[u32], i: usize, end: usize) -> (usize, u64) {
 
 /// Where the products over `primes[..end]` end, and how many there are.
 const fn product_ends(primes: &[u32], end: usize) -> ([u16; TABLE_LEN + 1], usize) {
+    product_ends_below(primes, end, u64::MAX)
+}
+
+/// [`product_ends`] for products at most `limit`.
+const fn product_ends_below(
+    primes: &[u32],
+    end: usize,
+    limit: u64,
+) -> ([u16; TABLE_LEN + 1], usize) {
     let mut start = [0u16; TABLE_LEN + 1];
     let mut count = 0;
     let mut i = 0;
     while i < end {
         start[count] = i as u16;
-        i = product_from(primes, i, end).0;
+        i = product_from_below(primes, i, end, limit).0;
         count += 1;
     }
     start[count] = end as u16;
@@ -470,6 +599,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The lane blocks: each lane's modulus is the product of its primes
+    /// (3 for an empty lane), the primes run in order over all blocks, and
+    /// the powers and inverses are what the kernel's contract asks.
+    #[test]
+    fn trial_lanes_cover_the_trial_primes() {
+        let mut next = 0;
+        for block in TRIAL_LANES.iter() {
+            for l in 0..8 {
+                let primes: Vec<u64> = (0..block.rows)
+                    .filter(|&k| block.limits[k][l] != 0)
+                    .map(|k| {
+                        let i = block.index[k][l] as usize;
+                        assert_eq!(i, next, "primes in order");
+                        next += 1;
+                        ODD_PRIMES[i] as u64
+                    })
+                    .collect();
+                let m: u64 = primes.iter().product::<u64>().max(3);
+                assert_eq!(block.m[l], m);
+                assert!(m < 1 << 52);
+                assert_eq!(
+                    block.m[l].wrapping_mul(block.neg_inv[l]) & ((1 << 52) - 1),
+                    (1 << 52) - 1
+                );
+                let mut power = 1u128;
+                for row in &block.powers {
+                    power = (power << 52) % m as u128;
+                    assert_eq!(row[l] as u128, power);
+                }
+                for (k, &p) in primes.iter().enumerate() {
+                    assert_eq!(p.wrapping_mul(block.inverses[k][l]), 1);
+                    assert_eq!(block.limits[k][l], u64::MAX / p + 1);
+                }
+            }
+            assert_eq!(block.end, next);
+            assert!(block.first < block.end);
+        }
+        assert_eq!(next, TRIAL_LEN);
     }
 
     #[test]

@@ -726,6 +726,13 @@ impl Selection {
             .map_or(preference::UNMEASURED_PASS, |k| k.pass_in_pairs)
     }
 
+    /// Whether the eight-lane trial division may run
+    /// ([`crate::kernels::small_factor_52x8`]): AVX-512 IFMA, its 512-bit
+    /// kernels not turned off.
+    pub(crate) fn runs_small_factor(self) -> bool {
+        self.0 & HAS_IFMA != 0 && self.0 & DISABLE_IFMA512 == 0
+    }
+
     fn ifma_usable(self, e: Exponentiation) -> bool {
         let off = match e {
             Exponentiation::Ifma256 | Exponentiation::Ifma256VectorQuotient => DISABLE_IFMA256,

@@ -13,4 +13,5 @@ pub(crate) mod montmul;
 pub(crate) mod pow;
 pub(crate) mod radix;
 pub(crate) mod shift;
+pub(crate) mod trial;
 pub(crate) mod word;

@@ -51,6 +51,7 @@ use core::arch::x86_64::*;
 use super::radix::{Column, DigitLayout, Digits};
 use crate::backend::radix::LimbMontgomery;
 use crate::ops::montmul::ExpJob;
+use crate::ops::trial::SmallFactorLanes;
 
 mod ymm;
 mod zmm;
@@ -155,6 +156,78 @@ impl Ifma {
         // only through the slices it is given.
         unsafe { lookup_vectors::<L, V>(out, table, column, index) }
     }
+}
+
+cpufeatures::new!(avx512_dq, "avx512dq");
+
+/// Whether the CPU has AVX-512DQ (detected once).
+pub(crate) fn has_avx512_dq() -> bool {
+    avx512_dq::init_get().1
+}
+
+impl Ifma {
+    /// [`crate::kernels::small_factor_52x8`] on this CPU: `None` without
+    /// AVX-512DQ (which every IFMA CPU so far has).
+    pub(crate) fn small_factor(
+        self,
+        digits: &[u64],
+        blocks: &[SmallFactorLanes<'_>],
+    ) -> Option<u64> {
+        if !has_avx512_dq() {
+            return None;
+        }
+        // SAFETY: `self` proves the CPU has AVX-512F and IFMA, and the check
+        // above AVX-512DQ, the features `small_factor_lanes` is compiled
+        // for; it reads only the slices it is given.
+        Some(unsafe { small_factor_lanes(digits, blocks) })
+    }
+}
+
+/// For each block, `v = Σ digits[j]·powers[j]` in each lane (the even and
+/// odd digits in separate accumulators), one Montgomery step by a digit,
+/// then `v·inverse < limit` for each row of primes: 1 when one holds,
+/// else 0. The blocks' chains are independent, so one block's latency
+/// overlaps the next one's work.
+#[target_feature(enable = "avx512f,avx512dq,avx512ifma")]
+fn small_factor_lanes(digits: &[u64], blocks: &[SmallFactorLanes<'_>]) -> u64 {
+    let zero = _mm512_setzero_si512();
+    let mut hits: __mmask8 = 0;
+    for lanes in blocks {
+        let powers = lanes.powers;
+        let (mut lo0, mut hi0, mut lo1, mut hi1) = (zero, zero, zero, zero);
+        let pairs = digits.chunks_exact(2);
+        let odd = pairs.remainder();
+        for (d, row) in pairs.zip(powers.chunks_exact(2)) {
+            let (d0, d1) = (
+                _mm512_set1_epi64(d[0] as i64),
+                _mm512_set1_epi64(d[1] as i64),
+            );
+            let (row0, row1) = (load512(&row[0]), load512(&row[1]));
+            lo0 = _mm512_madd52lo_epu64(lo0, d0, row0);
+            hi0 = _mm512_madd52hi_epu64(hi0, d0, row0);
+            lo1 = _mm512_madd52lo_epu64(lo1, d1, row1);
+            hi1 = _mm512_madd52hi_epu64(hi1, d1, row1);
+        }
+        if let [d] = odd {
+            let (d, row) = (
+                _mm512_set1_epi64(*d as i64),
+                load512(&powers[digits.len() - 1]),
+            );
+            lo0 = _mm512_madd52lo_epu64(lo0, d, row);
+            hi0 = _mm512_madd52hi_epu64(hi0, d, row);
+        }
+        let (lo, hi) = (_mm512_add_epi64(lo0, lo1), _mm512_add_epi64(hi0, hi1));
+        let m = load512(lanes.modulus);
+        // q = −lo·m⁻¹ mod 2^52, so lo + q·m is a multiple of 2^52.
+        let q = _mm512_madd52lo_epu64(zero, lo, load512(lanes.neg_inv));
+        let carry = _mm512_srli_epi64::<52>(_mm512_madd52lo_epu64(lo, q, m));
+        let v = _mm512_add_epi64(_mm512_madd52hi_epu64(hi, q, m), carry);
+        for (inverse, limit) in lanes.inverses.iter().zip(lanes.limits) {
+            let t = _mm512_mullo_epi64(v, load512(inverse));
+            hits |= _mm512_cmplt_epu64_mask(t, load512(limit));
+        }
+    }
+    (hits != 0) as u64
 }
 
 /// `vpternlogq`'s truth table for `a | (b & c)`: one vector operation a
