@@ -409,12 +409,12 @@ fn run_boxed2048(e: Vec<u64>) -> u64 {
 
 /// Trial division on the eight-lane IFMA kernel
 /// (`numcrypt_limbs::kernels::small_factor_52x8`): eight lanes of two
-/// small primes each, a 1024-bit number of the pattern in 20 digits of 52
-/// bits. `None` where the kernel does not run.
+/// small primes each, a 1024-bit number of the pattern. `None` where the
+/// kernel does not run.
 #[inline(never)]
-fn probe_target_trial(digits: &[u64], lanes: &[SmallFactorLanes<'_>]) -> Option<u64> {
+fn probe_target_trial(x: &[u64], lanes: &[SmallFactorLanes<'_>]) -> Option<u64> {
     marker();
-    let r = small_factor_52x8(digits, lanes);
+    let r = small_factor_52x8(x, lanes);
     marker();
     r
 }
@@ -454,17 +454,7 @@ fn run_trial(e: Vec<u64>) -> Option<u64> {
         inverses: &inverses,
         limits: &limits,
     }];
-    let digits: Vec<u64> = (0..20)
-        .map(|j| {
-            let (word, shift) = (52 * j / 64, 52 * j % 64);
-            let mut d = e[word] >> shift;
-            if shift > 12 && word + 1 < e.len() {
-                d |= e[word + 1] << (64 - shift);
-            }
-            d & mask
-        })
-        .collect();
-    probe_target_trial(&digits, &lanes)
+    probe_target_trial(&e, &lanes)
 }
 
 /// `2^(52 k) mod m`.

@@ -68,37 +68,30 @@ pub fn mont_sqr(r: &mut [Limb], a: &[Limb], m: MontModulus, wide: &mut [Limb]) {
 }
 
 /// Trial division by the primes of many products, eight at once: 1 when
-/// one of them divides `x = Σ digits[j]·2^(52j)` (digits below `2^52`, at
-/// most 4096 of them, each block's `powers` at least as many), else 0.
-/// Each lane's product gives a residue (a few IFMA instructions a digit
-/// for the eight), and each prime `p` divides it exactly when its product
-/// with `p⁻¹ mod 2^64` is below the limit.
+/// one of them divides `x` (little-endian limbs, at most 4160 bits, in
+/// `d = ⌈64·len/52⌉` digits of 52 bits; each block's `powers` at least `d`
+/// long), else 0. Each lane's product gives a residue (a few IFMA
+/// instructions a digit for the eight), and each prime `p` divides it
+/// exactly when its product with `p⁻¹ mod 2^64` is below the limit.
 ///
 /// AVX-512 IFMA and DQ only: `None` on CPUs without them, or with IFMA
 /// turned off (`NUMCRYPT_DISABLE=ifma`), and the caller's scalar remainders
-/// run. Constant time in the digits.
-pub fn small_factor_52x8(digits: &[u64], blocks: &[SmallFactorLanes<'_>]) -> Option<u64> {
-    let fits = |b: &SmallFactorLanes<'_>| {
-        digits.len() <= b.powers.len() && b.inverses.len() == b.limits.len()
-    };
-    if digits.len() > 4096 || !blocks.iter().all(fits) {
+/// run. Constant time in `x`.
+pub fn small_factor_52x8(x: &[Limb], blocks: &[SmallFactorLanes<'_>]) -> Option<u64> {
+    let digits = (64 * x.len()).div_ceil(52);
+    let fits =
+        |b: &SmallFactorLanes<'_>| digits <= b.powers.len() && b.inverses.len() == b.limits.len();
+    if digits > SMALL_FACTOR_MAX_DIGITS || !blocks.iter().all(fits) {
         return None;
     }
-    if !crate::backend::selection().runs_small_factor() {
-        return None;
-    }
-    #[cfg(target_arch = "x86_64")]
-    return crate::backend::x86_64_ifma::Ifma::detect()?.small_factor(digits, blocks);
-    #[allow(unreachable_code)]
-    None
+    crate::backend::small_factor_52x8(x, blocks)
 }
+
+/// The most digits [`small_factor_52x8`] takes: 4160 bits.
+pub const SMALL_FACTOR_MAX_DIGITS: usize = 80;
 
 /// Whether [`small_factor_52x8`] runs here (and so whether trial division
 /// by many more primes is cheap).
 pub fn has_small_factor_52x8() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return crate::backend::selection().runs_small_factor()
-        && crate::backend::x86_64_ifma::has_avx512_dq();
-    #[allow(unreachable_code)]
-    false
+    crate::backend::has_small_factor_52x8()
 }

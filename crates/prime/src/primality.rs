@@ -13,7 +13,6 @@ use crate::table::{
 use numcrypt_limbs::kernels::{
     SmallFactorLanes, has_small_factor_52x8 as small_factor_52x8_runs, small_factor_52x8,
 };
-use zeroize::Zeroize;
 
 /// The key under which [`is_prime`] derives its bases from `n`: public and
 /// fixed, so that the answer is a function of `n` alone.
@@ -123,19 +122,8 @@ fn small_factor_scalar_ct(a: &[u64], r: usize) -> Choice {
 /// [`small_factor_ct`] on the eight-lane kernel: `None` where it does not
 /// run or `a` is too long for [`TRIAL_LANES`].
 fn small_factor_lanes_ct(a: &[u64], r: usize) -> Option<Choice> {
-    let digits_len = (64 * a.len()).div_ceil(52);
-    if digits_len > LANE_DIGITS || !small_factor_52x8_runs() {
+    if (64 * a.len()).div_ceil(52) > LANE_DIGITS || !small_factor_52x8_runs() {
         return None;
-    }
-    let mut digits = [0u64; LANE_DIGITS];
-    for (j, d) in digits[..digits_len].iter_mut().enumerate() {
-        // Digit j is bits 52j.. of a: public positions.
-        let (word, shift) = (52 * j / 64, 52 * j % 64);
-        *d = a[word] >> shift;
-        if shift > 12 && word + 1 < a.len() {
-            *d |= a[word + 1] << (64 - shift);
-        }
-        *d &= (1 << 52) - 1;
     }
     let count = TRIAL_LANES.iter().take_while(|b| b.first < r).count();
     // The block that holds the r-th prime tests only those before it.
@@ -163,9 +151,7 @@ fn small_factor_lanes_ct(a: &[u64], r: usize) -> Option<Choice> {
             limits,
         }
     });
-    let hit = small_factor_52x8(&digits[..digits_len], &lanes[..count]);
-    digits.zeroize();
-    hit.map(|hit| Choice::from(hit as u8))
+    small_factor_52x8(a, &lanes[..count]).map(|hit| Choice::from(hit as u8))
 }
 
 /// 1 when the `i`-th odd prime divides `x`, else 0, without a branch: `x·p⁻¹

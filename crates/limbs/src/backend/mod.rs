@@ -825,6 +825,32 @@ impl fmt::Debug for Selection {
     }
 }
 
+/// [`crate::kernels::small_factor_52x8`] where a kernel runs (AVX-512
+/// IFMA and DQ, IFMA not turned off), else `None`.
+pub(crate) fn small_factor_52x8(
+    x: &[crate::Limb],
+    blocks: &[crate::ops::trial::SmallFactorLanes<'_>],
+) -> Option<u64> {
+    if !selection().runs_small_factor() {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    return x86_64_ifma::Ifma::detect()?.small_factor(x, blocks);
+    #[allow(unreachable_code)]
+    {
+        let _ = (x, blocks);
+        None
+    }
+}
+
+/// Whether [`small_factor_52x8`] runs here.
+pub(crate) fn has_small_factor_52x8() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return selection().runs_small_factor() && x86_64_ifma::has_avx512_dq();
+    #[allow(unreachable_code)]
+    false
+}
+
 #[cfg(target_arch = "x86_64")]
 fn detect() -> u32 {
     let mut bits = 0;

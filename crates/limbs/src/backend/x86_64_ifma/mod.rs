@@ -49,9 +49,11 @@
 use core::arch::x86_64::*;
 
 use super::radix::{Column, DigitLayout, Digits};
+use crate::Limb;
 use crate::backend::radix::LimbMontgomery;
 use crate::ops::montmul::ExpJob;
 use crate::ops::trial::SmallFactorLanes;
+use zeroize::Zeroize;
 
 mod ymm;
 mod zmm;
@@ -168,18 +170,19 @@ pub(crate) fn has_avx512_dq() -> bool {
 impl Ifma {
     /// [`crate::kernels::small_factor_52x8`] on this CPU: `None` without
     /// AVX-512DQ (which every IFMA CPU so far has).
-    pub(crate) fn small_factor(
-        self,
-        digits: &[u64],
-        blocks: &[SmallFactorLanes<'_>],
-    ) -> Option<u64> {
+    pub(crate) fn small_factor(self, x: &[Limb], blocks: &[SmallFactorLanes<'_>]) -> Option<u64> {
         if !has_avx512_dq() {
             return None;
         }
+        let mut digits = [0u64; crate::kernels::SMALL_FACTOR_MAX_DIGITS];
+        let digits = &mut digits[..(64 * x.len()).div_ceil(DIGIT_BITS as usize)];
+        radix(DigitLayout::Contiguous).split(x, digits);
         // SAFETY: `self` proves the CPU has AVX-512F and IFMA, and the check
         // above AVX-512DQ, the features `small_factor_lanes` is compiled
         // for; it reads only the slices it is given.
-        Some(unsafe { small_factor_lanes(digits, blocks) })
+        let hit = unsafe { small_factor_lanes(digits, blocks) };
+        digits.zeroize();
+        Some(hit)
     }
 }
 
