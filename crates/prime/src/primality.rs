@@ -8,7 +8,7 @@ use crate::mr::{BaseSource, HashBases, MR64_ROUNDS, MillerRabin, RngBases};
 use crate::small::is_prime_u64;
 use crate::table::{
     BARRETT, LANE_DIGITS, LANE_PRIMES, ODD_PRIMES, PRODUCT_COUNT, PRODUCTS, TRIAL, TRIAL_INVERSES,
-    TRIAL_LANE_BLOCKS, TRIAL_LANES, TRIAL_LEN, trial_division_primes,
+    TRIAL_LANE_VIEWS, TRIAL_LANES, TRIAL_LEN, trial_division_primes,
 };
 use numcrypt_limbs::kernels::{
     SmallFactorLanes, has_small_factor_52x8 as small_factor_52x8_runs, small_factor_52x8,
@@ -126,32 +126,27 @@ fn small_factor_lanes_ct(a: &[u64], r: usize) -> Option<Choice> {
         return None;
     }
     let count = TRIAL_LANES.iter().take_while(|b| b.first < r).count();
+    let blocks = &TRIAL_LANE_VIEWS[..count];
+    let Some((last, whole)) = blocks.split_last() else {
+        return Some(Choice::from(0));
+    };
+    let block = &TRIAL_LANES[count - 1];
+    if block.end <= r {
+        return small_factor_52x8(a, blocks).map(|hit| Choice::from(hit as u8));
+    }
     // The block that holds the r-th prime tests only those before it.
-    let straddles = count.checked_sub(1).filter(|&i| TRIAL_LANES[i].end > r);
     let mut cut = [[0u64; 8]; LANE_PRIMES];
-    if let Some(i) = straddles {
-        let block = &TRIAL_LANES[i];
-        for ((cut, limits), index) in cut.iter_mut().zip(&block.limits).zip(&block.index) {
-            for ((c, &limit), &i) in cut.iter_mut().zip(limits).zip(index) {
-                *c = if (i as usize) < r { limit } else { 0 };
-            }
+    for ((cut, limits), index) in cut.iter_mut().zip(&block.limits).zip(&block.index) {
+        for ((c, &limit), &i) in cut.iter_mut().zip(limits).zip(index) {
+            *c = if (i as usize) < r { limit } else { 0 };
         }
     }
-    let lanes: [SmallFactorLanes<'_>; TRIAL_LANE_BLOCKS] = core::array::from_fn(|i| {
-        let block = &TRIAL_LANES[i];
-        let limits = match straddles == Some(i) {
-            true => &cut[..block.rows],
-            false => &block.limits[..block.rows],
-        };
-        SmallFactorLanes {
-            powers: &block.powers,
-            modulus: &block.m,
-            neg_inv: &block.neg_inv,
-            inverses: &block.inverses[..block.rows],
-            limits,
-        }
-    });
-    small_factor_52x8(a, &lanes[..count]).map(|hit| Choice::from(hit as u8))
+    let last = SmallFactorLanes {
+        limits: &cut[..block.rows],
+        ..*last
+    };
+    let whole = small_factor_52x8(a, whole)?;
+    small_factor_52x8(a, &[last]).map(|hit| Choice::from((whole | hit) as u8))
 }
 
 /// 1 when the `i`-th odd prime divides `x`, else 0, without a branch: `x·p⁻¹

@@ -2,6 +2,8 @@
 //! trial division and by the generation sieve, their Barrett constants, and
 //! products of consecutive primes that fit a limb.
 
+use numcrypt_limbs::kernels::SmallFactorLanes;
+
 /// Number of odd primes in the table (3, 5, 7, …, 1742539): the
 /// generation sieve may use all of them.
 pub(crate) const PRIMES_LEN: usize = 131_072;
@@ -35,8 +37,8 @@ pub(crate) const fn trial_division_primes(bits: u32) -> usize {
 
 /// Trial division for the fresh candidates of a FIPS 186-5 search, of
 /// `bits` bits: where [`numcrypt_limbs::kernels::small_factor_52x8`] runs
-/// and the candidates fit its digits, 512 primes up to 1024 bits and 1024
-/// above (each prime removes the candidates it divides before their
+/// and the candidates fit its digits, 512 primes (rounded up to whole
+/// blocks of eight products) up to 1024 bits and 1024 above (each prime removes the candidates it divides before their
 /// exponentiation, and the kernel tests eight products of primes for
 /// about what one costs alone: measured, benches/RESULTS.md); elsewhere
 /// MR64's count.
@@ -44,10 +46,20 @@ pub(crate) fn fips_trial_primes(bits: u32) -> usize {
     let lanes =
         bits as usize <= 52 * LANE_DIGITS && numcrypt_limbs::kernels::has_small_factor_52x8();
     match (lanes, bits) {
-        (true, 0..=1024) => 512,
+        (true, 0..=1024) => whole_lane_blocks(512),
         (true, _) => TRIAL_LEN,
         (false, _) => trial_division_primes(bits),
     }
+}
+
+/// The fewest primes, at least `r`, that fill whole blocks of
+/// [`TRIAL_LANES`] (so that no block's limits need cutting).
+fn whole_lane_blocks(r: usize) -> usize {
+    TRIAL_LANES
+        .iter()
+        .map(|b| b.end)
+        .find(|&end| end >= r)
+        .unwrap_or(TRIAL_LEN)
 }
 
 /// An odd modulus below `2^64` (a product of table primes) with its
@@ -258,6 +270,34 @@ pub(crate) const LANE_PRIMES: usize = 12;
 /// The blocks of products below `2^52` that cover the first [`TRIAL_LEN`]
 /// primes.
 pub(crate) static TRIAL_LANES: [TrialLanes; TRIAL_LANE_BLOCKS] = trial_lanes(&ODD_PRIMES);
+
+/// [`TRIAL_LANES`] as the kernel takes them, each block's primes all
+/// counted: built once, not for every candidate.
+pub(crate) static TRIAL_LANE_VIEWS: [SmallFactorLanes<'static>; TRIAL_LANE_BLOCKS] = lane_views();
+
+const fn lane_views() -> [SmallFactorLanes<'static>; TRIAL_LANE_BLOCKS] {
+    const NONE: SmallFactorLanes<'static> = SmallFactorLanes {
+        powers: &[],
+        modulus: &[0; 8],
+        neg_inv: &[0; 8],
+        inverses: &[],
+        limits: &[],
+    };
+    let mut out = [NONE; TRIAL_LANE_BLOCKS];
+    let mut i = 0;
+    while i < TRIAL_LANE_BLOCKS {
+        let block = &TRIAL_LANES[i];
+        out[i] = SmallFactorLanes {
+            powers: &block.powers,
+            modulus: &block.m,
+            neg_inv: &block.neg_inv,
+            inverses: block.inverses.split_at(block.rows).0,
+            limits: block.limits.split_at(block.rows).0,
+        };
+        i += 1;
+    }
+    out
+}
 
 const LANE_PRODUCTS: usize = product_ends_below(&ODD_PRIMES, TRIAL_LEN, 1 << 52).1;
 pub(crate) const TRIAL_LANE_BLOCKS: usize = LANE_PRODUCTS.div_ceil(8);
