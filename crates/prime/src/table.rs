@@ -38,10 +38,10 @@ pub(crate) const fn trial_division_primes(bits: u32) -> usize {
 /// Trial division for the fresh candidates of a FIPS 186-5 search, of
 /// `bits` bits: where [`numcrypt_limbs::kernels::small_factor_52x8`] runs
 /// and the candidates fit its digits, 512 primes (rounded up to whole
-/// blocks of eight products) up to 1024 bits and 1024 above (each prime removes the candidates it divides before their
-/// exponentiation, and the kernel tests eight products of primes for
-/// about what one costs alone: measured, benches/RESULTS.md); elsewhere
-/// MR64's count.
+/// blocks of eight products) up to 1024 bits and 1024 above (each prime
+/// removes the candidates it divides before their exponentiation, and
+/// the kernel tests eight products of primes for about what one costs
+/// alone: measured, benches/RESULTS.md); elsewhere MR64's count.
 pub(crate) fn fips_trial_primes(bits: u32) -> usize {
     let lanes =
         bits as usize <= 52 * LANE_DIGITS && numcrypt_limbs::kernels::has_small_factor_52x8();
