@@ -132,10 +132,13 @@ pub(crate) const UNMEASURED_PASS: usize = 4;
 /// has the figures under each name).
 pub(crate) const KNOWN: &[Known] = &[
     Known {
-        // Measured on Zen 4 (every backend, `speed --variants`): the 256-bit
-        // IFMA kernels at every RSA size (Zen 4 runs a 512-bit operation as
-        // two halves), pairs interleaved up to 2432 bits and apart above,
-        // batches on the IFMA batch kernel. With IFMA off: AVX2 up to 1792
+        // Measured on Zen 4 (every backend, `speed --variants`, and pairs at
+        // most limb counts from 16 to 45): the 256-bit IFMA kernels at every
+        // RSA size (Zen 4 runs a 512-bit operation as two halves), pairs
+        // interleaved up to 2048 bits, from 2112 to 2432 bits with the
+        // quotient in the vector unit (level with apart there, 3 to 7 %
+        // ahead of the scalar quotient, whose kernels keep fewer vectors in
+        // registers), apart above; batches on the IFMA batch kernel. With IFMA off: AVX2 up to 1792
         // bits and AVX-512F's radix-2^28 kernels above, pairs interleaved on
         // them or apart (level), and the AVX-512F batch kernel within 2 %
         // of AVX2's four lanes or ahead; a pass of either batch kernel
@@ -155,9 +158,22 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[Ifma256, Ifma512, Avx2, Apart, Avx512, LimbKernels],
             },
             Row {
-                limbs: 21..=38,
+                limbs: 21..=32,
                 shapes: PAIR,
                 fastest_first: &[Ifma256, Ifma512, Avx512, Apart, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 33..=38,
+                shapes: PAIR,
+                fastest_first: &[
+                    Ifma256VectorQuotient,
+                    Apart,
+                    Ifma256,
+                    Ifma512,
+                    Avx512,
+                    Avx2,
+                    LimbKernels,
+                ],
             },
             Row {
                 limbs: 39..=103,
@@ -603,8 +619,12 @@ mod tests {
         assert_eq!(order(&spr_guest, 16, 2), Some(Ifma256VectorQuotient));
         assert_eq!(order(&spr_guest, 32, 2), Some(Ifma256VectorQuotient));
         assert_eq!(order(&spr_guest, 39, 2), Some(Ifma256));
-        // Where scalar work does not share the IFMA ports, never ranked.
+        // Where scalar work does not share the IFMA ports, ranked only where
+        // the scalar quotient's kernels keep few vectors in registers.
         assert_eq!(order(&zen4, 16, 2), Some(Ifma256));
+        assert_eq!(order(&zen4, 33, 2), Some(Ifma256VectorQuotient));
+        assert_eq!(order(&zen4, 38, 2), Some(Ifma256VectorQuotient));
+        assert_eq!(order(&zen4, 39, 2), Some(Apart));
         assert_eq!(order(&spr_guest, 48, 2), Some(Apart));
         assert_eq!(order(&spr_guest, 16, BATCH), Some(IfmaBatch));
         assert_eq!(order(&zen4, 48, 2), Some(Apart));
