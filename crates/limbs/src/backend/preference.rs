@@ -137,14 +137,13 @@ pub(crate) const KNOWN: &[Known] = &[
         // RSA size (Zen 4 runs a 512-bit operation as two halves), pairs
         // interleaved up to 2048 bits, from 2112 to 2432 bits with the
         // quotient in the vector unit (level with apart there, 3 to 7 %
-        // ahead of the scalar quotient, whose kernels keep fewer vectors in
-        // registers), apart above; batches on the IFMA batch kernel. With IFMA off: AVX2 up to 1792
-        // bits and AVX-512F's radix-2^28 kernels above, pairs interleaved on
-        // them or apart (level), and the AVX-512F batch kernel within 2 %
-        // of AVX2's four lanes or ahead; a pass of either batch kernel
-        // costs about as much as three signatures one at a time. Zen 3 (the
-        // same family, no AVX-512) modelled alike for AVX2: it skips what
-        // it lacks.
+        // ahead of the scalar quotient), apart above; batches on the IFMA
+        // batch kernel. With IFMA off: AVX2 up to 1792 bits and AVX-512F's
+        // radix-2^28 kernels above, pairs interleaved on them or apart
+        // (level), and the AVX-512F batch kernel within 2 % of AVX2's four
+        // lanes or ahead; a pass of either batch kernel costs about as much
+        // as three signatures one at a time. Zen 3 (the same family, no
+        // AVX-512) modelled alike for AVX2: it skips what it lacks.
         name: "AMD Zen 3 and Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
@@ -619,8 +618,8 @@ mod tests {
         assert_eq!(order(&spr_guest, 16, 2), Some(Ifma256VectorQuotient));
         assert_eq!(order(&spr_guest, 32, 2), Some(Ifma256VectorQuotient));
         assert_eq!(order(&spr_guest, 39, 2), Some(Ifma256));
-        // Where scalar work does not share the IFMA ports, ranked only where
-        // the scalar quotient's kernels keep few vectors in registers.
+        // Where scalar work does not share the IFMA ports, first only where
+        // it measured ahead (Zen 4: 33 to 38 limbs).
         assert_eq!(order(&zen4, 16, 2), Some(Ifma256));
         assert_eq!(order(&zen4, 33, 2), Some(Ifma256VectorQuotient));
         assert_eq!(order(&zen4, 38, 2), Some(Ifma256VectorQuotient));
