@@ -727,9 +727,10 @@ macro_rules! on_backend_or_limbs {
         }
         let (wide, $s) = scratch.split_at_mut(2 * ctx.m.limbs().len());
         dispatch!(k => {
-            let mut limbs = LimbMontMul { k, m: ctx.m, wide };
-            let ($arith, $o, $b, $one) = (&mut limbs, out, base, ctx.one);
-            $body
+            let mut limbs = LimbMontMul::new(k, ctx.m, wide);
+            let ($arith, $o, $b, $one) = (&mut limbs, &mut *out, base, ctx.one);
+            $body;
+            limbs.finish(out, ctx.one)
         })
     }};
 }

@@ -84,6 +84,7 @@ trait Backend {
     fn mont_mul(&self, r: &mut [u64], a: &[u64], b: &[u64], m: MontModulus, s: &mut [u64]);
     fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: MontModulus, s: &mut [u64]);
     fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: MontModulus);
+    fn mont_redc_almost(&self, r: &mut [u64], t: &mut [u64], m: MontModulus);
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64);
 }
 
@@ -111,6 +112,9 @@ impl<K: Kernels> Backend for K {
     }
     fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: MontModulus) {
         Kernels::mont_redc(*self, r, t, m)
+    }
+    fn mont_redc_almost(&self, r: &mut [u64], t: &mut [u64], m: MontModulus) {
+        Kernels::mont_redc_almost(*self, r, t, m)
     }
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
         Kernels::lookup(*self, out, table, index)
@@ -182,6 +186,27 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
     let mut wide = common::from_big_limbs(&t, 2 * n);
     k.mont_redc(&mut r, &mut wide, mm);
     prop_assert_eq!(to_big(&r), t * &r_inv % &bm, "{} mont_redc", k.name());
+    // Almost REDC of any t below R²: here a², a not reduced.
+    check_redc_almost(k, &(to_big(a) * to_big(a)), &m)
+}
+
+/// Almost REDC of `t` (below `R²`): congruent to `t·R⁻¹` and below `R`,
+/// against num-bigint.
+fn check_redc_almost(k: &dyn Backend, t: &BigUint, m: &[u64]) -> Check {
+    let n = m.len();
+    let bm = to_big(m);
+    let big_r = BigUint::one() << (64 * n);
+    let r_inv = big_r.modinv(&bm).unwrap();
+    let mut wide = common::from_big_limbs(t, 2 * n);
+    let mut r = vec![u64::MAX; n];
+    k.mont_redc_almost(&mut r, &mut wide, MontModulus::new(m).unwrap());
+    prop_assert_eq!(
+        to_big(&r) % &bm,
+        t * &r_inv % &bm,
+        "{} mont_redc_almost of {:x}",
+        k.name(),
+        t
+    );
     Ok(())
 }
 
@@ -206,6 +231,16 @@ fn check_redc_extremes(k: &dyn Backend, m: &[u64]) -> Check {
             k.name(),
             t
         );
+    }
+    // The almost reduction's contract ends at R² − 1; (R − 1)² and
+    // (R − 1)·m carry out of the top where m is close to R.
+    for t in [
+        BigUint::ZERO,
+        &big_r * &big_r - 1u32,
+        (&big_r - 1u32) * (&big_r - 1u32),
+        (&big_r - 1u32) * &bm,
+    ] {
+        check_redc_almost(k, &t, &m)?;
     }
     Ok(())
 }

@@ -12,12 +12,16 @@ Two kernels per length n (16, 24, 32, 48 and 64 limbs: the primes of RSA
       r[i+n] = the row's carry limb (overwritten). With r[..n] zero this is
       the product a·b (k rows); the rows of a longer product share it.
       Blocks of eight rows, then the last k mod 8 rows one at a time.
-  redc_n(r, t, m, m_inv): the Montgomery reduction of the 2n-limb t: n/8
-      blocks of eight rows, row i adding m·q_i at limb i, q_i = t[i]·m_inv;
-      each block leaves its eight carry limbs in its first eight limbs of
-      t (zero after its rows), as GMP's redc_1 does with one row's; then
-      the carries added to the top half in one pass, and the conditional
-      subtraction of m, selected with cmov.
+  redc_n(r, t, m, m_inv, almost): the Montgomery reduction of the 2n-limb
+      t: n/8 blocks of eight rows, row i adding m·q_i at limb i,
+      q_i = t[i]·m_inv; each block adds its eight limbs above its rows to
+      t at once, with the carry out of the previous block's (as OpenSSL's
+      sqrx8x reduction does), so the top half is the quotient when the
+      blocks end. Then, with `almost`, m is subtracted under a mask when
+      that sum carried out of n limbs (almost Montgomery: r below 2^(64n),
+      one pass, no comparison); without, r − m is kept unless it borrowed
+      without the carry, selected with cmov (two passes). The exponentiations
+      run on the almost form and reduce once at the end.
 
 and sqr_n(r, a) for n in SQR_SIZES, the square: the off-diagonal triangle
 with all n - 1 rows unrolled, then the doubling and the diagonal in one
@@ -49,8 +53,8 @@ the window; between chunks the window takes in the next eight limbs of r,
 the carry out of that addition saved for the next chunk. After the last
 chunk the window, plus that carry, is the block's eight limbs above its
 rows: they fit (the block adds less than 2^512 times 2^(64n) to an n-limb
-value), and go above the rows for addmul_rows, to the block's first eight
-limbs for redc. Per product that leaves `mulx` and two register additions:
+value), and go above the rows for addmul_rows and are added to the limbs
+there for redc. Per product that leaves `mulx` and two register additions:
 no load of r and no store (benches/RESULTS.md, "Design figures").
 
 Registers: ten for the window and the two high halves in flight (their
@@ -79,9 +83,10 @@ POOL = ["rbx", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13"]
 NAMES = (("{lo:e}", "eax"), ("{lo}", "rax"), ("{r}", "r14"), ("{t}", "r14"), ("{a}", "r15"),
          ("{m}", "r15"))
 # The stack frame: the block's eight multipliers, the saved carry, the
-# block count, then two kernel-specific slots.
-MULT, CARRY, COUNT, SLOT1, SLOT2 = 0, 8 * BLOCK, 8 * BLOCK + 8, 8 * BLOCK + 16, 8 * BLOCK + 24
-FRAME = 8 * BLOCK + 32
+# block count, then four kernel-specific slots.
+MULT, CARRY, COUNT = 0, 8 * BLOCK, 8 * BLOCK + 8
+SLOT1, SLOT2, SLOT3, SLOT4 = (8 * BLOCK + 16 + 8 * i for i in range(4))
+FRAME = 8 * BLOCK + 48
 
 
 def block(n, e, quotients):
@@ -254,62 +259,97 @@ pub(crate) unsafe fn addmul_rows_{n}(r: *mut Limb, a: *const Limb, b: *const Lim
 def redc_blocks(n):
     lines = []
     e = lines.append
-    # m_inv arrives in rcx, r in rdi: both go to the frame.
+    # m_inv arrives in rcx, r in rdi, `almost` in rsi: all go to the frame,
+    # with the carry out of the blocks' top limbs (SLOT3, 0 or all ones).
     e('"push rbx"')
     e(f'"sub rsp, {FRAME}"')
     e(f'"mov [rsp + {SLOT1}], rcx"')
     e(f'"mov [rsp + {SLOT2}], rdi"')
+    e(f'"mov [rsp + {SLOT4}], rsi"')
+    e(f'"mov qword ptr [rsp + {SLOT3}], 0"')
     e(f'"mov qword ptr [rsp + {COUNT}], {n // BLOCK}"')
     e('"2:"')
     win = block(n, e, quotients=True)
-    # The block's eight carry limbs go to its first eight limbs, zero now.
-    fold_carry(e, win, "{t}")
+    # The window plus the saved carry (they fit eight limbs, CF's chain)
+    # added to the eight limbs of t above the block's rows with the carry
+    # out of the last block's (OF's chain); the new carry saved.
+    e('"xor edx, edx"')  # rdx = 0, CF = OF = 0
+    e(f'"mov {{lo}}, [rsp + {CARRY}]"')
+    e('"adcx {lo}, {lo}"')  # CF = the saved carry
+    e(f'"mov {{lo}}, [rsp + {SLOT3}]"')
+    e('"adox {lo}, {lo}"')  # OF = the top carry
+    for k in range(BLOCK):
+        e(f'"adcx {win[k]}, rdx"')
+        e(f'"adox {win[k]}, [{{t}} + {8 * (n + k)}]"')
+        e(f'"mov [{{t}} + {8 * (n + k)}], {win[k]}"')
+    e('"adox rdx, rdx"')  # rdx = OF, the carry out
+    e('"neg rdx"')
+    e(f'"mov [rsp + {SLOT3}], rdx"')
     e(f'"lea {{t}}, [{{t}} + {8 * BLOCK}]"')
     e(f'"dec qword ptr [rsp + {COUNT}]"')
     e('"jnz 2b"')
+    # t now points at the top half, the value (t + q·m)/2^(64n) with the
+    # carry out in rdx as a mask.
     e(f'"mov rdi, [rsp + {SLOT2}]"')
-    e(f'"add rsp, {FRAME}"')
-    e('"pop rbx"')
-    # The tail: t now points at the top half; the carries sit below it.
-    # r = top + carries (below 2m), then r − m kept unless it borrowed
-    # without the top carry, selected limb by limb with cmov.
-    e('"mov rax, [{t}]"')
-    e(f'"add rax, [{{t}} - {8 * n}]"')
-    e('"mov [rdi], rax"')
-    for j in range(1, n):
-        e(f'"mov rax, [{{t}} + {8 * j}]"')
-        e(f'"adc rax, [{{t}} + {8 * (j - n)}]"')
-        e(f'"mov [rdi + {8 * j}], rax"')
-    e('"mov esi, 0"')  # flags untouched
-    e('"setc sil"')  # the carry out of the top
+    e(f'"cmp qword ptr [rsp + {SLOT4}], 0"')
+    e('"je 3f"')
+    # Almost reduced: subtract m where the value carried out (it is then
+    # below 2^(64n) + m), eight limbs at a time: the masks' `and` clears
+    # CF, so each group's borrow waits in r13.
+    masked = POOL[:3] + POOL[4:9]  # not rdi, which holds r
+    for g in range(n // BLOCK):
+        for k in range(BLOCK):
+            e(f'"mov {masked[k]}, [{{m}} + {8 * (8 * g + k)}]"')
+            e(f'"and {masked[k]}, rdx"')
+        if g > 0:
+            e('"neg r13"')
+        for k in range(BLOCK):
+            op = "sub" if g == 0 and k == 0 else "sbb"
+            e(f'"mov {{lo}}, [{{t}} + {8 * (8 * g + k)}]"')
+            e(f'"{op} {{lo}}, {masked[k]}"')
+            e(f'"mov [rdi + {8 * (8 * g + k)}], {{lo}}"')
+        e('"sbb r13, r13"')
+    e('"jmp 4f"')
+    # Fully reduced: the value minus m kept unless it borrowed without the
+    # carry, selected limb by limb with cmov; the low half of t holds the
+    # difference.
+    e('"3:"')
     for j in range(n):
         op = "sub" if j == 0 else "sbb"
-        e(f'"mov rax, [rdi + {8 * j}]"')
-        e(f'"{op} rax, [{{m}} + {8 * j}]"')
-        e(f'"mov [{{t}} + {8 * (j - n)}], rax"')
-    # keep = borrow & !carry: then r stays, else r = r − m.
-    e('"sbb rcx, rcx"')  # all ones when r < m
-    e('"neg rsi"')  # all ones when the sum carried
-    e('"andn rcx, rsi, rcx"')  # keep r: borrowed and no carry
+        e(f'"mov {{lo}}, [{{t}} + {8 * j}]"')
+        e(f'"{op} {{lo}}, [{{m}} + {8 * j}]"')
+        e(f'"mov [{{t}} + {8 * (j - n)}], {{lo}}"')
+    e('"sbb rcx, rcx"')  # all ones when the value is below m
+    e('"andn rcx, rdx, rcx"')  # keep it: borrowed and no carry
     e('"test rcx, rcx"')
     for j in range(n):
-        e(f'"mov rax, [{{t}} + {8 * (j - n)}]"')
-        e(f'"cmovnz rax, [rdi + {8 * j}]"')
-        e(f'"mov [rdi + {8 * j}], rax"')
+        e(f'"mov {{lo}}, [{{t}} + {8 * (j - n)}]"')
+        e(f'"cmovnz {{lo}}, [{{t}} + {8 * j}]"')
+        e(f'"mov [rdi + {8 * j}], {{lo}}"')
+    e('"4:"')
+    e(f'"add rsp, {FRAME}"')
+    e('"pop rbx"')
     asm = named(lines)
     return f'''
-/// `r = t·2^(−{64 * n}) mod m`, fully reduced, for the {2 * n}-limb `t` below
-/// `m·2^{64 * n}`: {n // BLOCK} blocks of eight reduction rows, each leaving
-/// its eight carry limbs in its first eight limbs of `t` (zeroed by its
-/// rows); then the top half plus the carries, then one constant-time
-/// conditional subtraction of `m` (selected with `cmov`). `t` is
-/// destroyed.
+/// `r = t·2^(−{64 * n}) mod m` for the {2 * n}-limb `t`: {n // BLOCK} blocks of
+/// eight reduction rows, each adding its eight limbs above its rows to `t`
+/// at once; then, with `almost`, `m` subtracted if the value carried out of
+/// {n} limbs, leaving `r` below 2^{64 * n} for any `t` (almost Montgomery);
+/// without, for `t` below `m·2^{64 * n}`, `r` fully reduced by one
+/// constant-time conditional subtraction of `m` (selected with `cmov`).
+/// `t` is destroyed.
 ///
 /// # Safety
 /// BMI2 and ADX are present; `t` points to {2 * n} limbs, `m` and `r` to
 /// {n}, none overlapping; `m_inv = −m⁻¹ mod 2^64`.
 #[target_feature(enable = "bmi2,adx")]
-pub(crate) unsafe fn redc_{n}(r: *mut Limb, t: *mut Limb, m: *const Limb, m_inv: Limb) {{
+pub(crate) unsafe fn redc_{n}(
+    r: *mut Limb,
+    t: *mut Limb,
+    m: *const Limb,
+    m_inv: Limb,
+    almost: bool,
+) {{
     // SAFETY: the caller's contract; block b touches t[8b..8b + {n + 8}], the
     // tail t and r, all inside them; the kernel saves and restores rbx and
     // its {FRAME}-byte stack frame; every other register it changes is
@@ -321,7 +361,7 @@ pub(crate) unsafe fn redc_{n}(r: *mut Limb, t: *mut Limb, m: *const Limb, m_inv:
             in("r15") m,
             inout("rdi") r => _,
             inout("rcx") m_inv => _,
-            out("rsi") _,
+            inout("rsi") usize::from(almost) => _,
 {CLOBBERS}
         );
     }}
@@ -418,8 +458,8 @@ def main():
     print("/// `(r, a, b, k)`, as [`addmul_rows_16`].")
     print("pub(crate) type AddmulRows = unsafe fn(*mut Limb, *const Limb, *const Limb, usize);")
     print()
-    print("/// `(r, t, m, m_inv)`, as [`redc_16`].")
-    print("pub(crate) type Redc = unsafe fn(*mut Limb, *mut Limb, *const Limb, Limb);")
+    print("/// `(r, t, m, m_inv, almost)`, as [`redc_16`].")
+    print("pub(crate) type Redc = unsafe fn(*mut Limb, *mut Limb, *const Limb, Limb, bool);")
     print()
     print("/// `(r, a)`, as [`sqr_16`].")
     print("pub(crate) type Sqr = unsafe fn(*mut Limb, *const Limb);")

@@ -11,7 +11,7 @@
 //! let caller data reach a kernel with the wrong lengths.
 
 use crate::Limb;
-use crate::ops::add::final_subtract;
+use crate::ops::add::{cnd_sub_assign, final_subtract};
 use crate::ops::karatsuba;
 use crate::ops::word::{adc, mac};
 
@@ -100,6 +100,24 @@ pub trait Kernels: Copy {
     /// is destroyed; `r` and `m` have `n` limbs.
     fn mont_redc(self, r: &mut [Limb], t: &mut [Limb], m: MontModulus) {
         mont_redc_rows(self, r, t, m);
+    }
+
+    /// Whether [`mont_redc_almost`](Kernels::mont_redc_almost) has a kernel
+    /// of its own at `n` limbs, faster than [`mont_redc`](Kernels::mont_redc);
+    /// the exponentiations then keep their values almost reduced.
+    fn has_almost_redc(self, n: usize) -> bool {
+        let _ = n;
+        false
+    }
+
+    /// Almost Montgomery reduction: `r ≡ t * R^-1 (mod m)` and `r < R`, for
+    /// any `t` of `2 n` limbs: `m` is subtracted once when `(t + q m) / R`
+    /// reaches `R` (it is below `R + m`), never compared with `r`. Values
+    /// below `R` thus stay below `R` through products of any two of them,
+    /// and one full reduction at the end brings them below `m`. `t` is
+    /// destroyed.
+    fn mont_redc_almost(self, r: &mut [Limb], t: &mut [Limb], m: MontModulus) {
+        mont_redc_almost_rows(self, r, t, m);
     }
 
     /// The backend's fully unrolled Montgomery multiplication for this
@@ -212,6 +230,26 @@ pub fn sqr_rows<K: Kernels>(k: K, r: &mut [Limb], a: &[Limb]) {
 /// [`Kernels::mont_redc`] as `n` calls of the backend's `addmul_1`: the
 /// default, and the fallback of backends that specialise some sizes.
 pub fn mont_redc_rows<K: Kernels>(k: K, r: &mut [Limb], t: &mut [Limb], modulus: MontModulus) {
+    let hi = mont_redc_rows_unreduced(k, r, t, modulus);
+    final_subtract(r, hi, modulus.limbs());
+}
+
+/// [`Kernels::mont_redc_almost`] as `n` calls of the backend's `addmul_1`:
+/// the default, and the fallback of backends that specialise some sizes.
+pub fn mont_redc_almost_rows<K: Kernels>(k: K, r: &mut [Limb], t: &mut [Limb], m: MontModulus) {
+    let hi = mont_redc_rows_unreduced(k, r, t, m);
+    cnd_sub_assign(r, m.limbs(), hi.wrapping_neg());
+}
+
+/// `(t + q m) / R` for the `q < R` that makes the sum divisible by `R`, as
+/// `n` calls of the backend's `addmul_1`: its low `n` limbs in `r`, the
+/// carry out (0 or 1) returned. `t` has `2 n` limbs and is destroyed.
+fn mont_redc_rows_unreduced<K: Kernels>(
+    k: K,
+    r: &mut [Limb],
+    t: &mut [Limb],
+    modulus: MontModulus,
+) -> Limb {
     let (m, m_inv) = (modulus.limbs(), modulus.m_inv());
     let n = m.len();
     assert!(n > 0 && r.len() == n && t.len() == 2 * n);
@@ -223,7 +261,7 @@ pub fn mont_redc_rows<K: Kernels>(k: K, r: &mut [Limb], t: &mut [Limb], modulus:
         (t[i + n], hi) = adc(t[i + n], c, hi);
     }
     r.copy_from_slice(&t[n..]);
-    final_subtract(r, hi, m);
+    hi
 }
 
 /// An odd modulus as the Montgomery kernels take it: its limbs and

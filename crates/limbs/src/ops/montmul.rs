@@ -88,11 +88,33 @@ impl<const K: usize> ExpJob<'_, '_, '_, K> {
 }
 
 /// Montgomery multiplication on the slice kernels `K` (one value an
-/// element), with the double-width scratch they need.
+/// element), with the double-width scratch they need. Where the kernels
+/// have an almost Montgomery reduction of their own at this length
+/// ([`Kernels::has_almost_redc`]), elements are only below `R`, and
+/// [`finish`](Self::finish) reduces a result below `m`.
 pub(crate) struct LimbMontMul<'a, K> {
-    pub(crate) k: K,
-    pub(crate) m: MontModulus<'a>,
-    pub(crate) wide: &'a mut [Limb],
+    k: K,
+    m: MontModulus<'a>,
+    wide: &'a mut [Limb],
+    almost: bool,
+}
+
+impl<'a, K: Kernels> LimbMontMul<'a, K> {
+    /// `wide` holds `2 n` limbs for the `n`-limb modulus `m`.
+    pub(crate) fn new(k: K, m: MontModulus<'a>, wide: &'a mut [Limb]) -> Self {
+        let almost = k.has_almost_redc(m.limbs().len());
+        Self { k, m, wide, almost }
+    }
+
+    /// Brings an element below `m` (fully reduced, the limbs' Montgomery
+    /// form): a multiplication by `one` (`R mod m`) with the full reduction,
+    /// whose contract `x · one < m R` holds for any `x < R`.
+    pub(crate) fn finish(&mut self, x: &mut [Limb], one: &[Limb]) {
+        if self.almost {
+            self.k.mul(self.wide, x, one);
+            self.k.mont_redc(x, self.wide, self.m);
+        }
+    }
 }
 
 impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
@@ -100,12 +122,22 @@ impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
         self.m.limbs().len()
     }
     fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
-        self.k.mont_mul(out, a, b, self.m, self.wide);
+        if self.almost {
+            self.k.mul(self.wide, a, b);
+            self.k.mont_redc_almost(out, self.wide, self.m);
+        } else {
+            self.k.mont_mul(out, a, b, self.m, self.wide);
+        }
     }
     fn lookup(&self, out: &mut [Limb], table: &[Limb], index: &[Limb]) {
         self.k.lookup(out, table, index[0]);
     }
     fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
-        self.k.mont_sqr(out, a, self.m, self.wide);
+        if self.almost {
+            self.k.sqr(self.wide, a);
+            self.k.mont_redc_almost(out, self.wide, self.m);
+        } else {
+            self.k.mont_sqr(out, a, self.m, self.wide);
+        }
     }
 }
