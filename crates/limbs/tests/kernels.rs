@@ -344,10 +344,10 @@ proptest! {
     }
 }
 
-/// Split squares whose doubled cross product carries into an all-ones top
-/// half: the carry must ripple through every limb above the cross product
-/// (proptest found this at 24 limbs; the other split sizes in the same
-/// shape).
+/// Squares whose doubled cross product carries into an all-ones top half:
+/// the carry must ripple through every limb above it (proptest found this
+/// at 24 limbs when squares split into halves; the other lengths that split
+/// or take Karatsuba's middle term in the same shape).
 #[test]
 fn split_square_carries_through_the_top() {
     for (n, h) in [(24, 16), (32, 16), (48, 32), (64, 32)] {
@@ -370,6 +370,47 @@ fn split_square_carries_through_the_top() {
             Ok(())
         })
         .unwrap();
+    }
+}
+
+/// Karatsuba squares (32, 48 and 64 limbs on the mulx backend) at the ends
+/// of the middle term: halves equal (a zero difference), one half zero and
+/// the other all ones (either sign of the difference, the largest middle),
+/// all ones, and a top bit alone in each half.
+#[test]
+fn karatsuba_square_extremes() {
+    for n in [32, 48, 64] {
+        let h = n / 2;
+        let ones = vec![u64::MAX; h];
+        let zeros = vec![0u64; h];
+        let mut top = vec![0u64; h];
+        top[h - 1] = 1 << 63;
+        let random: Vec<u64> = (1..=h as u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        for (lo, hi) in [
+            (&random, &random),
+            (&zeros, &ones),
+            (&ones, &zeros),
+            (&ones, &ones),
+            (&top, &top),
+            (&top, &zeros),
+        ] {
+            let a = [lo.as_slice(), hi.as_slice()].concat();
+            for_each_backend(|k| {
+                let mut r = vec![u64::MAX; 2 * n];
+                k.sqr(&mut r, &a);
+                prop_assert_eq!(
+                    to_big(&r),
+                    to_big(&a) * to_big(&a),
+                    "{} sqr at {} limbs",
+                    k.name(),
+                    n
+                );
+                Ok(())
+            })
+            .unwrap();
+        }
     }
 }
 

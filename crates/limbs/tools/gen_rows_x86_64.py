@@ -25,14 +25,15 @@ Two kernels per length n (16, 24, 32, 48 and 64 limbs: the primes of RSA
 
 and sqr_n(r, a) for n in SQR_SIZES, the square: the off-diagonal triangle
 with all n - 1 rows unrolled, then the doubling and the diagonal in one
-pass. At 24 and 32 limbs this ran 0.81-0.83 of the time of squares split
-into halves (benches/RESULTS.md, "Squares as one triangle"); at 48 and 64
-the squares split (into 32 + 16 and 32 + 32 limbs) and a cross product of
-rows: the 48-limb triangle, some 25 KB of code, gained 1 % in an
-exponentiation beside its reduction, and the 64-limb one outgrew the
-instruction cache (1.4 times the split's time). The triangle in blocks
-of eight rows on the window below ran level with these rows on Sapphire
-Rapids and 10 % slower on llvm-mca's Zen models, and was not kept.
+pass. At 24 limbs this ran 0.81 of the time of squares split into halves
+(benches/RESULTS.md, "Squares as one triangle"). Longer squares (32, 48
+and 64 limbs) take one Karatsuba level on the squares of their halves
+(`KARATSUBA_SQR` in backend/x86_64_adx/mod.rs; RESULTS, "Karatsuba squares
+on `mulx`"), which beat the 32-limb triangle and the 48-limb split; the
+64-limb triangle had outgrown the instruction cache. The triangle in
+blocks of eight rows on the window below ran level with these rows on
+Sapphire Rapids and 10 % slower on llvm-mca's Zen models, and was not
+kept.
 
 # Blocks of eight rows on a window of registers
 
@@ -68,7 +69,7 @@ block's multipliers, the saved carry and the counts.
 import sys
 
 SIZES = (16, 24, 32, 48, 64)
-SQR_SIZES = (16, 24, 32)
+SQR_SIZES = (16, 24)
 
 
 BLOCK = 8  # rows per block: the window's limbs

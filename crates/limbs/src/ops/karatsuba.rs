@@ -14,9 +14,10 @@ use crate::ops::word::{adc, mask_from_bit};
 
 /// Products of equal-length operands of at least this many limbs (and an
 /// even count) split into Karatsuba halves; below it the schoolbook kernels
-/// win. Squaring does not split: the dedicated schoolbook squaring already
-/// does half the products, and Karatsuba squaring measured slower at every
-/// size up to 128 limbs (benches/RESULTS.md, "Karatsuba").
+/// win. Squaring does not split here, where the additions are in Rust: it
+/// measured slower at every size up to 128 limbs (benches/RESULTS.md,
+/// "Karatsuba"); the `mulx` backend splits its 32- to 64-limb squares with
+/// the middle term in assembly.
 pub const KARATSUBA_MIN_LIMBS: usize = 96;
 
 /// Largest operand Karatsuba handles (8192 bits): its scratch lives on the
@@ -92,7 +93,7 @@ fn mul_rec(
 }
 
 /// `d = |x - y|`; returns an all-ones mask when `x < y`.
-fn abs_diff(d: &mut [Limb], x: &[Limb], y: &[Limb]) -> Limb {
+pub(crate) fn abs_diff(d: &mut [Limb], x: &[Limb], y: &[Limb]) -> Limb {
     let mask = mask_from_bit(sub_n(d, x, y));
     // Two's complement negation under the mask: (d ^ mask) + (mask & 1).
     let mut carry = mask & 1;
