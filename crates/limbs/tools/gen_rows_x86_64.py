@@ -28,7 +28,7 @@ with all n - 1 rows unrolled, then the doubling and the diagonal in one
 pass. At 24 limbs this ran 0.81 of the time of squares split into halves
 (benches/RESULTS.md, "Squares as one triangle"). Longer squares (32, 48
 and 64 limbs) take one Karatsuba level on the squares of their halves
-(`KARATSUBA_SQR` in backend/x86_64_adx/mod.rs; RESULTS, "Karatsuba squares
+(`Adx::karatsuba_sqr` in backend/x86_64_adx/mod.rs; RESULTS, "Karatsuba squares
 on `mulx`"), which beat the 32-limb triangle and the 48-limb split; the
 64-limb triangle had outgrown the instruction cache. The triangle in
 blocks of eight rows on the window below ran level with these rows on

@@ -93,7 +93,7 @@ fn mul_rec(
 }
 
 /// `d = |x - y|`; returns an all-ones mask when `x < y`.
-pub(crate) fn abs_diff(d: &mut [Limb], x: &[Limb], y: &[Limb]) -> Limb {
+fn abs_diff(d: &mut [Limb], x: &[Limb], y: &[Limb]) -> Limb {
     let mask = mask_from_bit(sub_n(d, x, y));
     // Two's complement negation under the mask: (d ^ mask) + (mask & 1).
     let mut carry = mask & 1;
