@@ -322,6 +322,16 @@ proptest! {
         })?;
     }
 
+    /// Products and squares of equal lengths where the mulx backend takes
+    /// one Karatsuba level (32, 48 and 64 limbs).
+    #[test]
+    fn karatsuba_mulx_sizes(
+        (a, b) in prop::sample::select(vec![32usize, 48, 64])
+            .prop_flat_map(|n| (limbs_strategy(n), limbs_strategy(n)))
+    ) {
+        for_each_backend(|k| check_mul_sqr(k, &a, &b))?;
+    }
+
     /// The lengths with unrolled row kernels and split squares (16, 24, 32,
     /// 48 and 64 limbs), hit hard: products with `rows` rows of any count
     /// (the mulx backend adds them in blocks of eight, then one at a time),
@@ -373,12 +383,13 @@ fn split_square_carries_through_the_top() {
     }
 }
 
-/// Karatsuba squares (32, 48 and 64 limbs on the mulx backend) at the ends
-/// of the middle term: halves equal (a zero difference), one half zero and
-/// the other all ones (either sign of the difference, the largest middle),
-/// all ones, and a top bit alone in each half.
+/// Karatsuba products and squares (32, 48 and 64 limbs on the mulx
+/// backend) at the ends of the middle term: halves equal (a zero
+/// difference), one half zero and the other all ones (either sign of the
+/// difference, the largest middle), all ones, and a top bit alone, in every
+/// pairing of the operands (so the differences' signs agree and differ).
 #[test]
-fn karatsuba_square_extremes() {
+fn karatsuba_extremes() {
     for n in [32, 48, 64] {
         let h = n / 2;
         let ones = vec![u64::MAX; h];
@@ -388,28 +399,22 @@ fn karatsuba_square_extremes() {
         let random: Vec<u64> = (1..=h as u64)
             .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
             .collect();
-        for (lo, hi) in [
+        let operands: Vec<Vec<u64>> = [
             (&random, &random),
             (&zeros, &ones),
             (&ones, &zeros),
             (&ones, &ones),
             (&top, &top),
             (&top, &zeros),
-        ] {
-            let a = [lo.as_slice(), hi.as_slice()].concat();
-            for_each_backend(|k| {
-                let mut r = vec![u64::MAX; 2 * n];
-                k.sqr(&mut r, &a);
-                prop_assert_eq!(
-                    to_big(&r),
-                    to_big(&a) * to_big(&a),
-                    "{} sqr at {} limbs",
-                    k.name(),
-                    n
-                );
-                Ok(())
-            })
-            .unwrap();
+            (&random, &top),
+        ]
+        .iter()
+        .map(|(lo, hi)| [lo.as_slice(), hi.as_slice()].concat())
+        .collect();
+        for a in &operands {
+            for b in &operands {
+                for_each_backend(|k| check_mul_sqr(k, a, b)).unwrap();
+            }
         }
     }
 }

@@ -14,10 +14,10 @@ use crate::ops::word::{adc, mask_from_bit};
 
 /// Products of equal-length operands of at least this many limbs (and an
 /// even count) split into Karatsuba halves; below it the schoolbook kernels
-/// win. Squaring does not split here, where the additions are in Rust: it
+/// win, with these additions in Rust. Squaring does not split here: it
 /// measured slower at every size up to 128 limbs (benches/RESULTS.md,
-/// "Karatsuba"); the `mulx` backend splits its 32- to 64-limb squares with
-/// the middle term in assembly.
+/// "Karatsuba"). The `mulx` backend takes one level of its own at 32, 48
+/// and 64 limbs, products and squares, its additions in assembly.
 pub const KARATSUBA_MIN_LIMBS: usize = 96;
 
 /// Largest operand Karatsuba handles (8192 bits): its scratch lives on the

@@ -42,16 +42,28 @@ pub trait Kernels: Copy {
     fn addmul_1(self, r: &mut [Limb], a: &[Limb], b: Limb) -> Limb;
 
     /// Product `r = a * b`, `r.len() == a.len() + b.len()`, both non-empty
-    /// (the lengths may differ): Karatsuba for equal lengths in
-    /// [`KARATSUBA_MIN_LIMBS`]`..=`[`KARATSUBA_MAX_LIMBS`] (even counts), else
-    /// [`mul_basecase`](Kernels::mul_basecase).
+    /// (the lengths may differ): the backend's own where it has one
+    /// ([`mul_unrolled`](Kernels::mul_unrolled)), else Karatsuba for equal
+    /// lengths in [`KARATSUBA_MIN_LIMBS`]`..=`[`KARATSUBA_MAX_LIMBS`] (even
+    /// counts), else [`mul_basecase`](Kernels::mul_basecase).
     fn mul(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
+        if self.mul_unrolled(r, a, b) {
+            return;
+        }
         if a.len() == b.len() && karatsuba::applies(a.len()) {
             assert_eq!(r.len(), 2 * a.len());
             karatsuba::mul(r, a, b, &|r, x, y| self.mul_basecase(r, x, y));
         } else {
             self.mul_basecase(r, a, b);
         }
+    }
+
+    /// The backend's own product for these lengths, if it has one:
+    /// `r = a * b` as for [`mul`](Kernels::mul). Returns `false`, leaving `r`
+    /// alone, when it has none (the default).
+    fn mul_unrolled(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) -> bool {
+        let _ = (r, a, b);
+        false
     }
 
     /// Schoolbook product `r = a * b`, `r.len() == a.len() + b.len()`, both

@@ -67,9 +67,9 @@ impl Adx {
             return true;
         }
         match n {
-            32 => return self.karatsuba_sqr::<48>(r, a),
-            48 => return self.karatsuba_sqr::<72>(r, a),
-            64 => return self.karatsuba_sqr::<96>(r, a),
+            32 => return self.karatsuba_sqr::<64>(r, a),
+            48 => return self.karatsuba_sqr::<96>(r, a),
+            64 => return self.karatsuba_sqr::<128>(r, a),
             _ => {}
         }
         if let Some(sqr_kernel) = rows::sqr(n) {
@@ -86,32 +86,62 @@ impl Adx {
     /// level: `a0² + a1²·B² + (a0² + a1² − (a0 − a1)²)·B`, three squares of
     /// `h = n / 2` limbs instead of the 32-limb triangle or two squares and
     /// a cross product (benches/RESULTS.md, "Karatsuba squares on `mulx`").
-    /// `S = h + n` limbs of stack scratch hold `|a0 − a1|` and its square;
+    /// `S = 2 n` limbs of stack scratch hold `|a0 − a1|` and its square;
     /// the middle term's passes wipe them.
     fn karatsuba_sqr<const S: usize>(self, r: &mut [Limb], a: &[Limb]) -> bool {
         let n = a.len();
         let h = n / 2;
-        assert!(S == h + n && r.len() == 2 * n && h.is_multiple_of(8));
+        assert!(S == 2 * n && r.len() == 2 * n);
         let mut scratch = [0 as Limb; S];
-        let (d, z) = scratch.split_at_mut(h);
+        let (d, z) = scratch.split_at_mut(n);
         let (a0, a1) = a.split_at(h);
         // z's low half takes the difference of the other sign for a moment.
-        self.abs_diff(d, &mut z[..h], a0, a1);
+        self.abs_diff(&mut d[..h], &mut z[..h], a0, a1);
         let (lo, hi) = r.split_at_mut(n);
         self.sqr_unrolled(lo, a0);
         self.sqr_unrolled(hi, a1);
-        self.sqr_unrolled(z, d);
-        self.add_karatsuba_middle(r, z, d);
+        self.sqr_unrolled(z, &d[..h]);
+        self.add_karatsuba_middle(r, z, d, Limb::MAX);
+        true
+    }
+
+    /// `r = a·b` for `n = a.len() = b.len()` of 32, 48 or 64 limbs by one
+    /// Karatsuba level on the row kernels of `h = n / 2` limbs:
+    /// `z0 + z2·B² + (z0 + z2 − (a0 − a1)(b0 − b1))·B`, the middle product
+    /// of absolute differences, subtracted when their signs agree and added
+    /// otherwise. `S = 2 n` limbs of stack scratch, wiped as for
+    /// [`karatsuba_sqr`](Self::karatsuba_sqr).
+    fn karatsuba_mul<const S: usize>(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) -> bool {
+        let n = a.len();
+        let h = n / 2;
+        assert!(S == 2 * n && b.len() == n && r.len() == 2 * n);
+        let mut scratch = [0 as Limb; S];
+        let (d, z) = scratch.split_at_mut(n);
+        let (da, db) = d.split_at_mut(h);
+        let (a0, a1) = a.split_at(h);
+        let (b0, b1) = b.split_at(h);
+        let (z_lo, z_hi) = z.split_at_mut(h);
+        let subtract = !(self.abs_diff(da, z_lo, a0, a1) ^ self.abs_diff(db, z_hi, b0, b1));
+        let (lo, hi) = r.split_at_mut(n);
+        self.mul_basecase(lo, a0, b0);
+        self.mul_basecase(hi, a1, b1);
+        self.mul_basecase(z, da, db);
+        // The middle term complements z; when adding, undo that first.
+        for limb in z.iter_mut() {
+            *limb ^= !subtract;
+        }
+        self.add_karatsuba_middle(r, z, d, subtract);
         true
     }
 
     /// `d = |x − y|` for `h = x.len()`, a multiple of 4: `x − y` into `d`
     /// and `y − x` into `tmp` in one pass (`x + ¬y + 1` on CF, `y + ¬x + 1`
     /// on OF), then `tmp` taken where the first borrowed (`cmovnc`, CF
-    /// standing from the pass).
-    fn abs_diff(self, d: &mut [Limb], tmp: &mut [Limb], x: &[Limb], y: &[Limb]) {
+    /// standing from the pass). Returns an all-ones mask when `x < y`.
+    fn abs_diff(self, d: &mut [Limb], tmp: &mut [Limb], x: &[Limb], y: &[Limb]) -> Limb {
         let h = x.len();
         assert!(h > 0 && h.is_multiple_of(4) && y.len() == h && d.len() == h && tmp.len() == h);
+        let less;
         // SAFETY: `self` proves BMI2 and ADX. Both passes index limbs
         // [0, h) of `x`, `y`, `d` and `tmp`, each h limbs (checked). Every
         // register the block changes is declared; it uses no stack.
@@ -152,6 +182,8 @@ impl Adx {
                 "jrcxz 5f",
                 "jmp 4b",
                 "5:",
+                "sbb {t}, {t}",                // all ones when x >= y
+                "not {t}",
                 x = in(reg) x.as_ptr(),
                 y = in(reg) y.as_ptr(),
                 d = in(reg) d.as_mut_ptr(),
@@ -159,26 +191,29 @@ impl Adx {
                 h4 = in(reg) h / 4,
                 inout("rcx") h / 4 => _,
                 i = out(reg) _,
-                t = out(reg) _,
+                t = out(reg) less,
                 u = out(reg) _,
                 options(nostack),
             );
         }
+        less
     }
 
-    /// Karatsuba's middle term for a square: `r[h..] += lo + hi − z`, where
-    /// `lo = r[..n]` and `hi = r[n..]` on entry, `n = z.len() = 2 h` (a
-    /// multiple of 16) and the sum fits `r` (`z = (a0 − a1)²`, the term
-    /// `2·a0·a1`). Pass 1 forms the term in `z` as `lo + hi + ¬z + 1` (CF
-    /// adds `hi`, OF the complement and the one), its bit `64 n` the two
-    /// carries less one, and zeroes `d` (`h` limbs); pass 2 adds it at `h`,
+    /// Karatsuba's middle term: `r[h..] += lo + hi − z` when `subtract` is
+    /// all ones, `lo + hi + z` when it is zero, where `lo = r[..n]` and
+    /// `hi = r[n..]` on entry and `n = z.len() = 2 h`, `h` a multiple of 4 (for
+    /// a square `z = (a0 − a1)²`, the term `2·a0·a1`); the term is not
+    /// negative and the sum fits `r`. When adding, `z` comes complemented.
+    /// Pass 1 forms the term in `z` as `lo + hi + ¬z + (subtract & 1)` (CF
+    /// adds `hi`, OF the rest), its bit `64 n` the two carries less
+    /// `subtract & 1`, and zeroes `d` (`n` limbs); pass 2 adds it at `h`,
     /// zeroing `z`, and the top bit and carry ripple to the end.
-    fn add_karatsuba_middle(self, r: &mut [Limb], z: &mut [Limb], d: &mut [Limb]) {
+    fn add_karatsuba_middle(self, r: &mut [Limb], z: &mut [Limb], d: &mut [Limb], subtract: Limb) {
         let n = z.len();
         let h = n / 2;
-        assert!(h > 0 && h.is_multiple_of(8) && r.len() == 2 * n && d.len() == h);
+        assert!(h > 0 && h.is_multiple_of(4) && r.len() == 2 * n && d.len() == n);
         // SAFETY: `self` proves BMI2 and ADX. Pass 1 reads r[0..2n), reads
-        // and writes z[0..n) and writes d[0..h) (two limbs a turn of four);
+        // and writes z[0..n) and writes d[0..n) (four limbs a turn);
         // pass 2 reads and writes z[0..n) and r[h..h + n), and the ripple
         // r[h + n..2n) (h limbs, four a turn): all inside `r` (length 2n),
         // `z` and `d` (checked). Every register the block changes is
@@ -186,8 +221,8 @@ impl Adx {
         unsafe {
             asm!(
                 "xor {x:e}, {x:e}",            // CF = OF = 0
-                "mov {x}, -1",
-                "adox {x}, {x}",               // OF = 1
+                "mov {x}, {subtract}",
+                "adox {x}, {x}",               // OF = subtract & 1
                 "2:",
                 ".irp k, 0, 8, 16, 24",
                 "mov {x}, [{lo} + \\k]",
@@ -196,10 +231,9 @@ impl Adx {
                 "not {y}",
                 "adox {x}, {y}",
                 "mov [{zp} + \\k], {x}",
+                "mov qword ptr [{dp} + \\k], 0",
                 ".endr",
-                "mov qword ptr [{dp}], 0",
-                "mov qword ptr [{dp} + 8], 0",
-                "lea {dp}, [{dp} + 16]",
+                "lea {dp}, [{dp} + 32]",
                 "lea {lo}, [{lo} + 32]",
                 "lea {hi}, [{hi} + 32]",
                 "lea {zp}, [{zp} + 32]",
@@ -207,12 +241,12 @@ impl Adx {
                 "jrcxz 3f",
                 "jmp 2b",
                 "3:",
-                // The term's top bit: CF + OF − 1.
+                // The term's top bit: CF + OF − (subtract & 1).
                 "mov {x:e}, 0",
                 "mov {y:e}, 0",
                 "adcx {x}, {y}",
                 "adox {x}, {y}",
-                "lea {top}, [{x} - 1]",
+                "lea {top}, [{x} + {subtract}]",
                 // Pass 2: r[h..h + n] += z (`lo` points at r[n], `zp` past z).
                 "mov rcx, {n4}",
                 "sub {zp}, {bytes}",
@@ -250,6 +284,7 @@ impl Adx {
                 dp = inout(reg) d.as_mut_ptr() => _,
                 n4 = in(reg) n / 4,
                 h4 = in(reg) h / 4,
+                subtract = in(reg) subtract,
                 bytes = in(reg) 8 * n,
                 half = in(reg) 8 * h,
                 inout("rcx") n / 4 => _,
@@ -337,6 +372,20 @@ const P256: [Limb; 4] = [
 ];
 
 impl Kernels for Adx {
+    /// Products of two 32-, 48- or 64-limb operands by one Karatsuba level
+    /// (`Adx::karatsuba_mul`).
+    fn mul_unrolled(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) -> bool {
+        if b.len() != a.len() || r.len() != 2 * a.len() {
+            return false;
+        }
+        match a.len() {
+            32 => self.karatsuba_mul::<64>(r, a, b),
+            48 => self.karatsuba_mul::<96>(r, a, b),
+            64 => self.karatsuba_mul::<128>(r, a, b),
+            _ => false,
+        }
+    }
+
     /// Unrolled rows (`rows`) where the row length has them.
     fn mul_basecase(self, r: &mut [Limb], a: &[Limb], b: &[Limb]) {
         match rows::addmul_rows(a.len()) {
