@@ -86,8 +86,10 @@ impl Adx {
     /// level: `a0² + a1²·B² + (a0² + a1² − (a0 − a1)²)·B`, three squares of
     /// `h = n / 2` limbs instead of the 32-limb triangle or two squares and
     /// a cross product (benches/RESULTS.md, "Karatsuba squares on `mulx`").
-    /// `S = 2 n` limbs of stack scratch hold `|a0 − a1|` and its square;
-    /// the middle term's passes wipe them.
+    /// `ops::karatsuba` has the same level with its additions in Rust, which
+    /// at these lengths cost more than the level saves. `S = 2 n` limbs of
+    /// stack scratch hold `|a0 − a1|` and its square; the middle term's
+    /// passes wipe them.
     fn karatsuba_sqr<const S: usize>(self, r: &mut [Limb], a: &[Limb]) -> bool {
         let n = a.len();
         let h = n / 2;
