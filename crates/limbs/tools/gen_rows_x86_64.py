@@ -16,8 +16,8 @@ Two kernels per length n (16, 24, 32, 48 and 64 limbs: the primes of RSA
       t: n/8 blocks of eight rows, row i adding m·q_i at limb i,
       q_i = t[i]·m_inv; each block adds its eight limbs above its rows to
       t at once, with the carry out of the previous block's (as OpenSSL's
-      sqrx8x reduction does), so the top half is the quotient when the
-      blocks end. Then, with `almost`, m is subtracted under a mask when
+      sqrx8x reduction does), so the top half holds (t + q·m)/2^(64n) when
+      the blocks end. Then, with `almost`, m is subtracted under a mask when
       that sum carried out of n limbs (almost Montgomery: r below 2^(64n),
       one pass, no comparison); without, r − m is kept unless it borrowed
       without the carry, selected with cmov (two passes). The exponentiations
@@ -28,9 +28,10 @@ with all n - 1 rows unrolled, then the doubling and the diagonal in one
 pass. At 24 limbs this ran 0.81 of the time of squares split into halves
 (benches/RESULTS.md, "Squares as one triangle"). Longer squares (32, 48
 and 64 limbs) take one Karatsuba level on the squares of their halves
-(`Adx::karatsuba_sqr` in backend/x86_64_adx/mod.rs; RESULTS, "Karatsuba squares
-on `mulx`"), which beat the 32-limb triangle and the 48-limb split; the
-64-limb triangle had outgrown the instruction cache. The triangle in
+(`Adx::karatsuba_sqr` in backend/x86_64_adx/mod.rs; RESULTS, "Karatsuba
+squares on `mulx`"), which beat the 32-limb triangle and the 48- and
+64-limb squares split into halves and a cross product; the 64-limb
+triangle had outgrown the instruction cache. The triangle in
 blocks of eight rows on the window below ran level with these rows on
 Sapphire Rapids and 10 % slower on llvm-mca's Zen models, and was not
 kept.
