@@ -12,14 +12,16 @@ instead, for AVX-512F without IFMA: eight lanes, W accumulators, the
 EVEX forms of the moves and logic, written to `gen/avx512.rs` with
 `--zmm 10`.)
 
-For a digit count N (37, 55 and 74: moduli of 1024, 1536 and 2048 bits),
+For a digit count N (38, 56 and 75: moduli of 1024, 1536 and 2048 bits),
 each lane k of four computes
 
     r[k] = a[k] · b[k] · 2^(−28·N) mod m[k]   (below 2·m[k]),
 
 with its digits normalised (each below 2^28), for a[k], b[k] below 2·m[k]
-with digits below 2^28, 4·m[k] < 2^(28·N) and k0[k] = −m[k]⁻¹ mod 2^28.
-The square computes the same for b = a.
+with digits below 2^28, 4·m[k] < 2^(28·N) and m[k] ≡ −1 mod 2^28: the
+caller passes m' = m·k0 for its modulus m (k0 = −m⁻¹ mod 2^28; 28 bits
+longer, hence one digit more than m needs), and congruences modulo m'
+hold modulo m. The square computes the same for b = a.
 
 # Layout
 
@@ -32,9 +34,10 @@ between them.
 # The multiplication: product scanning by blocks of columns
 
 Column c sums a_i·b_(c−i) and q_i·m_(c−i) over i, plus the carry of
-column c − 1; for c < N the quotient digit q_c = (t_c·k0) mod 2^28 makes
-the column a multiple of 2^28 once q_c·m_0 is added, and for c >= N the
-column's low 28 bits are digit c − N of the result. Columns run in blocks
+column c − 1; for c < N the quotient digit q_c = t_c mod 2^28 makes the
+column a multiple of 2^28 once q_c·m_0 = q_c·2^28 − q_c is added, which
+leaves the carry (t_c >> 28) + q_c with no product on the columns' serial
+chain; for c >= N the column's low 28 bits are digit c − N of the result. Columns run in blocks
 of W accumulators held in registers (AVX2 has sixteen): first every a·b
 product that lands in the block (a_i loaded once, the b digit a memory
 operand), then the q·m products of the quotient digits already known,
@@ -67,7 +70,7 @@ REG = "ymm"
 MNEMONIC = {}
 
 # Digit counts with kernels.
-SIZES = [37, 55, 74]
+SIZES = [38, 56, 75]
 # Accumulators per block of columns.
 W = 10
 
@@ -84,14 +87,13 @@ def kernel(N, square):
     out = []
     e = out.append
     ACC = [ymm(i) for i in range(W)]
-    X, T, Q, CARRY, K0, MASK = (ymm(i) for i in range(W, W + 6))
+    X, T, Q, CARRY, MASK = (ymm(i) for i in range(W, W + 5))
     # AVX2 broadcasts from an xmm register or memory only (the form from
     # a general register is AVX-512's, EVEX-encoded, and faults on an
     # AVX2-only CPU): through the low lane.
     mask_x = MASK.replace(REG, "xmm")
     e(f"vmovq {mask_x}, {{mask}}")
     e(f"vpbroadcastq {MASK}, {mask_x}")
-    e(f"{op('vmovdqu')} {K0}, [{{k0}}]")
     e(f"{op('vpxor')} {CARRY}, {CARRY}, {CARRY}")
     # Scratch: q digits at vector i, 2a at vector N + i (square only).
     if square:
@@ -159,19 +161,21 @@ def kernel(N, square):
         else:
             products(c0, c1, range(N), lambda c, i: 0 <= c - i < N,
                      lambda i: ("{a}", VB * i), lambda j: ("{b}", VB * j))
-        # The q·m products of quotient digits from earlier blocks.
+        # The q·m products of quotient digits from earlier blocks (never
+        # with m_0: c − i >= 1).
         products(c0, c1, range(min(c0, N)), lambda c, i: c - i < N,
                  lambda i: ("{s}", VB * i), lambda j: ("{m}", VB * j))
-        # The block's columns in order.
+        # The block's columns in order. m_0 = 2^28 − 1, so the quotient
+        # digit is the column's low digit, and adding q·m_0 = q·2^28 − q
+        # leaves the carry (t >> 28) + q.
         for c in range(c0, c1):
             x = acc[c - c0]
             e(f"vpaddq {x}, {x}, {CARRY}")
             if c < N:
-                e(f"vpmuludq {Q}, {x}, {K0}")
-                e(f"{op('vpand')} {Q}, {Q}, {MASK}")
+                e(f"{op('vpand')} {Q}, {x}, {MASK}")
                 e(f"{op('vmovdqa')} [{{s}} + {VB * c}], {Q}")
-                product(x, Q, "[{m}]")
                 e(f"vpsrlq {CARRY}, {x}, 28")
+                e(f"vpaddq {CARRY}, {CARRY}, {Q}")
                 for later in range(c + 1, c1):
                     if later - c < N:
                         product(acc[later - c0], Q, f"[{{m}} + {VB * (later - c)}]")
@@ -193,7 +197,7 @@ def signature(name, square):
     in 100 columns, else one parameter a line."""
     params = ["r: *mut u64", "a: *const u64"]
     params += [] if square else ["b: *const u64"]
-    params += ["m: *const u64", "k0: *const u64", "s: *mut u64"]
+    params += ["m: *const u64", "_k0: *const u64", "s: *mut u64"]
     line = f"unsafe fn {name}({', '.join(params)}) {{"
     if len(line) <= 100:
         return line
@@ -209,16 +213,16 @@ def rust_kernel(name, lines, square, N):
     reads = "a" if square else "a, b"
     lanes, feature = ("eight", "AVX-512F") if zmm else ("four", "AVX2")
     return f'''
-/// {what}·2^(−{28 * N}) modulo m, {lanes} lanes of {N} digits.
+/// {what}·2^(−{28 * N}) modulo m', {lanes} lanes of {N} digits (`_k0` unused: the
+/// lowest digit of m' makes the quotient digits).
 ///
 /// # Safety
 /// The CPU has {feature}. `r`, `{reads}` and `m` point to {N} vectors of {lanes}
-/// digits, `k0` to {lanes} words and `s` to {scratch_vectors(N)} vectors,
-/// {VB}-byte aligned; `r` does not overlap the inputs; the operands meet the
-/// module's contract.
+/// digits and `s` to {scratch_vectors(N)} vectors, {VB}-byte aligned; `r` does
+/// not overlap the inputs; the operands meet the module's contract.
 #[target_feature(enable = "{"avx512f" if zmm else "avx2"}")]
 {signature(name, square)}
-    // SAFETY: the caller's contract: the block reads {reads}, m and k0,
+    // SAFETY: the caller's contract: the block reads {reads} and m,
     // reads and writes the scratch at s and writes r; it declares every
     // register it changes and uses no stack.
     unsafe {{
@@ -228,7 +232,6 @@ def rust_kernel(name, lines, square, N):
             r = in(reg) r,
             a = in(reg) a,
 {b_op}            m = in(reg) m,
-            k0 = in(reg) k0,
             s = in(reg) s,
             mask = in(reg) (1u64 << 28) - 1,
             p = out(reg) _,

@@ -12,7 +12,7 @@ multiplier alone: independent `vpmadd52luq` on zmm registers, independent
 `vpmuludq` on ymm registers, and `vpmuludq` each with its `vpaddq` (what a
 product costs the AVX2 kernels) on ymm and on zmm registers. A kernel's bound is its multiplier
 instructions (IFMA: 4N² + N for the multiplication, 3N² + 2N for the square;
-`vpmuludq`: 2N² + N and 1.5N² + 1.5N) at the multiplier's measured rate,
+`vpmuludq`: 2N² − N and 1.5N² − 0.5N) at the multiplier's measured rate,
 so the ratio holds whatever the core's clock against the TSC. Minimum of
 31 runs of each. Prints the CPU first.
 """
@@ -153,7 +153,7 @@ def main():
         decls.append(f"void amm_mb4_d{n}(); void ams_mb4_d{n}();")
         for peak, unit in (("mp", "vpmuludq"), ("map", "vpmuludq with its vpaddq")):
             body.append(f'  kernel("AVX2, 4 lanes", (amm_t)amm_mb4_d{n}, (ams_t)ams_mb4_d{n}, {n}, 4, 28, '
-                        f'{2 * n * n + n}.0, {1.5 * n * n + 1.5 * n}, {peak}, "{unit}");')
+                        f'{2 * n * n - n}.0, {1.5 * n * n - 0.5 * n}, {peak}, "{unit}");')
     if has_avx512:
         avx2.use_zmm(10)  # as gen/avx512.rs
         body.append('  double zmap = zmul_add_peak();')
@@ -163,7 +163,7 @@ def main():
             gas.append(avx2.gas_kernel(f"ams_mb8z_d{n}", avx2.kernel(n, True), True))
             decls.append(f"void amm_mb8z_d{n}(); void ams_mb8z_d{n}();")
             body.append(f'  kernel("AVX-512F, 8 lanes", (amm_t)amm_mb8z_d{n}, (ams_t)ams_mb8z_d{n}, {n}, 8, 28, '
-                        f'{2 * n * n + n}.0, {1.5 * n * n + 1.5 * n}, zmap, "zmm vpmuludq with its vpaddq");')
+                        f'{2 * n * n - n}.0, {1.5 * n * n - 0.5 * n}, zmap, "zmm vpmuludq with its vpaddq");')
     peaks = (IFMA_PEAK if has_ifma else "") + "\n" + (ZMM_PEAK if has_avx512 else "")
     source = (
         HARNESS.replace("%(decls)s", "\n".join(decls))

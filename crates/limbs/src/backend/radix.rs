@@ -171,6 +171,14 @@ pub(crate) trait VectorMontMul {
     /// The largest window of an exponentiation (its table and two
     /// temporaries are [`run_on_stack`]'s `S` elements).
     const WINDOW: u32 = MAX_WINDOW;
+    /// Words of a table entry ([`MontMul::entry_len`]).
+    fn entry_len(&self) -> usize {
+        Self::VALUES * Self::WORDS
+    }
+    /// Writes element `x` to a table entry ([`MontMul::store_entry`]).
+    fn store_entry(&self, entry: &mut [u64], x: &[u64]) {
+        entry.copy_from_slice(x);
+    }
     /// Constant-time `out = table[index]`'s value in `column` (`WORDS`
     /// words), reading every entry; a layout that keeps each value's
     /// words together (every one but [`DigitLayout::Lanes`], whose
@@ -208,6 +216,14 @@ impl<T: VectorMontMul> MontMul for T {
 
     fn sqr(&mut self, out: &mut [u64], a: &[u64]) {
         self.amm_sqr(out, a);
+    }
+
+    fn entry_len(&self) -> usize {
+        VectorMontMul::entry_len(self)
+    }
+
+    fn store_entry(&self, entry: &mut [u64], x: &[u64]) {
+        VectorMontMul::store_entry(self, entry, x);
     }
 
     fn lookup(&self, out: &mut [u64], table: &[u64], index: &[u64]) {
@@ -366,11 +382,24 @@ impl ModulusToLoad<'_> {
     /// multiplication on its chain (congruences modulo `m'` hold modulo
     /// `m`).
     pub(crate) fn split_multiple(self, radix: Digits, d: &mut [u64]) {
+        let words = d.len();
+        self.split_multiple_value(radix, d, 0, words);
+    }
+
+    /// [`split_multiple`](Self::split_multiple) into value `k` of `elem`,
+    /// whose values are `words` words each.
+    pub(crate) fn split_multiple_value(
+        self,
+        radix: Digits,
+        elem: &mut [u64],
+        k: usize,
+        words: usize,
+    ) {
         let n = self.m.limbs().len();
         let m_prime = &mut self.words[..n + 1];
         let k0 = self.m.m_inv() & radix.mask();
         m_prime[n] = self.limbs.mul_1(&mut m_prime[..n], self.m.limbs(), k0);
-        radix.split(m_prime, d);
+        radix.split_value(m_prime, elem, k, words);
         m_prime.zeroize();
     }
 }

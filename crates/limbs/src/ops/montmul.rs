@@ -47,8 +47,22 @@ pub(crate) trait MontMul {
     fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]);
     /// `out = a² · R⁻¹`; `out` does not alias `a`.
     fn sqr(&mut self, out: &mut [Limb], a: &[Limb]);
-    /// Constant-time `out = table[index]`, reading every entry. With `K`
-    /// values in an element, value `k`'s entry is `index[k]`.
+    /// Words a constant-time exponentiation's table entry takes (the
+    /// element length, unless [`store_entry`](Self::store_entry) packs).
+    fn entry_len(&self) -> usize {
+        self.elem_len()
+    }
+    /// Writes element `x` to a table `entry` of
+    /// [`entry_len`](Self::entry_len) words, in the form
+    /// [`lookup`](Self::lookup) reads: a backend whose digits leave half of
+    /// each word empty packs two to a word, so that the lookups, which read
+    /// the whole table every window, read half as much.
+    fn store_entry(&self, entry: &mut [Limb], x: &[Limb]) {
+        entry.copy_from_slice(x);
+    }
+    /// Constant-time `out = table[index]`, reading every entry, the entries
+    /// written by [`store_entry`](Self::store_entry). With `K` values in an
+    /// element, value `k`'s entry is `index[k]`.
     fn lookup(&self, out: &mut [Limb], table: &[Limb], index: &[Limb]) {
         ct::lookup(out, table, index[0]);
     }

@@ -89,19 +89,27 @@ fn bit_vartime(exp: &[Limb], pos: u32) -> bool {
     window_bits(exp, pos, 1) == 1
 }
 
-/// Fills `table` (entries of `elem_len` words) with `first · step^i`, the
-/// same sequence of multiplications whatever the values.
+/// Fills `table` with `first · step^i` in entry `i` (`entry_len` words,
+/// written by `store`), the same sequence of multiplications whatever the
+/// values; `work` holds two elements.
 fn fill_powers<A: MontMul + ?Sized>(
     arith: &mut A,
     table: &mut [Limb],
-    first: &[Limb],
-    step: &[Limb],
+    entry_len: usize,
+    (first, step): (&[Limb], &[Limb]),
+    work: [&mut [Limb]; 2],
+    store: impl Fn(&A, &mut [Limb], &[Limb]),
 ) {
-    let n = arith.elem_len();
-    table[..n].copy_from_slice(first);
-    for i in 1..table.len() / n {
-        let (done, next) = table.split_at_mut(i * n);
-        arith.mul(&mut next[..n], &done[(i - 1) * n..], step);
+    let [mut power, mut next] = work;
+    power.copy_from_slice(first);
+    let mut entries = table.chunks_exact_mut(entry_len);
+    if let Some(entry) = entries.next() {
+        store(arith, entry, power);
+    }
+    for entry in entries {
+        arith.mul(next, power, step);
+        store(arith, entry, next);
+        core::mem::swap(&mut power, &mut next);
     }
 }
 
@@ -125,12 +133,20 @@ pub(crate) fn pow_ct<A: MontMul + ?Sized, E: Windows + ?Sized>(
 ) {
     let n = arith.elem_len();
     let w = window_ct(exp_bits).min(arith.max_window());
-    let entries = 1usize << w;
-    let (table, rest) = scratch.split_at_mut(entries * n);
+    let entry_len = arith.entry_len();
+    let (table, rest) = scratch.split_at_mut((1 << w) * entry_len);
     let (entry, rest) = rest.split_at_mut(n);
     let tmp = &mut rest[..n];
 
-    fill_powers(arith, table, one, base);
+    let store = |arith: &A, entry: &mut [Limb], x: &[Limb]| arith.store_entry(entry, x);
+    fill_powers(
+        arith,
+        table,
+        entry_len,
+        (one, base),
+        [&mut *entry, &mut *tmp],
+        store,
+    );
 
     if exp_bits == 0 {
         out.copy_from_slice(one);
@@ -177,8 +193,8 @@ pub(crate) fn pow_vartime<A: MontMul + ?Sized>(
 ) {
     let n = arith.elem_len();
     let bits = ct::bit_length(exp);
-    out.copy_from_slice(one);
     if bits == 0 {
+        out.copy_from_slice(one);
         return;
     }
     let w = window_vartime(bits).min(arith.max_window());
@@ -187,9 +203,18 @@ pub(crate) fn pow_vartime<A: MontMul + ?Sized>(
     let (square, rest) = rest.split_at_mut(n);
     let tmp = &mut rest[..n];
 
-    // table[i] = base^(2i + 1)
+    // table[i] = base^(2i + 1), elements as they are.
     arith.sqr(square, base);
-    fill_powers(arith, table, base, square);
+    let copy = |_: &A, entry: &mut [Limb], x: &[Limb]| entry.copy_from_slice(x);
+    fill_powers(
+        arith,
+        table,
+        n,
+        (base, square),
+        [&mut *out, &mut *tmp],
+        copy,
+    );
+    out.copy_from_slice(one);
 
     let mut started = false;
     let mut i = bits as i64 - 1;

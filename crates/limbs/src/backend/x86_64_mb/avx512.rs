@@ -4,9 +4,10 @@
 //! AVX-512F and without IFMA (Skylake-SP, Cascade Lake) and those run with
 //! IFMA turned off.
 //!
-//! The digit counts, the contract and the algorithm are [`super::avx2`]'s
-//! (`tools/gen_mb_avx2_x86_64.py --zmm 10` writes `gen/avx512.rs`); the
-//! table lookup is the IFMA batch's, which has the same eight 64-bit lanes.
+//! The digit counts, the contract (modulo `m' = m·k0`) and the algorithm
+//! are [`super::avx2`]'s (`tools/gen_mb_avx2_x86_64.py --zmm 10` writes
+//! `gen/avx512.rs`); the table lookup is the IFMA batch's, which has the
+//! same eight 64-bit lanes, reading entries of two digits a word.
 
 use super::ifma::lookup;
 use super::{AmmKernel, AmsKernel, avx2, run_lanes};
@@ -47,14 +48,15 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
         return false;
     };
     // The window: 5 at 1024 bits, as the AVX2 kernels'; 4 above, which
-    // measured level with 5 and keeps the table of eight lanes at most
-    // 74 KiB (2048 bits) on the stack, where 5 took 148.
+    // measured level with 5 and keeps the stack frame (the table and the
+    // temporaries, of eight lanes) at most 85 KiB (2048 bits), where 5
+    // took 160.
     run_lanes!(
         K, limbs, job, proof, digits, generated::kernels(digits), lookup,
-        lanes: LANES, bits: avx2::DIGIT_BITS, scratch: SCRATCH,
-        windows: [37 => 5, 55 => 4, 74 => 4],
+        lanes: LANES, bits: avx2::DIGIT_BITS, scratch: SCRATCH, m_prime: true,
+        windows: [38 => 5, 56 => 4, 75 => 4],
     )
 }
 
 /// Scratch vectors the kernels use, at the largest size.
-const SCRATCH: usize = generated::scratch_vectors(74);
+const SCRATCH: usize = generated::scratch_vectors(75);

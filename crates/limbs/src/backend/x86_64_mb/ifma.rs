@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{AmmKernel, AmsKernel, run_lanes};
+use super::{AmmKernel, AmsKernel, entry_vectors, run_lanes};
 use crate::backend::radix::LimbMontgomery;
 use crate::backend::x86_64_ifma::Ifma;
 use crate::ops::montmul::ExpJob;
@@ -47,7 +47,7 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
     // measured the same.
     run_lanes!(
         K, limbs, job, proof, digits, generated::kernels(digits), lookup,
-        lanes: LANES, bits: DIGIT_BITS, scratch: SCRATCH,
+        lanes: LANES, bits: DIGIT_BITS, scratch: SCRATCH, m_prime: false,
         windows: [20 => 5, 30 => 4, 40 => 4, 60 => 4],
     )
 }
@@ -64,34 +64,54 @@ const MAX_CHUNK: usize = 24;
 /// its digits from entry `index[k]`. Every entry is read whole; a lane's
 /// mask is all ones in the entry whose position equals its index, made by
 /// vector arithmetic (`((i ^ index) − 1) >> 63`, arithmetic shift), so no
-/// branch or address depends on an index.
+/// branch or address depends on an index. With `PACKED`, entries hold two
+/// digits a word (`LaneAmm::store_entry`), unpacked into `out`.
 #[target_feature(enable = "avx512f")]
-pub(super) fn lookup<const N: usize>(out: &mut [u64], table: &[u64], index: &[u64]) {
-    let stride = LANES * N;
+pub(super) fn lookup<const N: usize, const PACKED: bool>(
+    out: &mut [u64],
+    table: &[u64],
+    index: &[u64],
+) {
+    let vectors = entry_vectors(N, PACKED);
+    let stride = LANES * vectors;
     let index: &[u64; LANES] = index.try_into().expect("one index a lane");
     // SAFETY: an unaligned 64-byte load from a reference to 64 bytes.
     let index = unsafe { _mm512_loadu_si512(core::hint::black_box(index).as_ptr().cast()) };
     let one = _mm512_set1_epi64(1);
-    // As few passes as the registers allow, of even sizes: each pass
-    // computes every entry's mask again.
-    let chunk = N.div_ceil(N.div_ceil(MAX_CHUNK));
-    for start in (0..N).step_by(chunk) {
-        let count = chunk.min(N - start);
+    let low = _mm512_set1_epi64(0xffff_ffff);
+    // As few passes as the registers allow, of even sizes (the last one
+    // overlapping the one before where they do not divide): `chunk` is then
+    // a number the compiler knows, and the accumulators stay in registers.
+    // Each pass computes every entry's mask again.
+    let chunk = vectors.div_ceil(vectors.div_ceil(MAX_CHUNK));
+    for pass in 0..vectors.div_ceil(chunk) {
+        let start = (pass * chunk).min(vectors - chunk);
         let mut acc = [_mm512_setzero_si512(); MAX_CHUNK];
         for (i, entry) in table.chunks_exact(stride).enumerate() {
             let same = _mm512_xor_si512(index, _mm512_set1_epi64(i as i64));
             let mask = _mm512_srai_epi64::<63>(_mm512_sub_epi64(same, one));
-            let digits = &entry[LANES * start..][..LANES * count];
-            for (a, d) in acc.iter_mut().zip(digits.chunks_exact(LANES)) {
+            let words = &entry[LANES * start..][..LANES * chunk];
+            for (a, d) in acc.iter_mut().zip(words.chunks_exact(LANES)) {
                 // SAFETY: an unaligned 64-byte load from 64 bytes of `entry`.
                 let d = unsafe { _mm512_loadu_si512(d.as_ptr().cast()) };
                 *a = _mm512_or_si512(*a, _mm512_and_si512(d, mask));
             }
         }
-        let digits = &mut out[LANES * start..][..LANES * count];
-        for (o, a) in digits.chunks_exact_mut(LANES).zip(acc) {
+        let parts = |a: __m512i| match PACKED {
+            true => [_mm512_and_si512(a, low), _mm512_srli_epi64::<32>(a)],
+            false => [a, a],
+        };
+        let (first, per) = match PACKED {
+            true => (2 * start, 2),
+            false => (start, 1),
+        };
+        let digits = out[LANES * first..].chunks_exact_mut(LANES);
+        let selected = acc[..chunk]
+            .iter()
+            .flat_map(|&a| parts(a).into_iter().take(per));
+        for (o, d) in digits.zip(selected) {
             // SAFETY: an unaligned 64-byte store to 64 bytes of `out`.
-            unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), a) };
+            unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), d) };
         }
     }
 }

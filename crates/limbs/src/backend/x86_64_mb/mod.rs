@@ -28,6 +28,9 @@
 //! [`super::radix`] (inputs and outputs below twice the modulus) and have a
 //! dedicated square; the conversions in and out and the exponentiation
 //! itself are the shared ones (`radix::run_on_stack_with`, `ops::pow`).
+//! The two of 28-bit digits work modulo a multiple of each modulus whose
+//! lowest digit makes the quotient digits, and keep their window tables
+//! two digits a word (benches/RESULTS.md, "Batches without IFMA").
 //!
 //! # Constant time
 //! Loop counts and addresses depend on the digit count only; no branch or
@@ -50,25 +53,30 @@ type AmmKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *const 
 /// A generated square: `(r, a, m, k0, scratch)`.
 type AmsKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *mut u64);
 /// A backend's table lookup for `N` digits (see its `lookup`), compiled for
-/// the CPU feature its proof stands for.
+/// the CPU feature its proof stands for; it reads tables packed two digits
+/// a word ([`LaneAmm::store_entry`]) where the digits have at most 32 bits.
 type LookupFn = unsafe fn(&mut [u64], &[u64], &[u64]);
 
 /// The body of a batch backend's `run::<K>`: `$job`'s `K` exponentiations
 /// (`K` must be the backend's `lanes`) on [`LaneAmm`] with the backend's
 /// kernels for `$digits` digits (`$kernels`, `None` where it has none)
 /// and its `$lookup`, which `$proof` says the CPU can run, in the window
-/// given for that digit count. Evaluates to whether it ran.
+/// given for that digit count; `$lookup::<N, true>` reads tables packed
+/// two digits a word, which the backends of 28-bit digits get. With
+/// `m_prime: true` the kernels reduce modulo `m' = m·k0` (see
+/// [`LaneAmm`]). Evaluates to whether it ran.
 macro_rules! run_lanes {
     (
         $K:ident, $limbs:expr, $job:expr, $proof:expr, $digits:expr, $kernels:expr, $lookup:ident,
-        lanes: $lanes:expr, bits: $bits:expr, scratch: $scratch:expr,
+        lanes: $lanes:expr, bits: $bits:expr, scratch: $scratch:expr, m_prime: $m_prime:literal,
         windows: [$($d:literal => $window:literal),*] $(,)?
     ) => {{
+        const PACKED: bool = $bits <= 32;
         match ($kernels, $digits) {
             $((Some((amm, ams)), $d) if $K == $lanes => {
                 let mut arith = $crate::backend::x86_64_mb::LaneAmm::<
-                    _, { $lanes }, { $bits }, $d, $window, { $scratch },
-                >::new($proof, amm, ams, $lookup::<$d>);
+                    _, { $lanes }, { $bits }, $d, $window, { $scratch }, $m_prime,
+                >::new($proof, amm, ams, $lookup::<$d, PACKED>);
                 const S: usize = (1 << $window) + 2;
                 $crate::backend::radix::run_on_stack_with::<1, $d, $K, S, _>(
                     $limbs, &mut arith, $d, $job,
@@ -83,8 +91,18 @@ pub(super) use run_lanes;
 
 /// Almost-Montgomery multiplication modulo `L` moduli at once, `N` digits
 /// of `B` bits each, window `W`, on a backend's generated kernels (`S`
-/// scratch vectors).
-struct LaneAmm<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize> {
+/// scratch vectors). With `M_PRIME`, the kernels work modulo `m' = m·k0`
+/// ([`ModulusToLoad::split_multiple`]), whose lowest digit `2^B − 1` makes
+/// each quotient digit the column's own low digit, and take no `k0`.
+struct LaneAmm<
+    P,
+    const L: usize,
+    const B: u32,
+    const N: usize,
+    const W: u32,
+    const S: usize,
+    const M_PRIME: bool,
+> {
     /// Proof that the CPU has what the kernels and the lookup need.
     _proof: P,
     amm: AmmKernel,
@@ -97,8 +115,8 @@ struct LaneAmm<P, const L: usize, const B: u32, const N: usize, const W: u32, co
     scratch: Aligned<[[u64; L]; S]>,
 }
 
-impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize>
-    LaneAmm<P, L, B, N, W, S>
+impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize, const M: bool>
+    LaneAmm<P, L, B, N, W, S, M>
 {
     /// `amm`, `ams` and `lookup` are the backend's for `N` digits, which
     /// `proof` says the CPU can run.
@@ -115,8 +133,8 @@ impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usi
     }
 }
 
-impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize> VectorMontMul
-    for LaneAmm<P, L, B, N, W, S>
+impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usize, const M: bool>
+    VectorMontMul for LaneAmm<P, L, B, N, W, S, M>
 {
     const WORDS: usize = N;
     const VALUES: usize = L;
@@ -125,8 +143,12 @@ impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usi
 
     fn load_modulus(&mut self, k: usize, modulus: ModulusToLoad<'_>) {
         let m = self.m.0.as_flattened_mut();
-        Self::RADIX.split_value(modulus.m.limbs(), m, k, N);
-        self.k0.0[k] = modulus.m.m_inv() & ((1 << B) - 1);
+        if M {
+            modulus.split_multiple_value(Self::RADIX, m, k, N);
+        } else {
+            self.k0.0[k] = modulus.m.m_inv() & ((1 << B) - 1);
+            Self::RADIX.split_value(modulus.m.limbs(), m, k, N);
+        }
     }
 
     fn wipe(&mut self) {
@@ -174,12 +196,40 @@ impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usi
         };
     }
 
+    fn entry_len(&self) -> usize {
+        L * entry_vectors(N, B <= 32)
+    }
+
+    /// Digits of at most 32 bits go two a word, digit `2j` in the low half
+    /// of vector `j`'s lanes and `2j + 1` in the high half: every window's
+    /// lookup reads the whole table, and reads half as much.
+    fn store_entry(&self, entry: &mut [u64], x: &[u64]) {
+        if B > 32 {
+            entry.copy_from_slice(x);
+            return;
+        }
+        let (even, odd) = (x.chunks(L).step_by(2), x.chunks(L).skip(1).step_by(2));
+        let odd = odd.map(Some).chain(core::iter::repeat(None));
+        for ((word, even), odd) in entry.chunks_exact_mut(L).zip(even).zip(odd) {
+            for (k, w) in word.iter_mut().enumerate() {
+                // The kernels keep every digit below 2^B.
+                *w = even[k] | odd.map_or(0, |odd| odd[k] << 32);
+            }
+        }
+    }
+
     fn lookup(&self, out: &mut [u64], table: &[u64], index: &[u64]) {
         // SAFETY: `self._proof` proves the CPU has the feature `lookup` is
         // compiled for; it reads `table` and `index` and writes `out` only
         // through the slices it is given.
         unsafe { (self.lookup)(out, table, index) }
     }
+}
+
+/// Vectors of a table entry for `n` digit vectors, `packed` two digits a
+/// word or not.
+const fn entry_vectors(n: usize, packed: bool) -> usize {
+    if packed { n.div_ceil(2) } else { n }
 }
 
 /// Digits of `bits` bits, lane `k` of vector `j` holding digit `j` of value
