@@ -506,9 +506,6 @@ fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-/// How much slower than the fastest backend the selection's choice may be.
-const SELECTION_TOLERANCE: f64 = 1.03;
-
 /// Prints, per size and shape, every backend's time with the selection's
 /// choice marked, flagging a choice more than 3 % slower than the fastest.
 fn selection_check() {
@@ -532,7 +529,7 @@ fn selection_check() {
             let fastest = times.iter().map(|&(_, t)| t).min().unwrap_or_default();
             for &(e, t) in &times {
                 let ratio = t.as_secs_f64() / fastest.as_secs_f64().max(f64::MIN_POSITIVE);
-                let verdict = match (e == chosen, ratio > SELECTION_TOLERANCE) {
+                let verdict = match (e == chosen, ratio > backend::SELECTION_TOLERANCE) {
                     (true, true) => {
                         flagged += 1;
                         "selected: NOT THE FASTEST"

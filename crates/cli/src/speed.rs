@@ -8,7 +8,10 @@
 //! (made by `openssl genpkey`), DSA's parameters and the other keys come
 //! from a fixed seed, so that two runs time the same work. `--variants`
 //! times every exponentiation backend the CPU has at each size, marking the
-//! one chosen: what to paste into a bug report about speed.
+//! one chosen: what to paste into a bug report about speed. It runs the
+//! backends in turn, round by round, and counts each one's median
+//! (`backend::time_variants`, as the benches' selection check does), so
+//! that a shared machine's slow stretches hit every backend alike.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -21,7 +24,7 @@ use numcrypt_dsa::{DomainParameters, ParameterSizes};
 use numcrypt_elgamal::NamedGroup;
 use numcrypt_field::{Fp448, Fp521, Fp25519, FpGoldilocks, FpP256, FpP384};
 use numcrypt_limbs::backend::{self, Exponentiation};
-use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Unsigned};
+use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams};
 use numcrypt_rsa::{HashAlg, KeyGen, RsaPrivateKey};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -42,6 +45,10 @@ pub struct SpeedArgs {
     /// mark the one chosen, instead of the tables.
     #[arg(long)]
     variants: bool,
+    /// With `--variants`: rounds of every backend in turn, each backend's
+    /// median counting (`--seconds` and `--threads` do not apply).
+    #[arg(long, default_value = "11", requires = "variants")]
+    rounds: NonZeroUsize,
     /// Also time signing in batches of this many messages (1 to 64: RSA's
     /// `sign_pkcs1v15_batch`, DSA's and ElGamal's `sign_batch`): the
     /// `batch` columns count signatures, not calls.
@@ -207,16 +214,20 @@ pub fn run(args: &SpeedArgs) -> Result<(), String> {
     for bits in MODEXP_BITS {
         outln!("  {}", choices(bits));
     }
+    if args.variants {
+        outln!(
+            "{} rounds of every backend in turn, one thread, the median counting\n",
+            args.rounds
+        );
+        variants(args.rounds.get());
+        return Ok(());
+    }
     outln!(
         "{} thread{}, {} s a measurement\n",
         args.threads,
         if args.threads.get() == 1 { "" } else { "s" },
         args.seconds
     );
-    if args.variants {
-        variants(args);
-        return Ok(());
-    }
     let wanted: Vec<Algorithm> = if args.algorithms.is_empty() {
         ALL.to_vec()
     } else {
@@ -356,13 +367,12 @@ fn modexp(args: &SpeedArgs) {
     table.print();
 }
 
-/// How much slower than the fastest variant the selection's choice may be.
-const SELECTION_TOLERANCE: f64 = 1.03;
-
 /// Every backend variant this CPU has, at each size, one exponentiation at
-/// a time and as a CRT pair of two; `*` marks the selection's choice, and
-/// a size where it is more than 3 % slower than the fastest is flagged.
-fn variants(args: &SpeedArgs) {
+/// a time, as a CRT pair of two and as a batch of eight (full-width
+/// exponents, `rounds` interleaved runs, the medians); `*` marks the
+/// selection's choice, and a size where it is more than 3 % slower than
+/// the fastest is flagged.
+fn variants(rounds: usize) {
     outln!(
         "{:>6} {:>5} {:>12} {:>12} {:>9}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one)",
         "bits",
@@ -373,66 +383,46 @@ fn variants(args: &SpeedArgs) {
     );
     let mut flagged = Vec::new();
     for bits in MODEXP_BITS {
-        let inputs: Vec<_> = (0..backend::BATCH as u64)
-            .map(|seed| modexp_inputs(bits, seed))
-            .collect();
-        let operands: Vec<_> = inputs
-            .iter()
-            .map(|(params, base, exp)| (params, base, exp.as_ref()))
-            .collect();
-        let (params, base, exp) = &inputs[0];
-        let limbs = params.modulus().nlimbs();
+        let limbs = bits as usize / 64;
         for (shape, k) in [("one", 1), ("pair", 2), ("batch", backend::BATCH)] {
             let chosen = match k {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),
                 _ => backend::selection().exponentiation(limbs, k),
             };
-            let mut rates = Vec::new();
-            for variant in Exponentiation::ALL {
-                if !(variant == Exponentiation::LimbKernels && k > 1 || variant.available(limbs, k))
-                {
-                    continue;
-                }
-                let mut rate = measure(args.threads, args.seconds, || match k {
-                    1 => {
-                        black_box(params.pow_bounded_on(variant, base, exp, bits));
-                    }
-                    2 => {
-                        let pair = [operands[0], operands[1]];
-                        black_box(MontyParams::pow_bounded_pair_on(variant, pair, bits));
-                    }
-                    _ => {
-                        let mut out = vec![params.zero(); operands.len()];
-                        let _ = black_box(MontyParams::pow_bounded_batch_on(
-                            variant, &operands, bits, &mut out,
-                        ));
-                    }
-                });
-                if k == backend::BATCH {
-                    rate.seconds_per_op /= k as f64;
-                    rate.per_second *= k as f64;
-                }
-                rates.push((variant, rate));
+            // A batch's time is per exponentiation.
+            let per = if k == backend::BATCH { k as f64 } else { 1.0 };
+            let times: Vec<(Exponentiation, f64)> = backend::time_variants(limbs, k, bits, rounds)
+                .into_iter()
+                .map(|(variant, t)| (variant, t.as_secs_f64() / per))
+                .collect();
+            if let [(only, _)] = times[..] {
+                // Nothing to compare: not timed.
+                let mark = if only == chosen { "*" } else { " " };
+                outln!(
+                    "{bits:>6} {shape:>5} {:>12} {:>12} {:>9} {mark} {}",
+                    "-",
+                    "-",
+                    "-",
+                    only.name()
+                );
+                continue;
             }
-            let fastest = rates
-                .iter()
-                .map(|(_, r)| r.seconds_per_op)
-                .fold(f64::INFINITY, f64::min);
-            for (variant, rate) in &rates {
-                let mark = if *variant == chosen { "*" } else { " " };
+            let fastest = times.iter().map(|&(_, t)| t).fold(f64::INFINITY, f64::min);
+            for &(variant, t) in &times {
+                let mark = if variant == chosen { "*" } else { " " };
                 outln!(
                     "{bits:>6} {shape:>5} {:>12} {:>12.1} {:>9.2} {mark} {}",
-                    format_seconds(rate.seconds_per_op),
-                    rate.per_second,
-                    rate.seconds_per_op / fastest,
+                    format_seconds(t),
+                    1.0 / t,
+                    t / fastest,
                     variant.name()
                 );
             }
-            let chosen_time = rates
+            let chosen_time = times
                 .iter()
-                .find(|(v, _)| *v == chosen)
-                .map_or(f64::INFINITY, |(_, r)| r.seconds_per_op);
-            if chosen_time > SELECTION_TOLERANCE * fastest {
+                .find(|&&(v, _)| v == chosen)
+                .map_or(f64::INFINITY, |&(_, t)| t);
+            if chosen_time > backend::SELECTION_TOLERANCE * fastest {
                 flagged.push(format!(
                     "{bits} bits, {shape}: {} takes {:.2}× the fastest",
                     chosen.name(),

@@ -62,6 +62,11 @@ pub const BATCH: usize = 8;
 #[cfg(feature = "std")]
 pub use preference::time_variants;
 
+/// How much slower than the fastest backend the selection's choice may run
+/// at a size before a selection check (`numcrypt speed --variants`, the
+/// `exp_variants` bench) flags it: issue 34's 3 %.
+pub const SELECTION_TOLERANCE: f64 = 1.03;
+
 /// The slice-kernel backends of this architecture, by name: tests and
 /// benches force a path with them ([`kernels`](crate::kernels) re-exports
 /// them).
