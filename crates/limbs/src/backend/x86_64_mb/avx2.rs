@@ -14,7 +14,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{AmmKernel, AmsKernel, entry_vectors, run_lanes};
+use super::{AmmKernel, AmsKernel, entry_vectors, put_selected, run_lanes};
 use crate::backend::radix::LimbMontgomery;
 use crate::backend::x86_64_avx2::Avx2;
 use crate::ops::montmul::ExpJob;
@@ -92,21 +92,9 @@ fn lookup<const N: usize, const PACKED: bool>(out: &mut [u64], table: &[u64], in
                 *a = _mm256_or_si256(*a, _mm256_and_si256(d, mask));
             }
         }
-        let parts = |a: __m256i| match PACKED {
-            true => [_mm256_and_si256(a, low), _mm256_srli_epi64::<32>(a)],
-            false => [a, a],
-        };
-        let (first, per) = match PACKED {
-            true => (2 * start, 2),
-            false => (start, 1),
-        };
-        let digits = out[LANES * first..].chunks_exact_mut(LANES);
-        let selected = acc[..chunk]
-            .iter()
-            .flat_map(|&a| parts(a).into_iter().take(per));
-        for (o, d) in digits.zip(selected) {
-            // SAFETY: an unaligned 32-byte store to 32 bytes of `out`.
-            unsafe { _mm256_storeu_si256(o.as_mut_ptr().cast(), d) };
-        }
+        let unpack = |a| [_mm256_and_si256(a, low), _mm256_srli_epi64::<32>(a)];
+        // SAFETY: an unaligned 32-byte store to 32 bytes of `out`.
+        let store = |o: &mut [u64], d| unsafe { _mm256_storeu_si256(o.as_mut_ptr().cast(), d) };
+        put_selected::<_, PACKED>(out, LANES, (start, &acc[..chunk]), unpack, store);
     }
 }

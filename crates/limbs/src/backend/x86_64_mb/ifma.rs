@@ -10,7 +10,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{AmmKernel, AmsKernel, entry_vectors, run_lanes};
+use super::{AmmKernel, AmsKernel, entry_vectors, put_selected, run_lanes};
 use crate::backend::radix::LimbMontgomery;
 use crate::backend::x86_64_ifma::Ifma;
 use crate::ops::montmul::ExpJob;
@@ -97,21 +97,9 @@ pub(super) fn lookup<const N: usize, const PACKED: bool>(
                 *a = _mm512_or_si512(*a, _mm512_and_si512(d, mask));
             }
         }
-        let parts = |a: __m512i| match PACKED {
-            true => [_mm512_and_si512(a, low), _mm512_srli_epi64::<32>(a)],
-            false => [a, a],
-        };
-        let (first, per) = match PACKED {
-            true => (2 * start, 2),
-            false => (start, 1),
-        };
-        let digits = out[LANES * first..].chunks_exact_mut(LANES);
-        let selected = acc[..chunk]
-            .iter()
-            .flat_map(|&a| parts(a).into_iter().take(per));
-        for (o, d) in digits.zip(selected) {
-            // SAFETY: an unaligned 64-byte store to 64 bytes of `out`.
-            unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), d) };
-        }
+        let unpack = |a| [_mm512_and_si512(a, low), _mm512_srli_epi64::<32>(a)];
+        // SAFETY: an unaligned 64-byte store to 64 bytes of `out`.
+        let store = |o: &mut [u64], d| unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), d) };
+        put_selected::<_, PACKED>(out, LANES, (start, &acc[..chunk]), unpack, store);
     }
 }

@@ -226,6 +226,32 @@ impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usi
     }
 }
 
+/// The end of a lookup's pass: its `selected` vectors (of `lanes` words)
+/// written to `out` from the entry's vector `start` on, each as it is or,
+/// with `PACKED`, as the two digit vectors `unpack` makes of it (the last
+/// one's second dropped where `out` ends: an odd digit count).
+#[inline(always)]
+fn put_selected<V: Copy, const PACKED: bool>(
+    out: &mut [u64],
+    lanes: usize,
+    (start, selected): (usize, &[V]),
+    unpack: impl Fn(V) -> [V; 2],
+    store: impl Fn(&mut [u64], V),
+) {
+    let (first, per) = match PACKED {
+        true => (2 * start, 2),
+        false => (start, 1),
+    };
+    let digits = out[lanes * first..].chunks_exact_mut(lanes);
+    let parts = selected.iter().flat_map(|&a| match PACKED {
+        true => unpack(a).into_iter().take(per),
+        false => [a, a].into_iter().take(per),
+    });
+    for (o, d) in digits.zip(parts) {
+        store(o, d);
+    }
+}
+
 /// Vectors of a table entry for `n` digit vectors, `packed` two digits a
 /// word or not.
 const fn entry_vectors(n: usize, packed: bool) -> usize {
