@@ -110,7 +110,8 @@ struct LaneAmm<
     lookup: LookupFn,
     /// The moduli's digits, lane by lane.
     m: Aligned<[[u64; L]; N]>,
-    /// Each lane's `k0 = −m⁻¹ mod 2^B`.
+    /// Each lane's `k0 = −m⁻¹ mod 2^B` (left zero with `M_PRIME`, whose
+    /// kernels take none).
     k0: Aligned<[u64; L]>,
     scratch: Aligned<[[u64; L]; S]>,
 }
