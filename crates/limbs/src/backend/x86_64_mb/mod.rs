@@ -54,7 +54,7 @@ type AmmKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *const 
 type AmsKernel = unsafe fn(*mut u64, *const u64, *const u64, *const u64, *mut u64);
 /// A backend's table lookup for `N` digits (see its `lookup`), compiled for
 /// the CPU feature its proof stands for; it reads tables packed two digits
-/// a word ([`LaneAmm::store_entry`]) where the digits have at most 32 bits.
+/// a word ([`LaneAmm::store_entry`]) where [`two_digits_a_word`] says so.
 type LookupFn = unsafe fn(&mut [u64], &[u64], &[u64]);
 
 /// The body of a batch backend's `run::<K>`: `$job`'s `K` exponentiations
@@ -62,7 +62,7 @@ type LookupFn = unsafe fn(&mut [u64], &[u64], &[u64]);
 /// kernels for `$digits` digits (`$kernels`, `None` where it has none)
 /// and its `$lookup`, which `$proof` says the CPU can run, in the window
 /// given for that digit count; `$lookup::<N, true>` reads tables packed
-/// two digits a word, which the backends of 28-bit digits get. With
+/// two digits a word, which [`two_digits_a_word`] gives digits of `$bits`. With
 /// `m_prime: true` the kernels reduce modulo `m' = m·k0` (see
 /// [`LaneAmm`]). Evaluates to whether it ran.
 macro_rules! run_lanes {
@@ -71,7 +71,7 @@ macro_rules! run_lanes {
         lanes: $lanes:expr, bits: $bits:expr, scratch: $scratch:expr, m_prime: $m_prime:literal,
         windows: [$($d:literal => $window:literal),*] $(,)?
     ) => {{
-        const PACKED: bool = $bits <= 32;
+        const PACKED: bool = $crate::backend::x86_64_mb::two_digits_a_word($bits);
         match ($kernels, $digits) {
             $((Some((amm, ams)), $d) if $K == $lanes => {
                 let mut arith = $crate::backend::x86_64_mb::LaneAmm::<
@@ -198,14 +198,14 @@ impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usi
     }
 
     fn entry_len(&self) -> usize {
-        L * entry_vectors(N, B <= 32)
+        L * entry_vectors(N, two_digits_a_word(B))
     }
 
     /// Digits of at most 32 bits go two a word, digit `2j` in the low half
     /// of vector `j`'s lanes and `2j + 1` in the high half: every window's
     /// lookup reads the whole table, and reads half as much.
     fn store_entry(&self, entry: &mut [u64], x: &[u64]) {
-        if B > 32 {
+        if !two_digits_a_word(B) {
             entry.copy_from_slice(x);
             return;
         }
@@ -251,6 +251,12 @@ fn put_selected<V: Copy, const PACKED: bool>(
     for (o, d) in digits.zip(parts) {
         store(o, d);
     }
+}
+
+/// Whether window tables of `bits`-bit digits hold two digits a word
+/// ([`LaneAmm::store_entry`]): where two fit.
+const fn two_digits_a_word(bits: u32) -> bool {
+    bits <= 32
 }
 
 /// Vectors of a table entry for `n` digit vectors, `packed` two digits a
