@@ -181,14 +181,16 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
     k.mont_mul(&mut r, a, &b, mm, &mut scratch);
     prop_assert!(
         is_reduced_t_over_r(&to_big(&r), &(to_big(a) * &rb), &bm, n),
-        "{} mont_mul",
-        k.name()
+        "{} mont_mul gave {:x}",
+        k.name(),
+        to_big(&r)
     );
     k.mont_sqr(&mut r, &b, mm, &mut scratch);
     prop_assert!(
         is_reduced_t_over_r(&to_big(&r), &(&rb * &rb), &bm, n),
-        "{} mont_sqr",
-        k.name()
+        "{} mont_sqr gave {:x}",
+        k.name(),
+        to_big(&r)
     );
     // REDC of any t below m·R.
     let t = to_big(a) * &rb;
@@ -196,8 +198,9 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
     k.mont_redc(&mut r, &mut wide, mm);
     prop_assert!(
         is_reduced_t_over_r(&to_big(&r), &t, &bm, n),
-        "{} mont_redc",
-        k.name()
+        "{} mont_redc gave {:x}",
+        k.name(),
+        to_big(&r)
     );
     // Almost REDC of any t below R²: here a², a not reduced.
     check_redc_almost(k, &(to_big(a) * to_big(a)), &m)
@@ -212,9 +215,10 @@ fn check_redc_almost(k: &dyn Backend, t: &BigUint, m: &[u64]) -> Check {
     k.mont_redc_almost(&mut r, &mut wide, MontModulus::new(m).unwrap());
     prop_assert!(
         congruent_to_t_over_r(&to_big(&r), t, &to_big(m), n),
-        "{} mont_redc_almost of {:x}",
+        "{} mont_redc_almost of {:x} gave {:x}",
         k.name(),
-        t
+        t,
+        to_big(&r)
     );
     Ok(())
 }
@@ -234,9 +238,10 @@ fn check_redc_extremes(k: &dyn Backend, m: &[u64]) -> Check {
         k.mont_redc(&mut r, &mut wide, mm);
         prop_assert!(
             is_reduced_t_over_r(&to_big(&r), &t, &bm, n),
-            "{} mont_redc of {:x}",
+            "{} mont_redc of {:x} gave {:x}",
             k.name(),
-            t
+            t,
+            to_big(&r)
         );
     }
     // The almost reduction's contract ends at R² − 1; (R − 1)² and
