@@ -2,7 +2,7 @@
 //! each direction: parameters and keys made by one load in the other, and
 //! signatures made by one verify in the other; exit statuses 0, 1 and 2.
 
-mod common;
+use crate::common;
 
 use common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch, text};
 

@@ -3,7 +3,7 @@
 //! output appears whole or not at all, and a command that fails part-way
 //! leaves the old file intact and no temporary file behind.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

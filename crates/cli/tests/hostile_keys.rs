@@ -8,7 +8,7 @@
 //! capped at 512 MiB, so an attempt to allocate scrypt's memory would abort
 //! the process instead of exiting 2.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! naming the argument and the limit and exit status 2, before any work:
 //! each of these ran without end (or aborted) before the limits existed.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! `numcrypt modexp` end to end, against num-bigint.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

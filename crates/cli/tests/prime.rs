@@ -1,7 +1,7 @@
 //! `numcrypt is-prime` and `numcrypt prime` end to end, against num-bigint
 //! and the `openssl prime` command.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};

@@ -2,7 +2,7 @@
 //! each direction: keys made by one load in the other, signatures made by
 //! one verify in the other, OAEP ciphertexts decrypt both ways.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! signatures, RSA-PSS keys, password-protected keys, and errors that say
 //! what a refused key file is.
 
-mod common;
+use crate::common;
 
 use common::{code, numcrypt, ok, openssl, openssl_or_skip, openssl_rsa_key, p, scratch, text};
 

@@ -1,7 +1,7 @@
 //! `numcrypt speed`, briefly: what it prints first, a table of each kind,
 //! `--variants`' check, and its refusals.
 
-mod common;
+use crate::common;
 
 use common::{code, numcrypt, text};
 

@@ -2,7 +2,7 @@
 //! an independent num-bigint check of the verification equation, and the
 //! typed errors for bad keys, signatures and encodings.
 
-mod common;
+use crate::common;
 
 use common::{big, boxed};
 use num_bigint::BigUint;

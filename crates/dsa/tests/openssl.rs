@@ -3,7 +3,7 @@
 //! verify in the other (`openssl dsaparam`, `gendsa`, `pkey`,
 //! `dgst -sha256 -sign/-verify`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

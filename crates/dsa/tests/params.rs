@@ -3,7 +3,7 @@
 //! Primality is confirmed by `openssl prime` and the group relations by
 //! num-bigint.
 
-mod common;
+use crate::common;
 
 use common::{big, boxed, ok, openssl};
 use num_bigint::BigUint;

@@ -2,7 +2,7 @@
 //! num-bigint, the KEM and the hybrid mode, and the refusal of tampered or
 //! out-of-range values.
 
-mod common;
+use crate::common;
 
 use common::{big, boxed, key};
 use hkdf::Hkdf;

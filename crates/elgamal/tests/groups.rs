@@ -2,7 +2,7 @@
 //! here with num-bigint) and against OpenSSL's built-in copies; safe-prime
 //! and generator checks; validation of good and bad groups.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -1,7 +1,7 @@
 //! Key formats against the `openssl` command line, both ways, and the KEM's
 //! shared value against OpenSSL's Diffie–Hellman derivation.
 
-mod common;
+use crate::common;
 
 use common::{genpkey, ok, path, pubout, read, scratch};
 use hkdf::Hkdf;

@@ -1,7 +1,7 @@
 //! ElGamal signatures: round trips, an independent num-bigint check of the
 //! verification equation, and the forgeries the range checks exist for.
 
-mod common;
+use crate::common;
 
 use common::{big, boxed, key};
 use num_bigint::BigUint;

@@ -1,7 +1,7 @@
 //! Prime generation: sizes, top bits, primality by independent references,
 //! errors and the progress callback.
 
-mod common;
+use crate::common;
 
 use std::ops::ControlFlow;
 use std::sync::atomic::AtomicBool;

@@ -3,7 +3,7 @@
 //! the independent num-bigint reference; progress, cancellation and errors.
 #![cfg(feature = "std")]
 
-mod common;
+use crate::common;
 
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;

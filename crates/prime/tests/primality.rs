@@ -1,6 +1,6 @@
 //! MR64, its variants and Baillie–PSW against independent references.
 
-mod common;
+use crate::common;
 
 use common::*;
 use num_bigint::BigUint;

@@ -3,7 +3,7 @@
 //! suite): valid ciphertexts give their message, invalid ones the exact
 //! synthetic message the draft's algorithm derives.
 
-mod common;
+use crate::common;
 
 use common::hex;
 use numcrypt_rsa::{Error, RsaPrivateKey};

@@ -10,7 +10,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use tempfile::TempDir;
 
-mod common;
+use crate::common;
 use common::{openssl, path, setup};
 
 /// An openssl key of `bits` bits and `primes` primes, with its public key

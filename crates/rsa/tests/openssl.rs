@@ -10,7 +10,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha3::{Digest, Sha3_256, Sha3_384};
 
-mod common;
+use crate::common;
 use common::{openssl, path, setup};
 
 #[test]

@@ -2,7 +2,7 @@
 //! checked against its expected result (`valid`, `invalid`, or
 //! `acceptable`, where either outcome is allowed).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -4,7 +4,7 @@
 //! certificate; a chain through an intermediate; a wrong key and tampered
 //! signatures failing with the error that names them.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

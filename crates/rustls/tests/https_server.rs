@@ -7,7 +7,7 @@
 //! not, and then the test says so and fails). Skipped, with a note, where
 //! `openssl` or `curl` is not installed.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;

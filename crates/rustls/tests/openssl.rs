@@ -6,7 +6,7 @@
 //! signature. Certificates are made by `openssl` from the fixture keys.
 //! Skipped, with a note, where `openssl` is not installed.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};

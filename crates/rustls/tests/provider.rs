@@ -4,7 +4,7 @@
 //! (and ring) algorithms on valid, damaged and edge-case inputs, and the
 //! verification tables against the base's.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -1,7 +1,7 @@
 //! Shared key generation over in-process channels, checked against
 //! num-bigint and the `openssl` command line.
 
-mod common;
+use crate::common;
 
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};

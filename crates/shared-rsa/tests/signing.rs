@@ -3,7 +3,7 @@
 //! and `sign_jointly` with absent, late and lying parties, over keys whose
 //! parties know each other by their certificates.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

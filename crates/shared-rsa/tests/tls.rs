@@ -4,7 +4,7 @@
 //! garbage, silence, a slow drip, oversized lengths, a flood, a party killed
 //! mid-run).
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -1,0 +1,8 @@
+//! The integration tests of this crate as one binary: one link, and its
+//! generics instantiated once rather than once a file.
+
+mod common;
+mod encryption;
+mod groups;
+mod openssl;
+mod signatures;

@@ -1,0 +1,7 @@
+//! The integration tests of this crate as one binary: one link, and its
+//! generics instantiated once rather than once a file.
+
+mod common;
+mod generate;
+mod parallel;
+mod primality;
