@@ -12,10 +12,21 @@ use rand_core::SeedableRng;
 use crate::private::{Fault, Mode};
 use crate::{KeyGen, RsaPrivateKey};
 
+/// The key a seed generates, made once per seed and size: proptest cases
+/// and tests share it (generating it again in every case was most of these
+/// tests' time under qemu). A clone has its own fresh blinding state.
 fn key(seed: u64, bits: u32) -> RsaPrivateKey {
-    KeyGen::new(bits)
+    static KEYS: std::sync::Mutex<Vec<((u64, u32), RsaPrivateKey)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut keys = KEYS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, key)) = keys.iter().find(|(id, _)| *id == (seed, bits)) {
+        return key.clone();
+    }
+    let key = KeyGen::new(bits)
         .generate(&mut ChaCha20Rng::seed_from_u64(seed))
-        .unwrap()
+        .unwrap();
+    keys.push(((seed, bits), key.clone()));
+    key
 }
 
 fn big(x: &SecretUint) -> BigUint {
