@@ -55,11 +55,16 @@ fn generated_parameters_are_valid_at_every_size() {
         assert_eq!(v.seed.len() * 8, sizes.n() as usize);
         assert_eq!(v.hash, HashAlg::shortest_sha2_for_bits(sizes.n()).unwrap());
         assert!(v.counter < 4 * sizes.l());
+        // A.1.1.3 redoes A.1.1.2's search from the seed, to its counter.
         params
             .validate()
             .expect("A.1.1.3 and A.2.4 accept what A.1.1.2 made");
-        // The same seed always gives the same parameters.
-        assert_eq!(generate(sizes, 100 + i as u64), params);
+        // The same seed always gives the same parameters: once, at the
+        // smallest size (a search again at each size doubled the test's
+        // time, under qemu above all, for what validate() checks).
+        if i == 0 {
+            assert_eq!(generate(sizes, 100 + i as u64), params);
+        }
     }
 }
 
