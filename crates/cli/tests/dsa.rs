@@ -2,9 +2,7 @@
 //! each direction: parameters and keys made by one load in the other, and
 //! signatures made by one verify in the other; exit statuses 0, 1 and 2.
 
-use crate::common;
-
-use common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch, text};
+use crate::common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch, text};
 
 #[test]
 fn numcrypt_keys_and_signatures_work_in_openssl() {

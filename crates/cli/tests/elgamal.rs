@@ -2,9 +2,7 @@
 //! OpenSSL's Diffie–Hellman keys used here), hybrid encryption, signatures,
 //! and the exit statuses 0, 1 and 2.
 
-use crate::common;
-
-use common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch};
+use crate::common::{assert_owner_only, code, numcrypt, ok, openssl, p, scratch};
 
 #[test]
 fn keys_encryption_and_signatures() {

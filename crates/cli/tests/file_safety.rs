@@ -3,12 +3,10 @@
 //! output appears whole or not at all, and a command that fails part-way
 //! leaves the old file intact and no temporary file behind.
 
-use crate::common;
-
 use std::path::Path;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 
 /// The names in `dir`, sorted.
 fn listing(dir: &Path) -> Vec<String> {

@@ -8,12 +8,10 @@
 //! capped at 512 MiB, so an attempt to allocate scrypt's memory would abort
 //! the process instead of exiting 2.
 
-use crate::common;
-
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use pkcs8::der::Encode;
 use pkcs8::der::asn1::OctetStringRef;
 use pkcs8::der::pem::LineEnding;

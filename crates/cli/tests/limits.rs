@@ -2,11 +2,9 @@
 //! naming the argument and the limit and exit status 2, before any work:
 //! each of these ran without end (or aborted) before the limits existed.
 
-use crate::common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 /// Runs `numcrypt args`, insisting on a quick exit 2 whose message contains
 /// every one of `needles`.

@@ -1,10 +1,8 @@
 //! `numcrypt modexp` end to end, against num-bigint.
 
-use crate::common;
-
 use std::process::Output;
 
-use common::numcrypt;
+use crate::common::numcrypt;
 use num_bigint::BigUint;
 
 fn stdout(out: &Output) -> String {

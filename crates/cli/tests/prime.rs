@@ -1,12 +1,10 @@
 //! `numcrypt is-prime` and `numcrypt prime` end to end, against num-bigint
 //! and the `openssl prime` command.
 
-use crate::common;
-
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use common::{have_openssl, numcrypt, openssl, text};
+use crate::common::{have_openssl, numcrypt, openssl, text};
 use num_bigint::BigUint;
 
 fn numcrypt_stdin(args: &[&str], input: &str) -> Output {

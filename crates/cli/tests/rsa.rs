@@ -2,11 +2,9 @@
 //! each direction: keys made by one load in the other, signatures made by
 //! one verify in the other, OAEP ciphertexts decrypt both ways.
 
-use crate::common;
-
 use std::path::Path;
 
-use common::{
+use crate::common::{
     assert_owner_only, numcrypt, ok, openssl, openssl_or_skip, openssl_rsa_key, p, scratch, text,
 };
 

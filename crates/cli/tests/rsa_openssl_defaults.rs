@@ -4,9 +4,9 @@
 //! signatures, RSA-PSS keys, password-protected keys, and errors that say
 //! what a refused key file is.
 
-use crate::common;
-
-use common::{code, numcrypt, ok, openssl, openssl_or_skip, openssl_rsa_key, p, scratch, text};
+use crate::common::{
+    code, numcrypt, ok, openssl, openssl_or_skip, openssl_rsa_key, p, scratch, text,
+};
 
 /// Appends `-pkeyopt opt` for each of `opts`.
 fn pkeyopts<'a>(args: &mut Vec<&'a str>, opts: &'a [String]) {

@@ -1,9 +1,7 @@
 //! `numcrypt speed`, briefly: what it prints first, a table of each kind,
 //! `--variants`' check, and its refusals.
 
-use crate::common;
-
-use common::{code, numcrypt, text};
+use crate::common::{code, numcrypt, text};
 
 /// Rows of a table: the operation's name, then a time and a rate per column.
 fn rows<'a>(out: &'a str, prefix: &str) -> Vec<&'a str> {

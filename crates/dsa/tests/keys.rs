@@ -2,9 +2,7 @@
 //! an independent num-bigint check of the verification equation, and the
 //! typed errors for bad keys, signatures and encodings.
 
-use crate::common;
-
-use common::{big, boxed};
+use crate::common::{big, boxed};
 use num_bigint::BigUint;
 use numcrypt_common::Error as CommonError;
 use numcrypt_dsa::{

@@ -3,11 +3,9 @@
 //! verify in the other (`openssl dsaparam`, `gendsa`, `pkey`,
 //! `dgst -sha256 -sign/-verify`).
 
-use crate::common;
-
 use std::path::Path;
 
-use common::{genpkey, ok, openssl, path, pubout, read, scratch};
+use crate::common::{genpkey, ok, openssl, path, pubout, read, scratch};
 use numcrypt_dsa::{DomainParameters, Error, ParameterSizes, Signature, SigningKey, VerifyingKey};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

@@ -3,9 +3,7 @@
 //! Primality is confirmed by `openssl prime` and the group relations by
 //! num-bigint.
 
-use crate::common;
-
-use common::{big, boxed, ok, openssl};
+use crate::common::{big, boxed, ok, openssl};
 use num_bigint::BigUint;
 use numcrypt_dsa::{
     BoxedUint, DomainParameters, Error, GenerationOptions, GeneratorMethod, HashAlg,

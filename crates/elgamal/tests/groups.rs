@@ -2,11 +2,9 @@
 //! here with num-bigint) and against OpenSSL's built-in copies; safe-prime
 //! and generator checks; validation of good and bad groups.
 
-use crate::common;
-
 use std::process::Command;
 
-use common::{big, boxed, openssl};
+use crate::common::{big, boxed, openssl};
 use num_bigint::BigUint;
 use numcrypt_elgamal::{BoxedUint, Error, Group, NamedGroup};
 use numcrypt_limbs::Unsigned;

@@ -1,9 +1,7 @@
 //! Key formats against the `openssl` command line, both ways, and the KEM's
 //! shared value against OpenSSL's Diffie–Hellman derivation.
 
-use crate::common;
-
-use common::{genpkey, ok, path, pubout, read, scratch};
+use crate::common::{genpkey, ok, path, pubout, read, scratch};
 use hkdf::Hkdf;
 use numcrypt_elgamal::{Error, Group, NamedGroup, PublicKey, SecretKey};
 use rand_chacha::ChaCha20Rng;

@@ -1,9 +1,7 @@
 //! ElGamal signatures: round trips, an independent num-bigint check of the
 //! verification equation, and the forgeries the range checks exist for.
 
-use crate::common;
-
-use common::{big, boxed, key};
+use crate::common::{big, boxed, key};
 use num_bigint::BigUint;
 use num_integer::Integer;
 use numcrypt_elgamal::{Error, NamedGroup, SecretKey, Signature};

@@ -1,12 +1,10 @@
 //! Prime generation: sizes, top bits, primality by independent references,
 //! errors and the progress callback.
 
-use crate::common;
-
 use std::ops::ControlFlow;
 use std::sync::atomic::AtomicBool;
 
-use common::*;
+use crate::common::*;
 use num_bigint::BigUint;
 use numcrypt_limbs::{BoxedUint, U64, U128, U512, U1024, Uint, Unsigned};
 use numcrypt_prime::{Error, PrimeGen, PrimeInt, PrimeKind, Progress, is_prime};

@@ -3,14 +3,12 @@
 //! the independent num-bigint reference; progress, cancellation and errors.
 #![cfg(feature = "std")]
 
-use crate::common;
-
 use std::num::NonZeroUsize;
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use num_bigint::BigUint;
 use numcrypt_limbs::{BoxedUint, U128, U256, U512, U1024, Unsigned};
 use numcrypt_prime::{Error, PrimeGen, PrimeKind, Progress};

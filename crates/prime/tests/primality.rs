@@ -1,8 +1,6 @@
 //! MR64, its variants and Baillie–PSW against independent references.
 
-use crate::common;
-
-use common::*;
+use crate::common::*;
 use num_bigint::BigUint;
 use numcrypt_limbs::{BoxedUint, U128, U192, U256, U1024, U2048, Uint, Unsigned};
 use numcrypt_prime::{is_prime, is_prime_bpsw_vartime, is_prime_vartime, is_prime_with_rng};

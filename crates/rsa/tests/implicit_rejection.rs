@@ -3,9 +3,7 @@
 //! suite): valid ciphertexts give their message, invalid ones the exact
 //! synthetic message the draft's algorithm derives.
 
-use crate::common;
-
-use common::hex;
+use crate::common::hex;
 use numcrypt_rsa::{Error, RsaPrivateKey};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

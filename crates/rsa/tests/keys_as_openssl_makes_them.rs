@@ -10,8 +10,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use tempfile::TempDir;
 
-use crate::common;
-use common::{openssl, path, setup};
+use crate::common::{openssl, path, setup};
 
 /// An openssl key of `bits` bits and `primes` primes, with its public key
 /// file, or `None` without openssl.

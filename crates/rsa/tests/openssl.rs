@@ -10,8 +10,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 use sha3::{Digest, Sha3_256, Sha3_384};
 
-use crate::common;
-use common::{openssl, path, setup};
+use crate::common::{openssl, path, setup};
 
 #[test]
 fn any_digest_signs_as_openssl() {

@@ -2,11 +2,9 @@
 //! checked against its expected result (`valid`, `invalid`, or
 //! `acceptable`, where either outcome is allowed).
 
-use crate::common;
-
 use std::collections::BTreeMap;
 
-use common::{hex, vectors_dir};
+use crate::common::{hex, vectors_dir};
 use numcrypt_rsa::{
     BoxedUint, Error, HashAlg, RsaPrivateKey, RsaPublicKey, pkcs1v15, pss::SaltLength,
 };

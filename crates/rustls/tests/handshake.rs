@@ -4,11 +4,9 @@
 //! certificate; a chain through an intermediate; a wrong key and tampered
 //! signatures failing with the error that names them.
 
-use crate::common;
-
 use std::sync::Arc;
 
-use common::*;
+use crate::common::*;
 use rustls::{CertificateError, InconsistentKeys, ProtocolVersion, SignatureScheme};
 
 const TLS13_SCHEMES: [SignatureScheme; 3] = [

@@ -6,8 +6,6 @@
 //! signature. Certificates are made by `openssl` from the fixture keys.
 //! Skipped, with a note, where `openssl` is not installed.
 
-use crate::common;
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -15,7 +13,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
 use std::thread;
 
-use common::*;
+use crate::common::*;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{

@@ -4,13 +4,11 @@
 //! (and ring) algorithms on valid, damaged and edge-case inputs, and the
 //! verification tables against the base's.
 
-use crate::common;
-
 use std::collections::HashSet;
 
+use crate::common::*;
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::signature::{self as aws, KeyPair as _, RsaKeyPair};
-use common::*;
 use numcrypt_rsa::der::Decode;
 use numcrypt_rsa::{RsaPrivateKey, pkcs8::PrivateKeyInfoRef};
 use numcrypt_rustls::RsaSigningKey;

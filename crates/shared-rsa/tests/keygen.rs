@@ -1,12 +1,10 @@
 //! Shared key generation over in-process channels, checked against
 //! num-bigint and the `openssl` command line.
 
-use crate::common;
-
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use num_bigint::BigUint;
 use numcrypt_shared_rsa::{
     Error, HashAlg, Improvements, KeyGenConfig, KeyGenProgress, KeyGenStats, MemoryNetwork,

@@ -3,11 +3,9 @@
 //! and `sign_jointly` with absent, late and lying parties, over keys whose
 //! parties know each other by their certificates.
 
-use crate::common;
-
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use numcrypt_limbs::{BoxedUint, Unsigned};
 use numcrypt_shared_rsa::{
     Error, HashAlg, MemoryNetwork, MemoryTransport, PartialCheck, PartialSignature, ReceivedFrom,

@@ -4,13 +4,11 @@
 //! garbage, silence, a slow drip, oversized lengths, a flood, a party killed
 //! mid-run).
 
-use crate::common;
-
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 use numcrypt_shared_rsa::{
     Error, HashAlg, KeyGenConfig, PartyIdentity, TlsConfig, TlsPeer, TlsTransport, Transport,
     encode_pkcs1v15, party_name, sign_jointly,
