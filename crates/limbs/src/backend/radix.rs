@@ -84,6 +84,7 @@ impl Digits {
     /// Digit `j` of `d` is bits `[bits·j, bits·(j + 1))` of `x` (zero past
     /// its end): `d` holds one value (of a layout that keeps a value's
     /// words together).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64's kernels only
     pub(crate) fn split(self, x: &[Limb], d: &mut [u64]) {
         self.split_value(x, d, 0, d.len());
     }
