@@ -59,7 +59,7 @@ fn generated_parameters_are_valid_at_every_size() {
             .expect("A.1.1.3 and A.2.4 accept what A.1.1.2 made");
         // The same seed always gives the same parameters: once, at the
         // smallest size (a search again at each size doubled the test's
-        // time, under qemu above all, for what validate() checks).
+        // time, for what validate() checks).
         if i == 0 {
             assert_eq!(generate(sizes, 100 + i as u64), params);
         }
