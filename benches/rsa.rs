@@ -75,11 +75,7 @@ struct Keys {
 
 impl Keys {
     fn new(bits: u32) -> Self {
-        let path = format!(
-            "{}/benches/keys/rsa{bits}.pk8.der",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let pkcs8 = std::fs::read(&path).expect("bench key");
+        let pkcs8 = common::key_file(&format!("rsa{bits}.pk8.der"));
         let numcrypt = RsaPrivateKey::from_pkcs8_der(&pkcs8).expect("numcrypt key");
         assert_eq!(numcrypt.public_key().bits(), bits);
         let openssl = PKey::private_key_from_der(&pkcs8).expect("openssl key");
@@ -298,8 +294,7 @@ fn bench_blinding<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
 
 /// A key file of `benches/keys` in numcrypt's and OpenSSL's types.
 fn numcrypt_and_openssl_key(file: &str) -> (RsaPrivateKey, PKey<Private>) {
-    let path = format!("{}/benches/keys/{file}", env!("CARGO_MANIFEST_DIR"));
-    let pkcs8 = std::fs::read(&path).expect("bench key");
+    let pkcs8 = common::key_file(file);
     (
         RsaPrivateKey::from_pkcs8_der(&pkcs8).expect("numcrypt key"),
         PKey::private_key_from_der(&pkcs8).expect("openssl key"),

@@ -50,11 +50,7 @@ struct Key {
 
 impl Key {
     fn new(bits: u32) -> Self {
-        let path = format!(
-            "{}/benches/keys/rsa{bits}.pk8.der",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let pkcs8 = std::fs::read(&path).expect("bench key");
+        let pkcs8 = common::key_file(&format!("rsa{bits}.pk8.der"));
         Self {
             bits,
             numcrypt: RsaPrivateKey::from_pkcs8_der(&pkcs8).expect("numcrypt key"),

@@ -4,6 +4,11 @@
 //! name suffixed `_cycles`; every run first prints the CPU and the backends
 //! numcrypt chose (and the variables that change them); and a few
 //! conversions.
+//!
+//! The benches are a package of their own (`numcrypt-bench`, whose
+//! dev-dependencies are the peers: AWS-LC, OpenSSL, ring, graviola, GMP,
+//! fiat-crypto, crypto-bigint…) so that only `cargo bench` builds the
+//! peers, never the workspace's tests, examples or `cargo run`.
 #![allow(dead_code)]
 
 pub mod aws_lc;
@@ -71,6 +76,12 @@ pub fn config<M: Measurement>(measurement: M) -> Criterion<M> {
         .with_measurement(measurement)
         .without_plots()
         .nresamples(20_000)
+}
+
+/// A key file of `benches/keys` (made by `openssl`; see each bench).
+pub fn key_file(name: &str) -> Vec<u8> {
+    let path = format!("{}/keys/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("bench key {path}: {e}"))
 }
 
 /// Little-endian 64-bit words as a `BigUint`.
