@@ -12,6 +12,7 @@
 #![allow(dead_code)]
 
 pub mod aws_lc;
+pub mod interleaved;
 
 use criterion::Criterion;
 use criterion::measurement::{Measurement, WallTime};
@@ -26,10 +27,16 @@ pub fn group_name<M: Measurement>(base: &str) -> String {
     if ifma_off() {
         name += "_noifma";
     }
-    if core::any::type_name::<M>() != core::any::type_name::<WallTime>() {
+    if !is_wall_time::<M>() {
         name += "_cycles";
     }
     name
+}
+
+/// Whether `M` is wall time (the printed, interleaved lines run with the
+/// wall-time groups only).
+pub fn is_wall_time<M: Measurement>() -> bool {
+    core::any::type_name::<M>() == core::any::type_name::<WallTime>()
 }
 
 /// Whether this run has IFMA off on both sides.

@@ -61,6 +61,9 @@
 
 #[path = "../tests/common/recorder.rs"]
 mod recorder;
+// The interleaved lines' helpers, shared with the root benches.
+#[path = "../../../benches/common/interleaved.rs"]
+mod interleaved;
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -82,6 +85,7 @@ use rustls::{
     SignatureAlgorithm, SignatureScheme, Stream, SupportedProtocolVersion,
 };
 
+use interleaved::{compared, compared_rounds, filter_allows, median, take_turns};
 use recorder::Recorder;
 
 const PROVIDERS: [&str; 3] = ["numcrypt", "aws-lc-rs", "ring"];
@@ -269,14 +273,9 @@ fn handshakes(c: &mut Criterion) {
             .collect();
         let interleaved_name = format!("rsa_sign_interleaved/{bits}");
         if filter_allows(&interleaved_name) {
-            let mut times = vec![Vec::with_capacity(INTERLEAVED_ROUNDS); signers.len()];
-            for _ in 0..INTERLEAVED_ROUNDS {
-                for (t, signer) in times.iter_mut().zip(&signers) {
-                    let started = Instant::now();
-                    signer.sign(&message).unwrap();
-                    t.push(started.elapsed());
-                }
-            }
+            let times = take_turns(signers.len(), INTERLEAVED_ROUNDS, 1, |p| {
+                signers[p].sign(&message).unwrap();
+            });
             println!(
                 "{interleaved_name}: {} (medians of {INTERLEAVED_ROUNDS} rounds)",
                 compared_rounds(&PROVIDERS, &times)
@@ -496,81 +495,6 @@ fn interleaved_loopback(
         println!("{name}: server CPU (means) {}", compared(&names, &cpu));
     }
     println!("  ({INTERLEAVED_ROUNDS} rounds)");
-}
-
-/// `numcrypt 299.1 µs, aws-lc-rs 319.5 µs (1.07×), …`: each provider's
-/// time and the first one's ratio to each other (their time ÷ its time).
-fn compared(names: &[&str], times: &[Duration]) -> String {
-    let ours = times[0];
-    let mut line = format!("{} {:.1} µs", names[0], micros(ours));
-    for (peer, &theirs) in names.iter().zip(times).skip(1) {
-        let ratio = theirs.as_secs_f64() / ours.as_secs_f64();
-        line += &format!(", {peer} {:.1} µs ({ratio:.2}×)", micros(theirs));
-    }
-    line
-}
-
-/// [`compared`] for times taken in rounds (`rounds[p][r]`: provider `p`,
-/// round `r`), with each peer's paired ratio as well: the median over the
-/// rounds of its time ÷ numcrypt's in the same round. The providers of a
-/// round run within a millisecond or two, so the paired ratio is the one
-/// a guest whose speed drifts between seconds leaves least disturbed.
-fn compared_rounds(names: &[&str], rounds: &[Vec<Duration>]) -> String {
-    let ours = &rounds[0];
-    let mut line = format!("{} {:.1} µs", names[0], micros(median(ours.clone())));
-    for (peer, theirs) in names.iter().zip(rounds).skip(1) {
-        let ratio = median(theirs.clone()).as_secs_f64() / median(ours.clone()).as_secs_f64();
-        let mut paired: Vec<f64> = theirs
-            .iter()
-            .zip(ours)
-            .map(|(t, o)| t.as_secs_f64() / o.as_secs_f64())
-            .collect();
-        paired.sort_unstable_by(f64::total_cmp);
-        line += &format!(
-            ", {peer} {:.1} µs ({ratio:.2}×, paired {:.2}×)",
-            micros(median(theirs.clone())),
-            paired[paired.len() / 2]
-        );
-    }
-    line
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort_unstable();
-    times[times.len() / 2]
-}
-
-fn micros(t: Duration) -> f64 {
-    t.as_secs_f64() * 1e6
-}
-
-/// Whether the command line's filter (criterion's free argument), read as
-/// plain text, lets `name` run: no filter, or one that occurs in it.
-fn filter_allows(name: &str) -> bool {
-    // Criterion's options that take a value (`--profile-time 6`).
-    const VALUED: [&str; 12] = [
-        "--save-baseline",
-        "--baseline",
-        "--load-baseline",
-        "--sample-size",
-        "--warm-up-time",
-        "--measurement-time",
-        "--nresamples",
-        "--noise-threshold",
-        "--confidence-level",
-        "--significance-level",
-        "--profile-time",
-        "--color",
-    ];
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if VALUED.contains(&arg.as_str()) {
-            args.next();
-        } else if !arg.starts_with('-') {
-            return name.contains(&arg);
-        }
-    }
-    true
 }
 
 /// The loopback groups for one certificate: wall time and the server's CPU
