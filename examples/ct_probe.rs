@@ -19,7 +19,10 @@
 //! run, is counted. With `CT_PROBE_BACKEND=avx2` in the environment every
 //! case runs on the AVX2 backend by name (`pow_bounded_on`,
 //! `pow_bounded_pair_on`): valgrind runs AVX2, but its emulated CPU (an
-//! Intel Haswell) is not one the selection rule gives AVX2 to. Every
+//! Intel Haswell) is not one the selection rule gives AVX2 to. With
+//! `CT_AUDIT_ADX=1` (in a build with the `ct-audit` feature) the limb
+//! kernels are the mulx/adx ones even under valgrind, whose CPUID hides ADX
+//! (`ct_audit::assume_bmi2_adx`). Every
 //! exponent has the same declared width (that of the modulus);
 //! only its bits differ, so a constant-time `pow` must execute the same
 //! instructions for all of them. Modulus and base are fixed, so the runs
@@ -463,8 +466,8 @@ fn pow2_52(k: u32, m: u64) -> u128 {
 }
 
 /// Which implementation ran: under valgrind the emulated CPUID hides ADX
-/// and AVX-512, so the assembly path is measured from a build that enables
-/// ADX at compile time, and the IFMA variants natively (see `.ci/ct-check`).
+/// and AVX-512, so the assembly path is measured with `CT_AUDIT_ADX=1`, and
+/// the IFMA variants natively (see `.ci/ct-check`).
 fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
     let selection = backend::selection();
     let used = named_backend().unwrap_or(selection.exponentiation(nlimbs, interleave));
@@ -489,6 +492,15 @@ fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
 }
 
 fn main() -> ExitCode {
+    if std::env::var_os("CT_AUDIT_ADX").is_some() {
+        #[cfg(feature = "ct-audit")]
+        numcrypt_limbs::ct_audit::assume_bmi2_adx();
+        #[cfg(not(feature = "ct-audit"))]
+        {
+            eprintln!("ct_probe: CT_AUDIT_ADX needs a build with the ct-audit feature");
+            return ExitCode::FAILURE;
+        }
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(

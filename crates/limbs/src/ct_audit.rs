@@ -81,6 +81,18 @@ pub fn running_on_valgrind() -> bool {
     false
 }
 
+/// For the audit harness, on a CPU with BMI2 and ADX: valgrind runs
+/// `mulx`/`adcx`/`adox`, but its emulated CPUID reports no ADX, so under it
+/// the portable limb kernels would run instead of the assembly. After this
+/// call the library takes the mulx/adx kernels without asking the CPU.
+/// Call it before anything else (selections made earlier stay); on a CPU
+/// without BMI2 and ADX the kernels then fault. Only with the `ct-audit`
+/// feature, which production builds never have; nothing on aarch64.
+#[cfg(feature = "ct-audit")]
+pub fn assume_bmi2_adx() {
+    crate::backend::valgrind::assume_adx();
+}
+
 /// The number of errors valgrind has reported so far (0 when not under
 /// valgrind, or without the `ct-audit` feature).
 pub fn errors_reported() -> usize {

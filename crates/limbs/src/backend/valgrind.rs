@@ -2,6 +2,29 @@
 //! `valgrind.h`, which do nothing on a real CPU (the rotations add up to a
 //! full turn, the exchange swaps a register with itself) and which valgrind
 //! recognises and answers. Only [`crate::ct_audit`] uses them.
+//!
+//! Valgrind runs `mulx`/`adcx`/`adox` but its emulated CPUID reports no ADX,
+//! so the audit harness asserts them ([`assume_adx`]) to audit the mulx/adx
+//! kernels under it.
+
+#[cfg(target_arch = "x86_64")]
+use core::sync::atomic::{AtomicBool, Ordering};
+
+#[cfg(target_arch = "x86_64")]
+static ADX_ASSUMED: AtomicBool = AtomicBool::new(false);
+
+/// From now on `Adx::detect` answers yes without asking the CPU (on
+/// x86_64; elsewhere nothing changes).
+pub(crate) fn assume_adx() {
+    #[cfg(target_arch = "x86_64")]
+    ADX_ASSUMED.store(true, Ordering::Relaxed);
+}
+
+/// Whether [`assume_adx`] was called.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn adx_assumed() -> bool {
+    ADX_ASSUMED.load(Ordering::Relaxed)
+}
 
 /// The requests numcrypt makes (`valgrind.h` and `memcheck.h`).
 #[derive(Clone, Copy)]
