@@ -44,12 +44,14 @@
 //!   1536, 2048, 3072 and 4096 bits, one at a time (`<bits>/one/<backend>`)
 //!   and as a CRT pair of two moduli of that size (`<bits>/pair/<backend>`),
 //!   full-width exponents, the results checked equal first. Before timing,
-//!   a selection check (`backend::time_variants`, eleven interleaved runs
-//!   of each, the median counting) prints each size's times with the
-//!   selection's choice, for one, a pair and a batch of eight (batch
-//!   kernels, and pairs on every other backend), and flags
-//!   `NOT THE FASTEST` where the choice takes more than 1.03× the
-//!   fastest's time. (`rsa_batch` times the batches themselves.)
+//!   a selection check (`backend::time_variant_rounds`, 21 interleaved
+//!   runs of each) prints each size's median times with the selection's
+//!   choice, for one, a pair and a batch of eight (batch kernels, and
+//!   pairs on every other backend), with the choice's time ÷ each other's
+//!   round by round (median and 95 % interval, `backend::check_choice`),
+//!   and flags `NOT THE FASTEST` where that interval lies above 1.03, or
+//!   `undecided` where it holds 1.03. (`rsa_batch` times the batches
+//!   themselves.)
 //! - `inverse`: `a^-1 mod m` for the `modexp_ct` modulus and a random residue.
 //!   numcrypt `inv_mod` and crypto-bigint `invert_odd_mod` (both safegcd,
 //!   constant time); GMP `mpz_invert` (variable time, labelled `_vartime`),
@@ -506,41 +508,53 @@ fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
     g.finish();
 }
 
-/// Prints, per size and shape, every backend's time with the selection's
-/// choice marked, flagging a choice more than 3 % slower than the fastest.
+/// Prints, per size and shape, every backend's median time with the
+/// selection's choice marked and compared with it round by round
+/// (`backend::check_choice`), flagging a choice more than 3 % slower than
+/// another backend and naming a size the rounds cannot decide.
 fn selection_check() {
     println!("selection check: {}", backend::selection());
-    let mut flagged = 0;
+    let (mut flagged, mut undecided) = (0, 0);
     for limbs in [16, 24, 32, 48, 64] {
         for (shape, k) in [("one", 1), ("pair", 2), ("batch", backend::BATCH)] {
-            let times = backend::time_variants(limbs, k, 64 * limbs as u32, 11);
+            let timed = backend::time_variant_rounds(limbs, k, 64 * limbs as u32, 21);
             let chosen = match k {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),
                 _ => backend::selection().exponentiation(limbs, k),
             };
-            if times.len() < 2 {
-                println!(
-                    "  {:>4} bits {shape:>5}: only {} takes it",
-                    64 * limbs,
-                    chosen.name()
-                );
-                continue;
-            }
-            let fastest = times.iter().map(|&(_, t)| t).min().unwrap_or_default();
-            for &(e, t) in &times {
-                let ratio = t.as_secs_f64() / fastest.as_secs_f64().max(f64::MIN_POSITIVE);
-                let verdict = match (e == chosen, ratio > backend::SELECTION_TOLERANCE) {
-                    (true, true) => {
-                        flagged += 1;
-                        "selected: NOT THE FASTEST"
-                    }
-                    (true, false) => "selected",
-                    _ => "",
+            let verdict = match backend::check_choice(&timed, chosen) {
+                backend::ChoiceVerdict::Alone => {
+                    println!(
+                        "  {:>4} bits {shape:>5}: only {} takes it",
+                        64 * limbs,
+                        chosen.name()
+                    );
+                    continue;
+                }
+                backend::ChoiceVerdict::Within => "selected",
+                backend::ChoiceVerdict::NotFastest { .. } => {
+                    flagged += 1;
+                    "selected: NOT THE FASTEST"
+                }
+                backend::ChoiceVerdict::Undecided { .. } => {
+                    undecided += 1;
+                    "selected: undecided"
+                }
+            };
+            let mine = timed.iter().find(|(e, _)| *e == chosen).map(|(_, t)| t);
+            for (e, t) in &timed {
+                let mut sorted = t.clone();
+                sorted.sort_unstable();
+                let median = sorted[sorted.len() / 2];
+                let (paired, verdict) = match mine.and_then(|m| backend::PairedRatio::of(m, t)) {
+                    _ if *e == chosen => (String::new(), verdict),
+                    Some(r) => (format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high), ""),
+                    None => (String::new(), ""),
                 };
                 println!(
-                    "  {:>4} bits {shape:>5}: {:>10.1} µs {ratio:>5.2}× {:<32} {verdict}",
+                    "  {:>4} bits {shape:>5}: {:>10.1} µs {paired:>18} {:<32} {verdict}",
                     64 * limbs,
-                    t.as_secs_f64() * 1e6,
+                    median.as_secs_f64() * 1e6,
                     e.name()
                 );
             }
@@ -548,9 +562,11 @@ fn selection_check() {
     }
     println!(
         "selection check: {}",
-        match flagged {
-            0 => "ok".to_owned(),
-            n => format!("NOT THE FASTEST at {n} sizes"),
+        match (flagged, undecided) {
+            (0, 0) => "ok".to_owned(),
+            (0, u) => format!("undecided at {u} sizes"),
+            (n, 0) => format!("NOT THE FASTEST at {n} sizes"),
+            (n, u) => format!("NOT THE FASTEST at {n} sizes, undecided at {u}"),
         }
     );
 }

@@ -9,9 +9,11 @@
 //! from a fixed seed, so that two runs time the same work. `--variants`
 //! times every exponentiation backend the CPU has at each size, marking the
 //! one chosen: what to paste into a bug report about speed. It runs the
-//! backends in turn, round by round, and counts each one's median
-//! (`backend::time_variants`, as the benches' selection check does), so
-//! that a shared machine's slow stretches hit every backend alike.
+//! backends in turn, round by round (`backend::time_variant_rounds`, as
+//! the benches' selection check does), so that a shared machine's slow
+//! stretches hit every backend alike, and judges the choice by the rounds'
+//! ratios (`backend::check_choice`): a ratio within a round holds where
+//! medians of separate times drift apart.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -23,7 +25,7 @@ use numcrypt_dsa::sha2::Sha256;
 use numcrypt_dsa::{DomainParameters, ParameterSizes};
 use numcrypt_elgamal::NamedGroup;
 use numcrypt_field::{Fp448, Fp521, Fp25519, FpGoldilocks, FpP256, FpP384};
-use numcrypt_limbs::backend::{self, Exponentiation};
+use numcrypt_limbs::backend::{self, ChoiceVerdict, Exponentiation};
 use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams};
 use numcrypt_rsa::{HashAlg, KeyGen, RsaPrivateKey};
 use rand_chacha::ChaCha20Rng;
@@ -46,8 +48,9 @@ pub struct SpeedArgs {
     #[arg(long)]
     variants: bool,
     /// With `--variants`: rounds of every backend in turn, each backend's
-    /// median counting (`--seconds` and `--threads` do not apply).
-    #[arg(long, default_value = "11", requires = "variants")]
+    /// median shown and the choice compared with it round by round
+    /// (`--seconds` and `--threads` do not apply).
+    #[arg(long, default_value = "21", requires = "variants")]
     rounds: NonZeroUsize,
     /// Also time signing in batches of this many messages (1 to 64: RSA's
     /// `sign_pkcs1v15_batch`, DSA's and ElGamal's `sign_batch`): the
@@ -369,19 +372,21 @@ fn modexp(args: &SpeedArgs) {
 
 /// Every backend variant this CPU has, at each size, one exponentiation at
 /// a time, as a CRT pair of two and as a batch of eight (full-width
-/// exponents, `rounds` interleaved runs, the medians); `*` marks the
-/// selection's choice, and a size where it is more than 3 % slower than
-/// the fastest is flagged.
+/// exponents, `rounds` interleaved runs): each one's median, and the
+/// selection's choice (`*`) against it round by round; a size where the
+/// choice is more than 3 % slower than another backend is flagged, and one
+/// the rounds cannot decide is named.
 fn variants(rounds: usize) {
     outln!(
-        "{:>6} {:>5} {:>12} {:>12} {:>9}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one)",
+        "{:>6} {:>5} {:>12} {:>12} {:>9} {:>22}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one)",
         "bits",
         "shape",
         "time",
         "ops/s",
-        "÷ fastest"
+        "÷ fastest",
+        "choice ÷ this (95 %)"
     );
-    let mut flagged = Vec::new();
+    let (mut flagged, mut undecided) = (Vec::new(), Vec::new());
     for bits in MODEXP_BITS {
         let limbs = bits as usize / 64;
         for (shape, k) in [("one", 1), ("pair", 2), ("batch", backend::BATCH)] {
@@ -389,56 +394,85 @@ fn variants(rounds: usize) {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),
                 _ => backend::selection().exponentiation(limbs, k),
             };
-            // A batch's time is per exponentiation.
-            let per = if k == backend::BATCH { k as f64 } else { 1.0 };
-            let times: Vec<(Exponentiation, f64)> = backend::time_variants(limbs, k, bits, rounds)
-                .into_iter()
-                .map(|(variant, t)| (variant, t.as_secs_f64() / per))
-                .collect();
-            if let [(only, _)] = times[..] {
+            let timed = backend::time_variant_rounds(limbs, k, bits, rounds);
+            let Some((_, mine)) = timed.iter().find(|(v, _)| *v == chosen) else {
+                continue;
+            };
+            if timed.len() < 2 {
                 // Nothing to compare: not timed.
-                let mark = if only == chosen { "*" } else { " " };
                 outln!(
-                    "{bits:>6} {shape:>5} {:>12} {:>12} {:>9} {mark} {}",
+                    "{bits:>6} {shape:>5} {:>12} {:>12} {:>9} {:>22} * {}",
                     "-",
                     "-",
                     "-",
-                    only.name()
+                    "",
+                    chosen.name()
                 );
                 continue;
             }
-            let fastest = times.iter().map(|&(_, t)| t).fold(f64::INFINITY, f64::min);
-            for &(variant, t) in &times {
-                let mark = if variant == chosen { "*" } else { " " };
+            // A batch's time is per exponentiation.
+            let per = if k == backend::BATCH { k as f64 } else { 1.0 };
+            let median = |t: &[Duration]| {
+                let mut t = t.to_vec();
+                t.sort_unstable();
+                t[t.len() / 2].as_secs_f64() / per
+            };
+            let fastest = timed
+                .iter()
+                .map(|(_, t)| median(t))
+                .fold(f64::INFINITY, f64::min);
+            for (variant, t) in &timed {
+                let (mark, paired) = match backend::PairedRatio::of(mine, t) {
+                    _ if *variant == chosen => ("*", String::new()),
+                    Some(r) => (" ", format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high)),
+                    None => (" ", String::new()),
+                };
+                let t = median(t);
                 outln!(
-                    "{bits:>6} {shape:>5} {:>12} {:>12.1} {:>9.2} {mark} {}",
+                    "{bits:>6} {shape:>5} {:>12} {:>12.1} {:>9.2} {paired:>22} {mark} {}",
                     format_seconds(t),
                     1.0 / t,
                     t / fastest,
                     variant.name()
                 );
             }
-            let chosen_time = times
-                .iter()
-                .find(|&&(v, _)| v == chosen)
-                .map_or(f64::INFINITY, |&(_, t)| t);
-            if chosen_time > backend::SELECTION_TOLERANCE * fastest {
-                flagged.push(format!(
-                    "{bits} bits, {shape}: {} takes {:.2}× the fastest",
+            let at = |than: Exponentiation, r: backend::PairedRatio| {
+                format!(
+                    "{bits} bits, {shape}: {} takes {:.2}× the time of {} (95 %: {:.2}–{:.2})",
                     chosen.name(),
-                    chosen_time / fastest
-                ));
+                    r.median,
+                    than.name(),
+                    r.low,
+                    r.high
+                )
+            };
+            match backend::check_choice(&timed, chosen) {
+                ChoiceVerdict::NotFastest { than, ratio } => flagged.push(at(than, ratio)),
+                ChoiceVerdict::Undecided { than, ratio } => undecided.push(at(than, ratio)),
+                ChoiceVerdict::Within | ChoiceVerdict::Alone => {}
             }
         }
     }
-    if flagged.is_empty() {
-        outln!("\nselection check: ok (the choice within 3 % of the fastest at every size)");
-    } else {
+    if flagged.is_empty() && undecided.is_empty() {
         outln!(
-            "\nselection check: NOT THE FASTEST at {} sizes:",
+            "\nselection check: ok (at every size the choice is within 3 % of every other backend, round by round, 95 % intervals)"
+        );
+    }
+    if !flagged.is_empty() {
+        outln!(
+            "\nselection check: NOT THE FASTEST at {} sizes (more than 3 % slower, round by round, 95 % intervals):",
             flagged.len()
         );
         for line in flagged {
+            outln!("  {line}");
+        }
+    }
+    if !undecided.is_empty() {
+        outln!(
+            "\nselection check: undecided at {} sizes (an interval holds 3 %; more --rounds narrow it):",
+            undecided.len()
+        );
+        for line in undecided {
             outln!("  {line}");
         }
     }

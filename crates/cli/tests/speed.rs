@@ -102,6 +102,13 @@ fn variants_mark_the_choice_and_check_it() {
                 lines.iter().any(|l| l.ends_with("limb kernels")),
                 "{bits} {shape}: {stdout}"
             );
+            // Where several ran, every other one carries the choice's
+            // time ÷ its own, round by round: "median (low–high)".
+            if lines.len() > 1 {
+                for l in lines.iter().filter(|l| !l.contains(" * ")) {
+                    assert!(l.contains('(') && l.contains('–'), "{l}");
+                }
+            }
         }
     }
     // One round is too few to judge: only that the check ran and said

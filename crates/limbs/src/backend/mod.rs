@@ -55,16 +55,17 @@ use crate::ops::montmul::ExpJob;
 pub use cpu::Cpu;
 
 /// The shape that stands for a batch where the selection and
-/// `time_variants` (with `std`) take a number of exponentiations at once
+/// `time_variant_rounds` (with `std`) take a number of exponentiations at once
 /// (1, 2 or this): eight, run as many a pass as a batch kernel has lanes,
 /// or in pairs on any other backend.
 pub const BATCH: usize = 8;
 #[cfg(feature = "std")]
-pub use preference::time_variants;
+pub use preference::{ChoiceVerdict, PairedRatio, check_choice, time_variant_rounds};
 
 /// How much slower than the fastest backend the selection's choice may run
 /// at a size before a selection check (`numcrypt speed --variants`, the
-/// `exp_variants` bench) flags it: issue 34's 3 %.
+/// `exp_variants` bench; [`check_choice`] with `std`) flags it: issue 34's
+/// 3 %.
 pub const SELECTION_TOLERANCE: f64 = 1.03;
 
 /// The slice-kernel backends of this architecture, by name: tests and

@@ -354,7 +354,7 @@ pub(crate) const CAN_CALIBRATE: bool = cfg!(all(feature = "std", not(feature = "
 #[cfg(all(feature = "std", not(feature = "ct-audit")))]
 pub(crate) use calibration::calibrate;
 #[cfg(feature = "std")]
-pub use calibration::time_variants;
+pub use calibration::{ChoiceVerdict, PairedRatio, check_choice, time_variant_rounds};
 
 /// The calibration: every backend that can run, timed on public inputs.
 #[cfg(feature = "std")]
@@ -366,7 +366,7 @@ mod calibration {
     use std::time::{Duration, Instant};
     use std::vec::Vec;
 
-    use super::super::{BATCH, Exponentiation};
+    use super::super::{BATCH, Exponentiation, SELECTION_TOLERANCE};
     use crate::{BoxedUint, MontyParams};
 
     /// Every backend, in the order the cache numbers them.
@@ -434,28 +434,45 @@ mod calibration {
 
     /// Every backend that can run `interleave` (1, 2 or [`BATCH`])
     /// exponentiations modulo `nlimbs`-limb moduli here, with the median of
-    /// `runs` timed runs (after one untimed) on public inputs from a fixed
-    /// seed: random odd moduli of full width, bases below them,
-    /// `exp_bits`-bit exponents. A batch is eight exponentiations: passes
-    /// of a batch kernel's lanes, or pairs on any other backend. The
-    /// backends run in turn, run by run, so that a burst of noise hits them
-    /// alike. What the calibration times (with 256-bit exponents), and what
-    /// the benches' selection check times.
-    pub fn time_variants(
+    /// `runs` timed runs ([`time_variant_rounds`]): what the calibration
+    /// compares (with 256-bit exponents).
+    pub(super) fn time_variants(
         nlimbs: usize,
         interleave: usize,
         exp_bits: u32,
         runs: usize,
     ) -> Vec<(Exponentiation, Duration)> {
+        time_variant_rounds(nlimbs, interleave, exp_bits, runs)
+            .into_iter()
+            .map(|(e, mut t)| {
+                t.sort_unstable();
+                (e, t.get(t.len() / 2).copied().unwrap_or_default())
+            })
+            .collect()
+    }
+
+    /// Every backend that can run `interleave` (1, 2 or [`BATCH`])
+    /// exponentiations modulo `nlimbs`-limb moduli here, with its time in
+    /// each of `runs` rounds (after one untimed), on public inputs from a
+    /// fixed seed: random odd moduli of full width, bases below them,
+    /// `exp_bits`-bit exponents. A batch is eight exponentiations: passes
+    /// of a batch kernel's lanes, or pairs on any other backend. The
+    /// backends run in turn, round by round, so that a burst of noise hits
+    /// them alike, and round `k` of two backends can be compared
+    /// ([`check_choice`]: what the selection checks use). A size only one
+    /// backend takes is not timed (its times are empty).
+    pub fn time_variant_rounds(
+        nlimbs: usize,
+        interleave: usize,
+        exp_bits: u32,
+        runs: usize,
+    ) -> Vec<(Exponentiation, Vec<Duration>)> {
         let candidates: Vec<Exponentiation> = ALL
             .into_iter()
             .filter(|&e| e.available(nlimbs, interleave))
             .collect();
         if candidates.len() < 2 {
-            return candidates
-                .into_iter()
-                .map(|e| (e, Duration::ZERO))
-                .collect();
+            return candidates.into_iter().map(|e| (e, Vec::new())).collect();
         }
         let mut state = 0x6a09_e667_f3bc_c908_u64 ^ nlimbs as u64;
         let mut word = move || {
@@ -502,8 +519,9 @@ mod calibration {
                 false => Duration::MAX,
             }
         };
+        let runs = runs.max(1);
         let mut times = std::vec![Vec::with_capacity(runs); candidates.len()];
-        for round in 0..=runs.max(1) {
+        for round in 0..=runs {
             for (i, &e) in candidates.iter().enumerate() {
                 let t = run(e);
                 if round > 0 {
@@ -511,14 +529,126 @@ mod calibration {
                 }
             }
         }
-        let median = |mut t: Vec<Duration>| {
-            t.sort_unstable();
-            t[t.len() / 2]
+        candidates.into_iter().zip(times).collect()
+    }
+
+    /// One backend's time ÷ another's, round by round: the median of the
+    /// rounds' ratios and a confidence interval for it of at least 95 %
+    /// (order statistics of the ratios: distribution-free; with fewer than
+    /// six rounds, the range). A slow stretch of a shared machine slows
+    /// both sides of a round, so the ratio holds where two medians of
+    /// separate times drift apart.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct PairedRatio {
+        /// The median of the rounds' ratios.
+        pub median: f64,
+        /// The interval's lower end.
+        pub low: f64,
+        /// The interval's upper end.
+        pub high: f64,
+    }
+
+    impl PairedRatio {
+        /// `a[k] ÷ b[k]` over the rounds both timed; `None` without one.
+        pub fn of(a: &[Duration], b: &[Duration]) -> Option<Self> {
+            let mut r: Vec<f64> = a
+                .iter()
+                .zip(b)
+                .filter(|(x, y)| !y.is_zero() && **x != Duration::MAX && **y != Duration::MAX)
+                .map(|(x, y)| x.as_secs_f64() / y.as_secs_f64())
+                .collect();
+            if r.is_empty() {
+                return None;
+            }
+            r.sort_unstable_by(f64::total_cmp);
+            let n = r.len();
+            // The interval [r_(j), r_(n+1-j)] (1-based) misses the median
+            // with probability 2·P(Bin(n, 1/2) < j): the largest j that
+            // keeps that at most 5 %, at least 1.
+            let mut j = 1;
+            let mut below = 0.5f64.powi(n as i32); // P(X < 1) = P(X = 0)
+            let mut term = below;
+            for k in 1..n {
+                term *= (n - k + 1) as f64 / k as f64; // P(X = k)
+                if 2.0 * (below + term) > 0.05 {
+                    break;
+                }
+                below += term;
+                j = k + 1;
+            }
+            let j = j.min(n.div_ceil(2));
+            let median = if n % 2 == 1 {
+                r[n / 2]
+            } else {
+                (r[n / 2 - 1] + r[n / 2]) / 2.0
+            };
+            Some(PairedRatio {
+                median,
+                low: r[j - 1],
+                high: r[n - j],
+            })
+        }
+    }
+
+    /// A selection check's verdict on one size and shape: the choice
+    /// against every other backend, by [`PairedRatio`]s of the choice's
+    /// time ÷ the other's and [`SELECTION_TOLERANCE`].
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum ChoiceVerdict {
+        /// Nothing else takes this size (or nothing was timed).
+        Alone,
+        /// Within the tolerance of every other backend: every interval's
+        /// upper end at most the tolerance.
+        Within,
+        /// Slower than `than` by more than the tolerance: the interval's
+        /// lower end above it.
+        NotFastest {
+            /// The faster backend.
+            than: Exponentiation,
+            /// The choice's time ÷ its time.
+            ratio: PairedRatio,
+        },
+        /// Neither: an interval holds the tolerance (more rounds narrow it).
+        Undecided {
+            /// The backend whose interval reaches highest.
+            than: Exponentiation,
+            /// The choice's time ÷ its time.
+            ratio: PairedRatio,
+        },
+    }
+
+    /// The verdict on `chosen` among `rounds` ([`time_variant_rounds`]).
+    pub fn check_choice(
+        rounds: &[(Exponentiation, Vec<Duration>)],
+        chosen: Exponentiation,
+    ) -> ChoiceVerdict {
+        let Some((_, mine)) = rounds.iter().find(|(e, _)| *e == chosen) else {
+            return ChoiceVerdict::Alone;
         };
-        candidates
-            .into_iter()
-            .zip(times.into_iter().map(median))
-            .collect()
+        let others = rounds
+            .iter()
+            .filter(|(e, _)| *e != chosen)
+            .filter_map(|(e, t)| Some((*e, PairedRatio::of(mine, t)?)));
+        let mut slower: Option<(Exponentiation, PairedRatio)> = None;
+        let mut highest: Option<(Exponentiation, PairedRatio)> = None;
+        for (e, r) in others {
+            if slower.is_none_or(|(_, s)| r.low > s.low) {
+                slower = Some((e, r));
+            }
+            if highest.is_none_or(|(_, h)| r.high > h.high) {
+                highest = Some((e, r));
+            }
+        }
+        match (slower, highest) {
+            (Some((than, ratio)), _) if ratio.low > SELECTION_TOLERANCE => {
+                ChoiceVerdict::NotFastest { than, ratio }
+            }
+            (_, Some((than, ratio))) if ratio.high > SELECTION_TOLERANCE => {
+                ChoiceVerdict::Undecided { than, ratio }
+            }
+            (_, Some(_)) => ChoiceVerdict::Within,
+            _ => ChoiceVerdict::Alone,
+        }
     }
 }
 
@@ -560,7 +690,7 @@ mod tests {
     #[test]
     fn time_variants_times_every_backend_that_runs() {
         for (n, k) in [(16, 1), (24, 2), (8, 1)] {
-            let times = time_variants(n, k, 64, 2);
+            let times = calibration::time_variants(n, k, 64, 2);
             let runs: std::vec::Vec<Exponentiation> = ALL_BACKENDS
                 .into_iter()
                 .filter(|e| e.available(n, k))
@@ -571,9 +701,9 @@ mod tests {
                 assert!(times.iter().all(|&(_, t)| t > std::time::Duration::ZERO));
             }
         }
-        assert!(time_variants(0, 1, 64, 2).is_empty());
+        assert!(calibration::time_variants(0, 1, 64, 2).is_empty());
         // A batch: every batch kernel and every backend that runs pairs.
-        let times = time_variants(16, BATCH, 64, 1);
+        let times = calibration::time_variants(16, BATCH, 64, 1);
         let runs: std::vec::Vec<Exponentiation> = ALL_BACKENDS
             .into_iter()
             .filter(|&e| e.available(16, BATCH))
@@ -581,6 +711,79 @@ mod tests {
         let timed: std::vec::Vec<Exponentiation> = times.iter().map(|&(e, _)| e).collect();
         assert_eq!(timed, runs);
         assert!(runs.contains(&LimbKernels));
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn paired_ratios_take_the_order_statistics_of_the_sign_test() {
+        use std::time::Duration;
+        let ms = |v: &[u64]| -> std::vec::Vec<Duration> {
+            v.iter().map(|&x| Duration::from_millis(x)).collect()
+        };
+        // Ratios 1 to n in a scrambled order, against a steady other side:
+        // the sign test's 95 % ranks (tables: 2 and 10 of 11, 6 and 16 of
+        // 21); with five rounds the range (2/32 is over 5 %).
+        for (n, low, high) in [(11u64, 2.0, 10.0), (21, 6.0, 16.0), (5, 1.0, 5.0)] {
+            let a: std::vec::Vec<u64> = (0..n).map(|k| (k * 2 % n) + 1).collect();
+            let r = PairedRatio::of(&ms(&a), &ms(&std::vec![1; n as usize])).unwrap();
+            assert_eq!(
+                (r.low, r.median, r.high),
+                (low, (n + 1) as f64 / 2.0, high),
+                "{n}"
+            );
+        }
+        // A round that did not run is left out; nothing timed, no ratio.
+        let r = PairedRatio::of(&[Duration::MAX, Duration::from_millis(2)], &ms(&[1, 1]));
+        assert_eq!(r.map(|r| r.median), Some(2.0));
+        assert_eq!(PairedRatio::of(&[], &[]), None);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn a_choice_is_judged_by_its_intervals() {
+        use std::time::Duration;
+        let rounds = |chosen: &[u64], other: &[u64]| {
+            let us = |v: &[u64]| v.iter().map(|&x| Duration::from_micros(x)).collect();
+            std::vec![(LimbKernels, us(chosen)), (Exponentiation::Avx2, us(other))]
+        };
+        // The other backend's time drifts by a half between rounds; the
+        // choice stays 10 % behind it, round by round.
+        let drift = [
+            1000, 1500, 1100, 1400, 1200, 1300, 1000, 1500, 1100, 1400, 1200,
+        ];
+        let behind: std::vec::Vec<u64> = drift.iter().map(|t| t * 11 / 10).collect();
+        let level: std::vec::Vec<u64> = drift.iter().map(|t| t + 5).collect();
+        assert!(matches!(
+            check_choice(&rounds(&behind, &drift), LimbKernels),
+            ChoiceVerdict::NotFastest { than: Exponentiation::Avx2, ratio } if ratio.low > 1.09
+        ));
+        assert_eq!(
+            check_choice(&rounds(&level, &drift), LimbKernels),
+            ChoiceVerdict::Within
+        );
+        // Within in most rounds, 10 % behind in a few: the interval holds 3 %.
+        let mixed: std::vec::Vec<u64> = drift
+            .iter()
+            .enumerate()
+            .map(|(k, t)| if k % 3 == 0 { t * 11 / 10 } else { *t })
+            .collect();
+        assert!(matches!(
+            check_choice(&rounds(&mixed, &drift), LimbKernels),
+            ChoiceVerdict::Undecided { .. }
+        ));
+        // The other way round the choice is the faster: within.
+        assert_eq!(
+            check_choice(&rounds(&drift, &behind), LimbKernels),
+            ChoiceVerdict::Within
+        );
+        assert_eq!(
+            check_choice(&rounds(&drift, &[]), LimbKernels),
+            ChoiceVerdict::Alone
+        );
+        assert_eq!(
+            check_choice(&rounds(&drift, &drift), Exponentiation::Ifma512),
+            ChoiceVerdict::Alone
+        );
     }
 
     #[cfg(all(feature = "std", not(feature = "ct-audit")))]
