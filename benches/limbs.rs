@@ -40,6 +40,14 @@
 //!   AWS-LC its own `BN_mod_exp_mont_consttime` (through aws-lc-sys, the
 //!   context built per call the same way);
 //!   num-bigint `modpow` is NOT constant time (labelled `_vartime`).
+//! - `modexp_interleaved/<bits>` (printed lines, with the wall-time groups,
+//!   1024 bits and up): numcrypt, numcrypt on its limb kernels, OpenSSL and
+//!   AWS-LC in turn, one exponentiation each a round, on `modexp_ct`'s
+//!   inputs; each one's median and numcrypt's ratio to each peer, also
+//!   paired, with a 95 % interval (`common::interleaved`); then the same
+//!   rounds from the limb kernels' side (issue 34's targets on them). A
+//!   filter given to the bench, read as plain text, must occur in the
+//!   line's name.
 //! - `exp_variants`: every exponentiation backend this CPU has at 1024,
 //!   1536, 2048, 3072 and 4096 bits, one at a time (`<bits>/one/<backend>`)
 //!   and as a CRT pair of two moduli of that size (`<bits>/pair/<backend>`),
@@ -50,8 +58,9 @@
 //!   pairs on every other backend), with the choice's time ÷ each other's
 //!   round by round (median and 95 % interval, `backend::check_choice`),
 //!   and flags `NOT THE FASTEST` where that interval lies above 1.03, or
-//!   `undecided` where it holds 1.03. (`rsa_batch` times the batches
-//!   themselves.)
+//!   `undecided` where it holds 1.03 (skipped under a filter that
+//!   `exp_variants/selection_check` does not contain). (`rsa_batch` times
+//!   the batches themselves.)
 //! - `inverse`: `a^-1 mod m` for the `modexp_ct` modulus and a random residue.
 //!   numcrypt `inv_mod` and crypto-bigint `invert_odd_mod` (both safegcd,
 //!   constant time); GMP `mpz_invert` (variable time, labelled `_vartime`),
@@ -70,7 +79,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use common::aws_lc::{Bn, ModExp};
-use common::{group_name, openssl_peer, to_biguint};
+use common::interleaved::{compared_rounds, filter_allows, take_turns};
+use common::{group_name, is_wall_time, openssl_peer, to_biguint};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use crypto_bigint::Odd;
@@ -364,6 +374,45 @@ fn modexp_at<M: Measurement, const L: usize>(g: &mut BenchmarkGroup<'_, M>, inp:
         "aws-lc modexp at {bits}"
     );
 
+    // The targets' peers in turn, round by round (see the top).
+    let line = format!("modexp_interleaved/{bits}");
+    if is_wall_time::<M>() && bits >= 1024 && filter_allows(&line) {
+        let rounds = if bits <= 1024 {
+            201
+        } else if bits <= 2048 {
+            61
+        } else {
+            25
+        };
+        let names = [
+            "numcrypt",
+            "numcrypt-limb-kernels",
+            &openssl_peer(),
+            "aws-lc",
+        ];
+        let times = take_turns(names.len(), rounds, 1, |peer| match peer {
+            0 => drop(black_box(nc_pow(black_box(&nbase), black_box(&ne)))),
+            1 => drop(black_box(nc_pow_limbs(black_box(&nbase), black_box(&ne)))),
+            2 => oout
+                .mod_exp(black_box(&obase), black_box(&oe), black_box(&om), &mut octx)
+                .expect("openssl mod_exp"),
+            _ => drop(black_box(aws.run(
+                black_box(&abase),
+                black_box(&ae),
+                black_box(&am),
+            ))),
+        });
+        println!(
+            "{line}: {} (medians of {rounds} rounds)",
+            compared_rounds(&names, &times)
+        );
+        // The limb kernels' own ratios: the targets on them.
+        println!(
+            "{line}: {} (the same rounds)",
+            compared_rounds(&names[1..], &times[1..])
+        );
+    }
+
     g.bench_function(format!("{bits}/numcrypt_U{bits}"), |b| {
         b.iter(|| nc_pow(black_box(&nbase), black_box(&ne)))
     });
@@ -572,7 +621,7 @@ fn selection_check() {
 }
 
 fn bench_exp_variants<M: Measurement>(c: &mut Criterion<M>) {
-    if group_name::<M>("").is_empty() {
+    if group_name::<M>("").is_empty() && filter_allows("exp_variants/selection_check") {
         selection_check();
     }
     let mut g = c.benchmark_group(group_name::<M>("exp_variants"));

@@ -2,10 +2,14 @@
 //! criterion groups): peers take turns, a round each, so that a shared
 //! machine's drift between seconds hits all of them alike. Used by the
 //! root benches (`common::interleaved`) and by numcrypt-rustls' handshake
-//! bench (through `#[path]`), so it depends on nothing but `std`.
+//! bench (through `#[path]`), so it depends on nothing but `std` and
+//! `numcrypt_limbs` (a dependency of both), whose `PairedRatio` the
+//! selection check uses too.
 #![allow(dead_code)]
 
 use std::time::{Duration, Instant};
+
+use numcrypt_limbs::backend::PairedRatio;
 
 /// Times `peers` in turn for `rounds` rounds: in each, peer `p` runs
 /// `run(p)` `block` times in a row, the first untimed when `block > 1`
@@ -48,25 +52,27 @@ pub fn compared(names: &[&str], times: &[Duration]) -> String {
 
 /// [`compared`] for times taken in rounds (`rounds[p][r]`: peer `p`, round
 /// `r`), with each peer's paired ratio as well: the median over the
-/// rounds of its time ÷ the first one's in the same round. The peers of a
-/// round run within a millisecond or two, so the paired ratio is the one
-/// a guest whose speed drifts between seconds leaves least disturbed.
+/// rounds of its time ÷ the first one's in the same round, and a 95 %
+/// interval for it (`PairedRatio`: the sign test's order statistics). The
+/// peers of a round run within a millisecond or two, so the paired ratio
+/// is the one a guest whose speed drifts between seconds leaves least
+/// disturbed.
 pub fn compared_rounds(names: &[&str], rounds: &[Vec<Duration>]) -> String {
     let ours = &rounds[0];
     let mut line = format!("{} {:.1} µs", names[0], micros(median(ours.clone())));
     for (peer, theirs) in names.iter().zip(rounds).skip(1) {
         let ratio = median(theirs.clone()).as_secs_f64() / median(ours.clone()).as_secs_f64();
-        let mut paired: Vec<f64> = theirs
-            .iter()
-            .zip(ours)
-            .map(|(t, o)| t.as_secs_f64() / o.as_secs_f64())
-            .collect();
-        paired.sort_unstable_by(f64::total_cmp);
         line += &format!(
-            ", {peer} {:.1} µs ({ratio:.2}×, paired {:.2}×)",
-            micros(median(theirs.clone())),
-            paired[paired.len() / 2]
+            ", {peer} {:.1} µs ({ratio:.2}×",
+            micros(median(theirs.clone()))
         );
+        if let Some(p) = PairedRatio::of(theirs, ours) {
+            line += &format!(
+                ", paired {:.2}× (95 %: {:.2}–{:.2})",
+                p.median, p.low, p.high
+            );
+        }
+        line += ")";
     }
     line
 }
