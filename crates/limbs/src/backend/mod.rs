@@ -64,7 +64,7 @@ pub use preference::{ChoiceVerdict, PairedRatio, check_choice, time_variant_roun
 
 /// How much slower than the fastest backend the selection's choice may run
 /// at a size before a selection check (`numcrypt speed --variants`, the
-/// `exp_variants` bench; [`check_choice`] with `std`) flags it: issue 34's
+/// `exp_variants` bench; `check_choice` with `std`) flags it: issue 34's
 /// 3 %.
 pub const SELECTION_TOLERANCE: f64 = 1.03;
 
