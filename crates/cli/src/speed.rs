@@ -396,6 +396,10 @@ fn variants(rounds: usize) {
             };
             let timed = backend::time_variant_rounds(limbs, k, bits, rounds);
             let Some((_, mine)) = timed.iter().find(|(v, _)| *v == chosen) else {
+                flagged.push(format!(
+                    "{bits} bits, {shape}: {} did not run",
+                    chosen.name()
+                ));
                 continue;
             };
             if timed.len() < 2 {
