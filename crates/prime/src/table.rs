@@ -41,13 +41,17 @@ pub(crate) const fn trial_division_primes(bits: u32) -> usize {
 /// blocks of eight products) up to 1024 bits and 1024 above (each prime
 /// removes the candidates it divides before their exponentiation, and
 /// the kernel tests eight products of primes for about what one costs
-/// alone: measured, benches/RESULTS.md); elsewhere MR64's count.
+/// alone: measured, benches/RESULTS.md). Elsewhere 384 up to 1024 bits,
+/// where a candidate's Fermat test costs more than on IFMA and the
+/// scalar remainders of more primes pay for themselves (measured on Zen
+/// 3, RESULTS), and MR64's count above.
 pub(crate) fn fips_trial_primes(bits: u32) -> usize {
     let lanes =
         bits as usize <= 52 * LANE_DIGITS && numcrypt_limbs::kernels::has_small_factor_52x8();
     match (lanes, bits) {
         (true, 0..=1024) => whole_lane_blocks(512),
         (true, _) => TRIAL_LEN,
+        (false, 0..=1024) => 384,
         (false, _) => trial_division_primes(bits),
     }
 }
