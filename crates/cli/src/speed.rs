@@ -462,22 +462,26 @@ fn variants(rounds: usize) {
             "\nselection check: ok (at every size the choice is within 3 % of every other backend, round by round, 95 % intervals)"
         );
     }
-    if !flagged.is_empty() {
-        outln!(
-            "\nselection check: NOT THE FASTEST at {} sizes (more than 3 % slower, round by round, 95 % intervals):",
-            flagged.len()
-        );
-        for line in flagged {
-            outln!("  {line}");
-        }
-    }
-    if !undecided.is_empty() {
-        outln!(
-            "\nselection check: undecided at {} sizes (an interval holds 3 %; more --rounds narrow it):",
-            undecided.len()
-        );
-        for line in undecided {
-            outln!("  {line}");
+    for (verdict, why, lines) in [
+        (
+            "NOT THE FASTEST",
+            "more than 3 % slower, round by round, 95 % intervals",
+            flagged,
+        ),
+        (
+            "undecided",
+            "an interval holds 3 %; more --rounds narrow it",
+            undecided,
+        ),
+    ] {
+        if !lines.is_empty() {
+            outln!(
+                "\nselection check: {verdict} at {} sizes ({why}):",
+                lines.len()
+            );
+            for line in lines {
+                outln!("  {line}");
+            }
         }
     }
 }
