@@ -79,7 +79,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use common::aws_lc::{Bn, ModExp};
-use common::interleaved::{compared_rounds, filter_allows, take_turns};
+use common::interleaved::{compared_rounds, filter_allows, median, take_turns};
 use common::{group_name, is_wall_time, openssl_peer, to_biguint};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
@@ -592,9 +592,7 @@ fn selection_check() {
             };
             let mine = timed.iter().find(|(e, _)| *e == chosen).map(|(_, t)| t);
             for (e, t) in &timed {
-                let mut sorted = t.clone();
-                sorted.sort_unstable();
-                let median = sorted[sorted.len() / 2];
+                let typical = median(t.clone());
                 let (paired, verdict) = match mine.and_then(|m| backend::PairedRatio::of(m, t)) {
                     _ if *e == chosen => (String::new(), verdict),
                     Some(r) => (format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high), ""),
@@ -603,7 +601,7 @@ fn selection_check() {
                 println!(
                     "  {:>4} bits {shape:>5}: {:>10.1} µs {paired:>18} {:<32} {verdict}",
                     64 * limbs,
-                    median.as_secs_f64() * 1e6,
+                    typical.as_secs_f64() * 1e6,
                     e.name()
                 );
             }
