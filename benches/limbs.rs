@@ -565,7 +565,12 @@ fn selection_check() {
     println!("selection check: {}", backend::selection());
     let (mut flagged, mut undecided) = (0, 0);
     for limbs in [16, 24, 32, 48, 64] {
-        for (shape, k) in [("one", 1), ("pair", 2), ("batch", backend::BATCH)] {
+        for (shape, k) in [
+            ("one", 1),
+            ("pair", 2),
+            ("batch", backend::BATCH),
+            ("e", backend::SHORT_EXPONENT),
+        ] {
             let timed = backend::time_variant_rounds(limbs, k, 64 * limbs as u32, 21);
             let chosen = match k {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),

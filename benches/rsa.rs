@@ -28,7 +28,9 @@
 //!   turn, the first untimed, so that each finds its code and data warm,
 //!   as on a server that signs with one library. A filter given to the
 //!   bench, read as plain text, must occur in the line's name.
-//! - `rsa_verify`: the same signatures verified (public exponent 65537).
+//! - `rsa_verify`: the same signatures verified (public exponent 65537);
+//!   `rsa_verify_interleaved/<bits>` (printed lines) takes the peers in
+//!   turn, one verification each a round, as `rsa_sign_interleaved`.
 //! - `rsa_blinding`: what blinding costs numcrypt: `sign_pkcs1v15` against
 //!   the same signature unblinded (a hidden benchmark hook), and one
 //!   refresh of the blinding pair, which a signature pays once every 32.
@@ -259,6 +261,29 @@ fn bench_verify<M: Measurement>(c: &mut Criterion<M>, keys: &[Keys]) {
         assert!(graviola.verify_pkcs1_sha256(&sig, MESSAGE).is_ok());
         assert!(rc_verifier.verify(MESSAGE, &rc_sig).is_ok());
         let bits = k.bits;
+        let line = format!("rsa_verify_interleaved/{bits}");
+        if is_wall_time::<M>() && filter_allows(&line) {
+            let openssl = openssl_peer();
+            let names = ["numcrypt", "aws-lc", openssl.as_str(), "ring", "graviola"];
+            let mut verify = |peer: usize| {
+                let ok = match peer {
+                    0 => public
+                        .verify_pkcs1v15(HashAlg::Sha256, MESSAGE, &sig)
+                        .is_ok(),
+                    1 => aws_lc.verify(MESSAGE, &sig).is_ok(),
+                    2 => openssl_verify(),
+                    3 => ring.verify(MESSAGE, &sig).is_ok(),
+                    _ => graviola.verify_pkcs1_sha256(&sig, MESSAGE).is_ok(),
+                };
+                assert!(black_box(ok));
+            };
+            let rounds = 2000 / (bits as usize / 1024).pow(2);
+            let times = take_turns(names.len(), rounds, 1, &mut verify);
+            println!(
+                "{line}: {} (medians of {rounds} rounds)",
+                compared_rounds(&names, &times)
+            );
+        }
         g.bench_function(format!("{bits}/numcrypt"), |b| {
             b.iter(|| {
                 public

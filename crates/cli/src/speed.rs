@@ -372,13 +372,13 @@ fn modexp(args: &SpeedArgs) {
 
 /// Every backend variant this CPU has, at each size, one exponentiation at
 /// a time, as a CRT pair of two and as a batch of eight (full-width
-/// exponents, `rounds` interleaved runs): each one's median, and the
+/// exponents), and one to RSA's `e` (`rounds` interleaved runs): each one's median, and the
 /// selection's choice (`*`) against it round by round; a size where the
 /// choice is more than 3 % slower than another backend is flagged, and one
 /// the rounds cannot decide is named.
 fn variants(rounds: usize) {
     outln!(
-        "{:>6} {:>5} {:>12} {:>12} {:>9} {:>22}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one)",
+        "{:>6} {:>5} {:>12} {:>12} {:>9} {:>22}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one; e one to e = 65537, as RSA's verification)",
         "bits",
         "shape",
         "time",
@@ -389,7 +389,12 @@ fn variants(rounds: usize) {
     let (mut flagged, mut undecided) = (Vec::new(), Vec::new());
     for bits in MODEXP_BITS {
         let limbs = bits as usize / 64;
-        for (shape, k) in [("one", 1), ("pair", 2), ("batch", backend::BATCH)] {
+        for (shape, k) in [
+            ("one", 1),
+            ("pair", 2),
+            ("batch", backend::BATCH),
+            ("e", backend::SHORT_EXPONENT),
+        ] {
             let chosen = match k {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),
                 _ => backend::selection().exponentiation(limbs, k),

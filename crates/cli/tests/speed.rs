@@ -85,7 +85,7 @@ fn variants_mark_the_choice_and_check_it() {
     // Each size and shape marks exactly one variant, and the limb kernels
     // run at every one of them.
     for bits in ["1024", "1536", "2048", "3072", "4096"] {
-        for shape in ["one", "pair"] {
+        for shape in ["one", "pair", "e"] {
             let lines: Vec<&str> = stdout
                 .lines()
                 .filter(|l| {

@@ -5,7 +5,8 @@ use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
 use crate::backend::{
-    BATCH, DataIndependentTiming, Exponentiation, dispatch, run_exponentiation, selection,
+    BATCH, DataIndependentTiming, Exponentiation, SHORT_EXPONENT, SHORT_EXPONENT_BITS, dispatch,
+    run_exponentiation, selection,
 };
 use crate::ct_audit::{self, Declassify};
 use crate::int::unsigned::Unsigned;
@@ -656,7 +657,12 @@ impl<U: Unsigned> MontyParams<U> {
         exp: &impl AsRef<[Limb]>,
     ) -> (MontyForm<U>, MontyForm<U>) {
         let n = self.modulus.nlimbs();
-        if other.modulus.nlimbs() == n {
+        // To a short exponent, a pair runs apart where one alone runs on
+        // the limb kernels: the conversions that keep those ahead weigh on
+        // an interleaved pair too.
+        let apart = vartime_shape(exp.as_ref()) == SHORT_EXPONENT
+            && selection().exponentiation(n, SHORT_EXPONENT) == Exponentiation::LimbKernels;
+        if other.modulus.nlimbs() == n && !apart {
             let backend = selection().exponentiation(n, 2);
             if backend.interleaves() {
                 let mut out = self.modulus.zero_like();
@@ -678,10 +684,36 @@ impl<U: Unsigned> MontyParams<U> {
     }
 
     /// `base^exp` by sliding windows, variable time in `exp`: for public
-    /// exponents only (RSA's `e`, Miller–Rabin's `d`).
+    /// exponents only (RSA's `e`, Miller–Rabin's `d`). An exponent of at
+    /// most [`SHORT_EXPONENT_BITS`] bits runs on the selection's choice for
+    /// [`SHORT_EXPONENT`], a longer one on its choice for one.
     pub fn pow_vartime(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {
         let n = self.modulus.nlimbs();
-        let backend = selection().exponentiation(n, 1);
+        let backend = selection().exponentiation(n, vartime_shape(exp.as_ref()));
+        self.pow_vartime_with(backend, base, exp)
+    }
+
+    /// [`pow_vartime`](Self::pow_vartime) on the implementation named, or
+    /// `None` if it cannot run one exponentiation here (see
+    /// [`Exponentiation::available`]): for comparing implementations, as
+    /// the tests, the benches and the selection checks do.
+    pub fn pow_vartime_on(
+        &self,
+        backend: Exponentiation,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+    ) -> Option<MontyForm<U>> {
+        backend
+            .available(self.modulus.nlimbs(), 1)
+            .then(|| self.pow_vartime_with(backend, base, exp))
+    }
+
+    fn pow_vartime_with(
+        &self,
+        backend: Exponentiation,
+        base: &MontyForm<U>,
+        exp: &impl AsRef<[Limb]>,
+    ) -> MontyForm<U> {
         let mut out = self.modulus.zero_like();
         let run = |out: &mut U, scratch: &mut [Limb]| {
             let (base, exp) = (base.0.as_ref(), exp.as_ref());
@@ -690,10 +722,21 @@ impl<U: Unsigned> MontyParams<U> {
         match backend {
             Exponentiation::LimbKernels => self
                 .modulus
-                .with_scratch::<POW_SCRATCH_MULTIPLE, _>(n, |scratch| run(&mut out, scratch)),
+                .with_scratch::<POW_SCRATCH_MULTIPLE, _>(self.modulus.nlimbs(), |scratch| {
+                    run(&mut out, scratch)
+                }),
             _ => run(&mut out, &mut []),
         }
         MontyForm(out)
+    }
+}
+
+/// The shape [`Selection::exponentiation`](crate::backend::Selection::exponentiation)
+/// takes for one variable-time exponentiation to `exp`.
+fn vartime_shape(exp: &[Limb]) -> usize {
+    match ct::bit_length(exp) <= SHORT_EXPONENT_BITS {
+        true => SHORT_EXPONENT,
+        false => 1,
     }
 }
 

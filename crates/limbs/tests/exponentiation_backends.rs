@@ -175,6 +175,8 @@ fn extremes<'a>(widths: impl Iterator<Item = &'a usize>) {
                     BoxedUint::from_words(ones.clone()),
                     BoxedUint::from_u64(1, 1),
                     BoxedUint::from_u64(2, 1),
+                    BoxedUint::from_u64(3, 1),
+                    BoxedUint::from_u64(65537, 1),
                 ] {
                     let expect = big(&a).modpow(&big(&e), &bm);
                     assert_eq!(
@@ -187,6 +189,10 @@ fn extremes<'a>(widths: impl Iterator<Item = &'a usize>) {
                         if let Some(r) = params.pow_bounded_on(backend, &base, &e, bits) {
                             let got = big(&params.from_monty(&r));
                             assert_eq!(got, expect, "{n} limbs, {backend:?}");
+                        }
+                        if let Some(r) = params.pow_vartime_on(backend, &base, &e) {
+                            let got = big(&params.from_monty(&r));
+                            assert_eq!(got, expect, "{n} limbs, vartime, {backend:?}");
                         }
                         let operand = (&params, &base, e.as_ref());
                         let pair = MontyParams::pow_bounded_pair_on(backend, [operand; 2], bits);

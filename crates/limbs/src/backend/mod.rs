@@ -59,6 +59,19 @@ pub use cpu::Cpu;
 /// (1, 2 or this): eight, run as many a pass as a batch kernel has lanes,
 /// or in pairs on any other backend.
 pub const BATCH: usize = 8;
+
+/// The shape that stands for one exponentiation to a short public exponent
+/// (at most [`SHORT_EXPONENT_BITS`] bits, as RSA's `e`), where the selection
+/// and `time_variant_rounds` take a number of exponentiations at once. A
+/// backend in a radix of its own pays a conversion in and out (about five
+/// multiplications) that a full-width exponent hides and seventeen squarings
+/// do not.
+pub const SHORT_EXPONENT: usize = 9;
+
+/// The longest exponent [`SHORT_EXPONENT`] stands for: RSA's `e = 65537`
+/// and below (benches/RESULTS.md, "Short public exponents": past it the
+/// conversions weigh little).
+pub const SHORT_EXPONENT_BITS: u32 = 17;
 #[cfg(feature = "std")]
 pub use preference::{ChoiceVerdict, PairedRatio, check_choice, time_variant_rounds};
 
@@ -193,11 +206,13 @@ impl Exponentiation {
     /// `NUMCRYPT_DISABLE` does not name it, and it takes the size. For the
     /// single kernels `interleave` is 1 or 2, for the batch kernels their
     /// [`lanes`](Self::lanes); [`BATCH`] asks for a batch, which a batch
-    /// kernel runs in passes of its lanes and any other backend in pairs.
+    /// kernel runs in passes of its lanes and any other backend in pairs;
+    /// [`SHORT_EXPONENT`] asks for one exponentiation.
     pub fn available(self, nlimbs: usize, interleave: usize) -> bool {
         let interleave = match (interleave, self.lanes()) {
             (BATCH, 1) => 2,
             (BATCH, lanes) => lanes,
+            (SHORT_EXPONENT, _) => 1,
             _ => interleave,
         };
         let selection = selection();
@@ -653,11 +668,11 @@ impl Selection {
     }
 
     /// The implementation that runs `interleave` (1 or 2) exponentiations
-    /// modulo `nlimbs`-limb moduli: the first that can run of the order
-    /// measured (or modelled) for this CPU at this size and shape; where
-    /// there is none, the fastest of a calibration (with `std`), else the
-    /// first that can run of `preference::UNMEASURED`. The limb kernels
-    /// always can.
+    /// modulo `nlimbs`-limb moduli, or one to a short public exponent
+    /// ([`SHORT_EXPONENT`]): the first that can run of the order measured
+    /// (or modelled) for this CPU at this size and shape; where there is
+    /// none, the fastest of a calibration (with `std`), else the first that
+    /// can run of `preference::UNMEASURED`. The limb kernels always can.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         let first_that_runs = |order: &[Exponentiation]| {
             order

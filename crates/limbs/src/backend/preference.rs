@@ -32,7 +32,7 @@ use super::Exponentiation::{
     self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, Ifma256, Ifma256VectorQuotient, Ifma512,
     IfmaBatch, LimbKernels, Neon,
 };
-use super::{BATCH, Cpu};
+use super::{BATCH, Cpu, SHORT_EXPONENT};
 
 /// What a row rests on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +50,9 @@ const BOTH: u8 = ONE | PAIR;
 /// In a batch's order, a backend other than a batch kernel stands for
 /// running the batch in pairs.
 const BATCHES: u8 = 4;
+/// One exponentiation to a short public exponent ([`SHORT_EXPONENT`]); a
+/// CPU with no row for it takes its order for one.
+const SHORT: u8 = 8;
 
 /// The backends from fastest to slowest for some sizes and shapes.
 pub(crate) struct Row {
@@ -96,12 +99,19 @@ impl Known {
             1 => ONE,
             2 => PAIR,
             BATCH => BATCHES,
+            SHORT_EXPONENT => SHORT,
             _ => return None,
         };
-        self.rows
-            .iter()
-            .find(|row| row.limbs.contains(&nlimbs) && row.shapes & shape != 0)
-            .map(|row| row.fastest_first)
+        let row = |shape: u8| {
+            self.rows
+                .iter()
+                .find(|row| row.limbs.contains(&nlimbs) && row.shapes & shape != 0)
+                .map(|row| row.fastest_first)
+        };
+        match shape {
+            SHORT => row(SHORT).or_else(|| row(ONE)),
+            _ => row(shape),
+        }
     }
 }
 
@@ -143,7 +153,12 @@ pub(crate) const KNOWN: &[Known] = &[
         // (level), and the AVX2 batch kernel 4 to 9 % ahead of AVX-512F's
         // eight lanes; a pass of a batch kernel costs about as much as
         // three signatures one at a time. Zen 3 (the same family, no
-        // AVX-512) modelled alike for AVX2: it skips what it lacks.
+        // AVX-512) modelled alike for AVX2: it skips what it lacks. To a
+        // short public exponent: IFMA (Zen 4's RSA verification at 0.6 of
+        // AWS-LC's time, whose `mulx` kernels are level with the limb
+        // kernels), else the limb kernels, measured ahead of AVX2 on Zen 3
+        // (AVX-512F's radix-2^28 kernels, with the same conversions,
+        // modelled alike).
         name: "AMD Zen 3 and Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
@@ -193,6 +208,11 @@ pub(crate) const KNOWN: &[Known] = &[
                 limbs: 1..=103,
                 shapes: BATCHES,
                 fastest_first: &[IfmaBatch, Avx2Batch, Avx512Batch, LimbKernels],
+            },
+            Row {
+                limbs: 1..=103,
+                shapes: SHORT,
+                fastest_first: &[Ifma256, Ifma512, LimbKernels, Avx2, Avx512],
             },
         ],
         pass_in_pairs: 7,
@@ -366,14 +386,14 @@ mod calibration {
     use std::time::{Duration, Instant};
     use std::vec::Vec;
 
-    use super::super::{BATCH, Exponentiation, SELECTION_TOLERANCE};
+    use super::super::{BATCH, Exponentiation, SELECTION_TOLERANCE, SHORT_EXPONENT};
     use crate::{BoxedUint, MontyParams};
 
     /// Every backend, in the order the cache numbers them.
     const ALL: [Exponentiation; Exponentiation::ALL.len()] = Exponentiation::ALL;
 
     /// The shapes the cache holds, in its order.
-    const SHAPES: [usize; 3] = [1, 2, BATCH];
+    const SHAPES: [usize; 4] = [1, 2, BATCH, SHORT_EXPONENT];
 
     /// The sizes the cache holds; past them nothing but the limb kernels
     /// takes a modulus.
@@ -396,8 +416,9 @@ mod calibration {
     static TIMING: Mutex<()> = Mutex::new(());
 
     /// The fastest backend that can run `interleave` (1, 2 or [`BATCH`])
-    /// exponentiations modulo `nlimbs`-limb moduli, timed the first time
-    /// it is asked for and remembered for the process.
+    /// exponentiations modulo `nlimbs`-limb moduli, or one to a short
+    /// exponent ([`SHORT_EXPONENT`]), timed the first time it is asked for
+    /// and remembered for the process.
     #[cfg_attr(feature = "ct-audit", allow(dead_code))] // audit builds never calibrate
     pub(crate) fn calibrate(nlimbs: usize, interleave: usize) -> Exponentiation {
         let Some(shape) = SHAPES.iter().position(|&s| s == interleave) else {
@@ -409,7 +430,7 @@ mod calibration {
         // A pair may run apart on the single choice, a batch on the pair's
         // choice: either may calibrate in turn, so they are made before this
         // calibration holds the lock.
-        if interleave > 1 {
+        if interleave == 2 || interleave == BATCH {
             super::super::selection().exponentiation(nlimbs, 1);
         }
         if interleave == BATCH {
@@ -456,7 +477,9 @@ mod calibration {
     /// each of `runs` rounds (after one untimed), on public inputs from a
     /// fixed seed: random odd moduli of full width, bases below them,
     /// `exp_bits`-bit exponents. A batch is eight exponentiations: passes
-    /// of a batch kernel's lanes, or pairs on any other backend. The
+    /// of a batch kernel's lanes, or pairs on any other backend.
+    /// [`SHORT_EXPONENT`] times one variable-time exponentiation to 65537
+    /// (`exp_bits` does not apply). The
     /// backends run in turn, round by round, so that a burst of noise hits
     /// them alike, and round `k` of two backends can be compared
     /// ([`check_choice`]: what the selection checks use). A size only one
@@ -504,6 +527,10 @@ mod calibration {
         let mut run = |e: Exponentiation| -> Duration {
             let start = Instant::now();
             let ran = match interleave {
+                SHORT_EXPONENT => {
+                    let (p, b, _) = operands[0];
+                    p.pow_vartime_on(e, b, &[65537]).is_some()
+                }
                 1 => {
                     let (p, b, x) = operands[0];
                     p.pow_bounded_on(e, b, &x, exp_bits).is_some()
@@ -689,7 +716,7 @@ mod tests {
     #[cfg(feature = "std")]
     #[test]
     fn time_variants_times_every_backend_that_runs() {
-        for (n, k) in [(16, 1), (24, 2), (8, 1)] {
+        for (n, k) in [(16, 1), (24, 2), (8, 1), (32, SHORT_EXPONENT)] {
             let times = calibration::time_variants(n, k, 64, 2);
             let runs: std::vec::Vec<Exponentiation> = ALL_BACKENDS
                 .into_iter()
@@ -792,7 +819,13 @@ mod tests {
         // Sizes no row covers on any CPU here: past every vector kernel,
         // and an odd size; and batches (calibrated where a row covers them
         // too: this calls the calibration itself).
-        for (n, k) in [(104, 1), (21, 2), (16, BATCH), (20, BATCH)] {
+        for (n, k) in [
+            (104, 1),
+            (21, 2),
+            (16, BATCH),
+            (20, BATCH),
+            (21, SHORT_EXPONENT),
+        ] {
             let first = calibrate(n, k);
             assert!(first.available(n, k), "{first:?} at {n} limbs");
             assert_eq!(calibrate(n, k), first, "remembered");
@@ -858,5 +891,17 @@ mod tests {
         // And the AVX2 batch kernel (four lanes) ahead of its eight-lane
         // sibling on zmm registers, which Zen 4 runs as two halves.
         assert!(before(Avx2Batch, Avx512Batch, &zen4, 16, BATCH));
+        // To a short public exponent on Zen 3 and 4: IFMA, else the limb
+        // kernels ahead of AVX2's conversions, at every size AVX2 takes;
+        // where no row says, the order for one.
+        for n in [16, 24, 32, 45] {
+            assert_eq!(order(&zen4, n, SHORT_EXPONENT), Some(Ifma256));
+            assert!(before(LimbKernels, Avx2, &zen4, n, SHORT_EXPONENT));
+            assert!(before(Avx2, LimbKernels, &zen4, n, 1));
+        }
+        let ones = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, 1));
+        let shorts = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, SHORT_EXPONENT));
+        assert_eq!(shorts(&spr_guest, 24), ones(&spr_guest, 24));
+        assert_eq!(shorts(&zen5, 32), ones(&zen5, 32));
     }
 }
