@@ -395,6 +395,44 @@ fn split_square_carries_through_the_top() {
     }
 }
 
+/// The 16-limb square on the register window (the `mulx` backend's
+/// `sqr_16`, and the halves of the 32- and 64-limb squares): every limb of
+/// each of its three parts (low triangle, rectangle, high triangle) at its
+/// maximum, and each part alone, so that every carry out of a row and out
+/// of the window runs its full length.
+#[test]
+fn window_square_at_its_extremes() {
+    let max = u64::MAX;
+    let halves =
+        |lo: u64, hi: u64| -> Vec<u64> { (0..16).map(|i| if i < 8 { lo } else { hi }).collect() };
+    let mut cases = vec![
+        halves(max, max),
+        halves(max, 0),
+        halves(0, max),
+        halves(1, max),
+    ];
+    cases.push((0..16).map(|i| if i % 2 == 0 { max } else { 0 }).collect());
+    cases.push((0..16).map(|i| max - i).collect());
+    for n in [16, 32, 64] {
+        for case in &cases {
+            let a: Vec<u64> = case.iter().copied().cycle().take(n).collect();
+            for_each_backend(|k| {
+                let mut r = vec![0x5a5a_5a5a_5a5a_5a5a; 2 * n];
+                k.sqr(&mut r, &a);
+                prop_assert_eq!(
+                    to_big(&r),
+                    to_big(&a) * to_big(&a),
+                    "{} sqr at {} limbs",
+                    k.name(),
+                    n
+                );
+                Ok(())
+            })
+            .unwrap();
+        }
+    }
+}
+
 /// Karatsuba products and squares (32, 48 and 64 limbs on the mulx
 /// backend) at the ends of the middle term: halves equal (a zero
 /// difference), one half zero and the other all ones (either sign of the

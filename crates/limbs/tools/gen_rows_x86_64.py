@@ -23,18 +23,22 @@ Two kernels per length n (16, 24, 32, 48 and 64 limbs: the primes of RSA
       without the carry, selected with cmov (two passes). The exponentiations
       run on the almost form and reduce once at the end.
 
-and sqr_n(r, a) for n in SQR_SIZES, the square: the off-diagonal triangle
-with all n - 1 rows unrolled, then the doubling and the diagonal in one
-pass. At 24 limbs this ran 0.81 of the time of squares split into halves
-(benches/RESULTS.md, "Squares as one triangle"). Longer squares (32, 48
-and 64 limbs) take one Karatsuba level on the squares of their halves
-(`Adx::karatsuba_sqr` in backend/x86_64_adx/mod.rs; RESULTS, "Karatsuba
-squares on `mulx`"), which beat the 32-limb triangle and the 48- and
-64-limb squares split into halves and a cross product; the 64-limb
-triangle had outgrown the instruction cache. The triangle in
-blocks of eight rows on the window below ran level with these rows on
-Sapphire Rapids and 10 % slower on llvm-mca's Zen models, and was not
-kept.
+and sqr_n(r, a) for n in SQR_SIZES, the square. At 16 limbs on the window
+below (`window_square`): the low triangle, the rectangle and the high
+triangle of the off-diagonal sum in one sweep, then the doubling and the
+diagonal; 0.90 of the time of the row triangle on Zen 3, where llvm-mca's
+Intel models give 0.60 to 0.66 and its Zen models 1.05 to 1.06 (benches/RESULTS.md,
+"The 16-limb square on the window"). At 24 limbs the off-diagonal triangle
+with all n - 1 rows unrolled, then the same last pass: 0.81 of the time of
+squares split into halves (RESULTS, "Squares as one triangle"). Longer
+squares (32, 48 and 64 limbs) take one Karatsuba level on the squares of
+their halves (`Adx::karatsuba_sqr` in backend/x86_64_adx/mod.rs; RESULTS,
+"Karatsuba squares on `mulx`"), which beat the 32-limb triangle and the
+48- and 64-limb squares split into halves and a cross product; the 64-limb
+triangle had outgrown the instruction cache. Squares of any length in
+blocks of eight rows whose first chunk is the triangle (block c taking
+a[8c..] at limb 16c) ran level with Karatsuba at 32 limbs and 1.1 times
+the window's time at 16 on Zen 3, and were not kept.
 
 # Blocks of eight rows on a window of registers
 
@@ -371,6 +375,31 @@ pub(crate) unsafe fn redc_{n}(
 '''
 
 
+def double_add_diagonal(e, n, h0, h1):
+    """r = 2r + Σ a_i²·2^(128i) for the off-diagonal triangle r of n-limb a,
+    whose limbs 0 and 2n − 1 are zero (not read): `adcx x, x` doubles a
+    limb, carrying its top bit into the next; `adox` adds the square's
+    halves."""
+    e(f'"xor {h0}, {h0}"')  # CF = OF = 0
+    for i in range(n):
+        e(f'"mov rdx, [{{a}} + {8 * i}]"')
+        e(f'"mulx {h1}, {{lo}}, rdx"')
+        if i == 0:
+            e(f'"mov {h0}, 0"')
+        else:
+            e(f'"mov {h0}, [{{r}} + {16 * i}]"')
+        e(f'"adcx {h0}, {h0}"')
+        e(f'"adox {h0}, {{lo}}"')
+        e(f'"mov [{{r}} + {16 * i}], {h0}"')
+        if i == n - 1:
+            e('"mov {lo}, 0"')
+        else:
+            e(f'"mov {{lo}}, [{{r}} + {16 * i + 8}]"')
+        e('"adcx {lo}, {lo}"')
+        e(f'"adox {{lo}}, {h1}"')
+        e(f'"mov [{{r}} + {16 * i + 8}], {{lo}}"')
+
+
 def triangle(n):
     """a² for n-limb a: the off-diagonal triangle with every row unrolled
     (row i adds a_i·a[i+1..n] at limb 2i + 1 and writes its carry to limb
@@ -398,25 +427,7 @@ def triangle(n):
         e(f'"adcx {last}, {{lo}}"')
         e(f'"adox {last}, {{lo}}"')
         e(f'"mov [{{r}} + {8 * (i + n)}], {last}"')
-    # r = 2r + Σ a_i²·2^(128i); r[0] and r[2n − 1] are zero before it.
-    e('"xor {h0:e}, {h0:e}"')  # CF = OF = 0
-    for i in range(n):
-        e(f'"mov rdx, [{{a}} + {8 * i}]"')
-        e('"mulx {h1}, {lo}, rdx"')
-        if i == 0:
-            e('"mov {h0}, 0"')
-        else:
-            e(f'"mov {{h0}}, [{{r}} + {16 * i}]"')
-        e('"adcx {h0}, {h0}"')
-        e('"adox {h0}, {lo}"')
-        e(f'"mov [{{r}} + {16 * i}], {{h0}}"')
-        if i == n - 1:
-            e('"mov {lo}, 0"')
-        else:
-            e(f'"mov {{lo}}, [{{r}} + {16 * i + 8}]"')
-        e('"adcx {lo}, {lo}"')
-        e('"adox {lo}, {h1}"')
-        e(f'"mov [{{r}} + {16 * i + 8}], {{lo}}"')
+    double_add_diagonal(e, n, "{h0}", "{h1}")
     asm = "\n".join(f"            {line}," for line in lines)
     return f'''
 /// `r = a²` for {n}-limb `a` ({2 * n} limbs): the off-diagonal triangle with
@@ -440,6 +451,104 @@ pub(crate) unsafe fn sqr_{n}(r: *mut Limb, a: *const Limb) {{
             lo = out(reg) _,
             out("rdx") _,
             options(nostack),
+        );
+    }}
+}}
+'''
+
+
+def window_square():
+    """a² for 16-limb a on the register window: the off-diagonal sum as the
+    triangle of the low eight limbs, the rectangle of the high eight times
+    the low eight, and the triangle of the high eight, in the order of
+    their lowest limb, so that one window of eight registers sweeps the
+    result once and each limb is stored when it is final; then the doubling
+    and the diagonal, as `triangle` ends. A triangle's row k (multiplier
+    a_k) adds a_k·a[k+1..8] at window slots k..6 and writes its carry limb
+    to slot 7, which no earlier row reached; the window then stores slot 0
+    and slides by one. The rectangle's rows are a block's rows."""
+    n = 16
+    lines = []
+    e = lines.append
+    e('"push rbx"')
+    win, free = POOL[:BLOCK], POOL[BLOCK:]
+    for k in range(BLOCK - 1):
+        e(f'"xor {win[k]}, {win[k]}"')
+
+    def triangle_rows(win, free, base):
+        # Rows of a·a over limbs base..base + 8, the window at limb
+        # 2·base + 1 (slot 7 free to write).
+        for k in range(BLOCK - 1):
+            e(f'"mov rdx, [{{a}} + {8 * (base + k)}]"')
+            e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
+            h = free[:]
+            length = BLOCK - 1 - k
+            for i in range(length):
+                j = k + 1 + i
+                e(f'"mulx {h[i % 2]}, {{lo}}, [{{a}} + {8 * (base + j)}]"')
+                e(f'"adcx {win[j - 1]}, {{lo}}"')
+                if i > 0:
+                    e(f'"adox {win[j - 1]}, {h[(i - 1) % 2]}"')
+            top = h[(length - 1) % 2]
+            e('"mov {lo:e}, 0"')  # flags untouched
+            e(f'"adcx {top}, {{lo}}"')
+            e(f'"adox {top}, {{lo}}"')
+            e(f'"mov [{{r}} + {8 * (2 * base + 1 + k)}], {win[0]}"')
+            win, free = win[1:BLOCK - 1] + [top, win[BLOCK - 1]], [win[0], h[length % 2]]
+        return win, free
+
+    # The low triangle: limbs 1 to 14, the first seven stored.
+    win, free = triangle_rows(win, free, 0)
+    # The rectangle a[8..16]·a[0..8] at limb 8, a block's rows: the window
+    # holds limbs 8 to 15 (15 is zero so far).
+    e(f'"xor {win[BLOCK - 1]}, {win[BLOCK - 1]}"')
+    for k in range(BLOCK):
+        e(f'"mov rdx, [{{a}} + {8 * (BLOCK + k)}]"')
+        e('"xor {lo:e}, {lo:e}"')
+        h = free[:]
+        for j in range(BLOCK):
+            e(f'"mulx {h[j % 2]}, {{lo}}, [{{a}} + {8 * j}]"')
+            e(f'"adcx {win[j]}, {{lo}}"')
+            if j > 0:
+                e(f'"adox {win[j]}, {h[(j - 1) % 2]}"')
+        top = h[(BLOCK - 1) % 2]
+        e('"mov {lo:e}, 0"')
+        e(f'"adcx {top}, {{lo}}"')
+        e(f'"adox {top}, {{lo}}"')
+        e(f'"mov [{{r}} + {8 * (BLOCK + k)}], {win[0]}"')
+        win, free = win[1:] + [top], [win[0], h[BLOCK % 2]]
+    # Limb 16 is final; the high triangle starts at limb 17.
+    e(f'"mov [{{r}} + {8 * 2 * BLOCK}], {win[0]}"')
+    win = win[1:] + [win[0]]
+    win, free = triangle_rows(win, free, BLOCK)
+    for k in range(BLOCK - 1):
+        e(f'"mov [{{r}} + {8 * (3 * BLOCK + k)}], {win[k]}"')
+    double_add_diagonal(e, n, "rcx", "rsi")
+    e('"pop rbx"')
+    asm = named(lines)
+    return f'''
+/// `r = a²` for {n}-limb `a` ({2 * n} limbs) on a window of registers: the
+/// low triangle, the rectangle and the high triangle of the off-diagonal
+/// sum in one sweep, each limb stored once final, then one pass doubling
+/// it and adding the squares on the diagonal.
+///
+/// # Safety
+/// BMI2 and ADX are present; `a` points to {n} limbs and `r` to {2 * n},
+/// not overlapping.
+#[target_feature(enable = "bmi2,adx")]
+pub(crate) unsafe fn sqr_{n}(r: *mut Limb, a: *const Limb) {{
+    // SAFETY: the caller's contract; every access is within r[..{2 * n}] and
+    // a[..{n}]; the kernel saves and restores rbx; every other register it
+    // changes is declared.
+    unsafe {{
+        asm!(
+{asm}
+            in("r14") r,
+            in("r15") a,
+            out("rcx") _,
+            out("rsi") _,
+            out("rdi") _,
+{CLOBBERS}
         );
     }}
 }}
@@ -496,7 +605,8 @@ def main():
         sys.stdout.write(addmul_rows(n))
     for n in SIZES:
         sys.stdout.write(redc_blocks(n))
-    for n in SQR_SIZES:
+    sys.stdout.write(window_square())
+    for n in SQR_SIZES[1:]:
         sys.stdout.write(triangle(n))
 
 
