@@ -372,10 +372,10 @@ fn modexp(args: &SpeedArgs) {
 
 /// Every backend variant this CPU has, at each size, one exponentiation at
 /// a time, as a CRT pair of two and as a batch of eight (full-width
-/// exponents), and one to RSA's `e` (`rounds` interleaved runs): each one's median, and the
-/// selection's choice (`*`) against it round by round; a size where the
-/// choice is more than 3 % slower than another backend is flagged, and one
-/// the rounds cannot decide is named.
+/// exponents), and one to RSA's `e` (`rounds` interleaved runs): each
+/// one's median, and the selection's choice (`*`) against it round by
+/// round; a size where the choice is more than 3 % slower than another
+/// backend is flagged, and one the rounds cannot decide is named.
 fn variants(rounds: usize) {
     outln!(
         "{:>6} {:>5} {:>12} {:>12} {:>9} {:>22}  backend (* the selection's choice; a pair is two of that size, as RSA's CRT; a batch eight, each timed as one; e one to e = 65537, as RSA's verification)",

@@ -690,14 +690,14 @@ impl<U: Unsigned> MontyParams<U> {
     pub fn pow_vartime(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {
         let n = self.modulus.nlimbs();
         let backend = selection().exponentiation(n, vartime_shape(exp.as_ref()));
-        self.pow_vartime_with(backend, base, exp)
+        self.pow_with_vartime(backend, base, exp)
     }
 
     /// [`pow_vartime`](Self::pow_vartime) on the implementation named, or
     /// `None` if it cannot run one exponentiation here (see
     /// [`Exponentiation::available`]): for comparing implementations, as
     /// the tests, the benches and the selection checks do.
-    pub fn pow_vartime_on(
+    pub fn pow_on_vartime(
         &self,
         backend: Exponentiation,
         base: &MontyForm<U>,
@@ -705,10 +705,11 @@ impl<U: Unsigned> MontyParams<U> {
     ) -> Option<MontyForm<U>> {
         backend
             .available(self.modulus.nlimbs(), 1)
-            .then(|| self.pow_vartime_with(backend, base, exp))
+            .then(|| self.pow_with_vartime(backend, base, exp))
     }
 
-    fn pow_vartime_with(
+    /// [`pow_vartime`](Self::pow_vartime) on `backend`, which can run it.
+    fn pow_with_vartime(
         &self,
         backend: Exponentiation,
         base: &MontyForm<U>,

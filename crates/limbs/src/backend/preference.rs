@@ -529,7 +529,7 @@ mod calibration {
             let ran = match interleave {
                 SHORT_EXPONENT => {
                     let (p, b, _) = operands[0];
-                    p.pow_vartime_on(e, b, &[65537]).is_some()
+                    p.pow_on_vartime(e, b, &[65537]).is_some()
                 }
                 1 => {
                     let (p, b, x) = operands[0];
