@@ -30,11 +30,14 @@ diagonal; 0.90 of the time of the row triangle on Zen 3, where llvm-mca's
 Intel models give 0.60 to 0.66 and its Zen models 1.05 to 1.06 (benches/RESULTS.md,
 "The 16-limb square on the window"). At 24 limbs the off-diagonal triangle
 with all n - 1 rows unrolled, then the same last pass: 0.81 of the time of
-squares split into halves (RESULTS, "Squares as one triangle"). Longer
-squares (32, 48 and 64 limbs) take one Karatsuba level on the squares of
-their halves (`Adx::karatsuba_sqr` in backend/x86_64_adx/mod.rs; RESULTS,
-"Karatsuba squares on `mulx`"), which beat the 32-limb triangle and the
-48- and 64-limb squares split into halves and a cross product; the 64-limb
+squares split into halves (RESULTS, "Squares as one triangle"). At 32
+limbs one Karatsuba level on the window's 16-limb square in one kernel
+(`karatsuba_square`): 0.91 of the time of the same level with its passes
+in Rust (RESULTS, "The 16-limb square on the window"). Longer squares (48
+and 64 limbs) take one Karatsuba level on the squares of their halves
+(`Adx::karatsuba_sqr` in backend/x86_64_adx/mod.rs; RESULTS, "Karatsuba
+squares on `mulx`"), which beat the 32-limb triangle and the 48- and
+64-limb squares split into halves and a cross product; the 64-limb
 triangle had outgrown the instruction cache. Squares of any length in
 blocks of eight rows whose first chunk is the triangle (block c taking
 a[8c..] at limb 16c) ran level with Karatsuba at 32 limbs and 1.1 times
@@ -74,7 +77,7 @@ block's multipliers, the saved carry and the counts.
 import sys
 
 SIZES = (16, 24, 32, 48, 64)
-SQR_SIZES = (16, 24)
+SQR_SIZES = (16, 24, 32)
 
 
 BLOCK = 8  # rows per block: the window's limbs
@@ -93,6 +96,26 @@ NAMES = (("{lo:e}", "eax"), ("{lo}", "rax"), ("{r}", "r14"), ("{t}", "r14"), ("{
 MULT, CARRY, COUNT = 0, 8 * BLOCK, 8 * BLOCK + 8
 SLOT1, SLOT2, SLOT3, SLOT4 = (8 * BLOCK + 16 + 8 * i for i in range(4))
 FRAME = 8 * BLOCK + 48
+
+
+def window_row(e, win, h, products):
+    """One row on the window, its multiplier in rdx: for each (slot,
+    address) of `products`, in order, the product's low half added to that
+    window slot (`adcx`) and the previous product's high half to the same
+    slot (`adox`); the last high half, plus both carries, is the row's carry
+    limb. `h` holds the two registers the high halves alternate in.
+    Returns (the register with the carry limb, the other one)."""
+    e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
+    for i, (slot, address) in enumerate(products):
+        e(f'"mulx {h[i % 2]}, {{lo}}, [{address}]"')
+        e(f'"adcx {win[slot]}, {{lo}}"')
+        if i > 0:
+            e(f'"adox {win[slot]}, {h[(i - 1) % 2]}"')
+    top, other = h[(len(products) - 1) % 2], h[len(products) % 2]
+    e('"mov {lo:e}, 0"')  # flags untouched
+    e(f'"adcx {top}, {{lo}}"')
+    e(f'"adox {top}, {{lo}}"')
+    return top, other
 
 
 def block(n, e, quotients):
@@ -123,22 +146,13 @@ def block(n, e, quotients):
                 e(f'"mov [rsp + {MULT + 8 * k}], rdx"')
             else:
                 e(f'"mov rdx, [rsp + {MULT + 8 * k}]"')
-            e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
-            h = free[:]
-            for j in range(BLOCK):
-                e(f'"mulx {h[j % 2]}, {{lo}}, [{{a}} + {8 * (8 * c + j)}]"')
-                e(f'"adcx {win[j]}, {{lo}}"')
-                if j > 0:
-                    e(f'"adox {win[j]}, {h[(j - 1) % 2]}"')
-            top = h[(BLOCK - 1) % 2]
-            e('"mov {lo:e}, 0"')  # flags untouched
-            e(f'"adcx {top}, {{lo}}"')
-            e(f'"adox {top}, {{lo}}"')
+            products = [(j, f"{{a}} + {8 * (8 * c + j)}") for j in range(BLOCK)]
+            top, other = window_row(e, win, free, products)
             if c > 0 or not quotients:
                 # Final: no later row of the block reaches this limb (in a
                 # reduction's first chunk it is zero).
                 e(f'"mov [{{r}} + {8 * (8 * c + k)}], {win[0]}"')
-            win, free = win[1:] + [top], [win[0], h[BLOCK % 2]]
+            win, free = win[1:] + [top], [win[0], other]
     return win
 
 
@@ -471,59 +485,7 @@ def window_square():
     lines = []
     e = lines.append
     e('"push rbx"')
-    win, free = POOL[:BLOCK], POOL[BLOCK:]
-    for k in range(BLOCK - 1):
-        e(f'"xor {win[k]}, {win[k]}"')
-
-    def triangle_rows(win, free, base):
-        # Rows of a·a over limbs base..base + 8, the window at limb
-        # 2·base + 1 (slot 7 free to write).
-        for k in range(BLOCK - 1):
-            e(f'"mov rdx, [{{a}} + {8 * (base + k)}]"')
-            e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
-            h = free[:]
-            length = BLOCK - 1 - k
-            for i in range(length):
-                j = k + 1 + i
-                e(f'"mulx {h[i % 2]}, {{lo}}, [{{a}} + {8 * (base + j)}]"')
-                e(f'"adcx {win[j - 1]}, {{lo}}"')
-                if i > 0:
-                    e(f'"adox {win[j - 1]}, {h[(i - 1) % 2]}"')
-            top = h[(length - 1) % 2]
-            e('"mov {lo:e}, 0"')  # flags untouched
-            e(f'"adcx {top}, {{lo}}"')
-            e(f'"adox {top}, {{lo}}"')
-            e(f'"mov [{{r}} + {8 * (2 * base + 1 + k)}], {win[0]}"')
-            win, free = win[1:BLOCK - 1] + [top, win[BLOCK - 1]], [win[0], h[length % 2]]
-        return win, free
-
-    # The low triangle: limbs 1 to 14, the first seven stored.
-    win, free = triangle_rows(win, free, 0)
-    # The rectangle a[8..16]·a[0..8] at limb 8, a block's rows: the window
-    # holds limbs 8 to 15 (15 is zero so far).
-    e(f'"xor {win[BLOCK - 1]}, {win[BLOCK - 1]}"')
-    for k in range(BLOCK):
-        e(f'"mov rdx, [{{a}} + {8 * (BLOCK + k)}]"')
-        e('"xor {lo:e}, {lo:e}"')
-        h = free[:]
-        for j in range(BLOCK):
-            e(f'"mulx {h[j % 2]}, {{lo}}, [{{a}} + {8 * j}]"')
-            e(f'"adcx {win[j]}, {{lo}}"')
-            if j > 0:
-                e(f'"adox {win[j]}, {h[(j - 1) % 2]}"')
-        top = h[(BLOCK - 1) % 2]
-        e('"mov {lo:e}, 0"')
-        e(f'"adcx {top}, {{lo}}"')
-        e(f'"adox {top}, {{lo}}"')
-        e(f'"mov [{{r}} + {8 * (BLOCK + k)}], {win[0]}"')
-        win, free = win[1:] + [top], [win[0], h[BLOCK % 2]]
-    # Limb 16 is final; the high triangle starts at limb 17.
-    e(f'"mov [{{r}} + {8 * 2 * BLOCK}], {win[0]}"')
-    win = win[1:] + [win[0]]
-    win, free = triangle_rows(win, free, BLOCK)
-    for k in range(BLOCK - 1):
-        e(f'"mov [{{r}} + {8 * (3 * BLOCK + k)}], {win[k]}"')
-    double_add_diagonal(e, n, "rcx", "rsi")
+    window_square_body(e)
     e('"pop rbx"')
     asm = named(lines)
     return f'''
@@ -545,6 +507,143 @@ pub(crate) unsafe fn sqr_{n}(r: *mut Limb, a: *const Limb) {{
 {asm}
             in("r14") r,
             in("r15") a,
+            out("rcx") _,
+            out("rsi") _,
+            out("rdi") _,
+{CLOBBERS}
+        );
+    }}
+}}
+'''
+
+
+def window_square_body(e):
+    """`window_square`'s instructions: `{a}`'s 16 limbs squared into `{r}`'s
+    32, with every register of the pool, rax and rdx."""
+    n = 16
+    win, free = POOL[:BLOCK], POOL[BLOCK:]
+    for k in range(BLOCK - 1):
+        e(f'"xor {win[k]}, {win[k]}"')
+
+    def triangle_rows(win, free, base):
+        # Rows of a·a over limbs base..base + 8, the window at limb
+        # 2·base + 1 (slot 7 free to write).
+        for k in range(BLOCK - 1):
+            e(f'"mov rdx, [{{a}} + {8 * (base + k)}]"')
+            products = [(j - 1, f"{{a}} + {8 * (base + j)}") for j in range(k + 1, BLOCK)]
+            top, other = window_row(e, win, free, products)
+            e(f'"mov [{{r}} + {8 * (2 * base + 1 + k)}], {win[0]}"')
+            win, free = win[1:BLOCK - 1] + [top, win[BLOCK - 1]], [win[0], other]
+        return win, free
+
+    # The low triangle: limbs 1 to 14, the first seven stored.
+    win, free = triangle_rows(win, free, 0)
+    # The rectangle a[8..16]·a[0..8] at limb 8, a block's rows: the window
+    # holds limbs 8 to 15 (15 is zero so far).
+    e(f'"xor {win[BLOCK - 1]}, {win[BLOCK - 1]}"')
+    for k in range(BLOCK):
+        e(f'"mov rdx, [{{a}} + {8 * (BLOCK + k)}]"')
+        top, other = window_row(e, win, free, [(j, f"{{a}} + {8 * j}") for j in range(BLOCK)])
+        e(f'"mov [{{r}} + {8 * (BLOCK + k)}], {win[0]}"')
+        win, free = win[1:] + [top], [win[0], other]
+    # Limb 16 is final; the high triangle starts at limb 17.
+    e(f'"mov [{{r}} + {8 * 2 * BLOCK}], {win[0]}"')
+    win = win[1:] + [win[0]]
+    win, free = triangle_rows(win, free, BLOCK)
+    for k in range(BLOCK - 1):
+        e(f'"mov [{{r}} + {8 * (3 * BLOCK + k)}], {win[k]}"')
+    double_add_diagonal(e, n, "rcx", "rsi")
+
+
+def karatsuba_square():
+    """a² for 32-limb a by one Karatsuba level on `window_square`'s body, in
+    one kernel: a0² + a1²·B² + (a0² + a1² − (a0 − a1)²)·B for B = 2^1024,
+    |a0 − a1| and its square in a stack frame. The middle term is
+    formed in the square's place (`adcx` adds a1², `adox` the complement of
+    (a0 − a1)² with a one carried in), then added at limb 16, wiping the
+    frame as it goes; its top bit and the carry ripple to the end."""
+    lines = []
+    e = lines.append
+    d, z, saved = 0, 128, 384  # the frame: |a0 − a1|, its square, r
+    e('"push rbx"')
+    e('"sub rsp, 392"')
+    e(f'"mov [rsp + {saved}], {{r}}"')
+    # d = |a0 − a1|: a0 − a1 and a1 − a0 (in z's place for a moment), the
+    # second taken where the first borrowed (`cmovnz`).
+    for dest, x, y in ((d, 0, 16), (z, 16, 0)):
+        for i in range(16):
+            e(f'"mov {{lo}}, [{{a}} + {8 * (x + i)}]"')
+            e(f'"{"sub" if i == 0 else "sbb"} {{lo}}, [{{a}} + {8 * (y + i)}]"')
+            e(f'"mov [rsp + {dest + 8 * i}], {{lo}}"')
+        if dest == d:
+            e('"sbb rcx, rcx"')
+    e('"test rcx, rcx"')
+    for i in range(16):
+        e(f'"mov {{lo}}, [rsp + {d + 8 * i}]"')
+        e(f'"cmovnz {{lo}}, [rsp + {z + 8 * i}]"')
+        e(f'"mov [rsp + {d + 8 * i}], {{lo}}"')
+    # The three squares.
+    window_square_body(e)
+    e('"lea {r}, [{r} + 256]"')
+    e('"lea {a}, [{a} + 128]"')
+    window_square_body(e)
+    e(f'"lea {{r}}, [rsp + {z}]"')
+    e(f'"lea {{a}}, [rsp + {d}]"')
+    window_square_body(e)
+    e(f'"mov {{r}}, [rsp + {saved}]"')
+    # z = a0² + a1² + ¬z + 1 (OF starts at one), limb by limb.
+    e('"xor ecx, ecx"')
+    e('"mov rcx, -1"')  # flags untouched by mov
+    e('"adox rcx, rcx"')  # OF = 1 (CF stays 0)
+    for i in range(32):
+        e(f'"mov {{lo}}, [{{r}} + {8 * i}]"')
+        e(f'"adcx {{lo}}, [{{r}} + {8 * (32 + i)}]"')
+        e(f'"mov rsi, [rsp + {z + 8 * i}]"')
+        e('"not rsi"')
+        e('"adox {lo}, rsi"')
+        e(f'"mov [rsp + {z + 8 * i}], {{lo}}"')
+    # The term's top limb: the two carries less the one carried in.
+    e('"mov ecx, 0"')
+    e('"mov esi, 0"')
+    e('"adcx rcx, rsi"')
+    e('"adox rcx, rsi"')
+    e('"dec rcx"')
+    # r[16..] += the term, z wiped as it is read; then the top and carry.
+    e('"xor esi, esi"')  # CF = 0
+    for i in range(32):
+        e(f'"mov {{lo}}, [{{r}} + {8 * (16 + i)}]"')
+        e(f'"adc {{lo}}, [rsp + {z + 8 * i}]"')
+        e(f'"mov [{{r}} + {8 * (16 + i)}], {{lo}}"')
+        e(f'"mov [rsp + {z + 8 * i}], rsi"')
+    for i in range(48, 64):
+        e(f'"mov {{lo}}, [{{r}} + {8 * i}]"')
+        e(f'"adc {{lo}}, {"rcx" if i == 48 else "rsi"}"')
+        e(f'"mov [{{r}} + {8 * i}], {{lo}}"')
+    for i in range(16):
+        e(f'"mov [rsp + {d + 8 * i}], rsi"')
+    e('"add rsp, 392"')
+    e('"pop rbx"')
+    asm = named(lines)
+    return f'''
+/// `r = a²` for 32-limb `a` (64 limbs): one Karatsuba level on the 16-limb
+/// window square, `a0² + a1²·B² + (a0² + a1² − (a0 − a1)²)·B`, in one
+/// kernel; `|a0 − a1|` and its square live in its stack frame, wiped
+/// before it returns.
+///
+/// # Safety
+/// BMI2 and ADX are present; `a` points to 32 limbs and `r` to 64, not
+/// overlapping.
+#[target_feature(enable = "bmi2,adx")]
+pub(crate) unsafe fn sqr_32(r: *mut Limb, a: *const Limb) {{
+    // SAFETY: the caller's contract; the squares touch r[..64], a[..32]
+    // and the frame, the passes r[..64] and the frame; the kernel saves and
+    // restores rbx and its 392-byte stack frame; every other register it
+    // changes is declared.
+    unsafe {{
+        asm!(
+{asm}
+            inout("r14") r => _,
+            inout("r15") a => _,
             out("rcx") _,
             out("rsi") _,
             out("rdi") _,
@@ -606,8 +705,8 @@ def main():
     for n in SIZES:
         sys.stdout.write(redc_blocks(n))
     sys.stdout.write(window_square())
-    for n in SQR_SIZES[1:]:
-        sys.stdout.write(triangle(n))
+    sys.stdout.write(triangle(24))
+    sys.stdout.write(karatsuba_square())
 
 
 if __name__ == "__main__":

@@ -53,8 +53,9 @@ impl Adx {
 
 impl Adx {
     /// `r = a²` at the lengths with unrolled squares: 8 (the field
-    /// kernels'), 16 and 24 (`rows::sqr`), and 32, 48 and 64 by one
-    /// Karatsuba level on the squares of their halves (`karatsuba_sqr`).
+    /// kernels'), 16, 24 and 32 (`rows::sqr`; 32 by one Karatsuba level
+    /// inside the kernel), and 48 and 64 by one Karatsuba level on the
+    /// squares of their halves (`karatsuba_sqr`).
     /// Returns `false`, leaving `r` alone, for any other length.
     fn sqr_unrolled(self, r: &mut [Limb], a: &[Limb]) -> bool {
         let n = a.len();
@@ -71,7 +72,6 @@ impl Adx {
             return true;
         }
         match n {
-            32 => return self.karatsuba_sqr::<64>(r, a),
             48 => return self.karatsuba_sqr::<96>(r, a),
             64 => return self.karatsuba_sqr::<128>(r, a),
             _ => {}
@@ -86,10 +86,11 @@ impl Adx {
         false
     }
 
-    /// `r = a²` for `n = a.len()` of 32, 48 or 64 limbs by one Karatsuba
-    /// level: `a0² + a1²·B² + (a0² + a1² − (a0 − a1)²)·B`, three squares of
-    /// `h = n / 2` limbs instead of the 32-limb triangle or two squares and
-    /// a cross product (benches/RESULTS.md, "Karatsuba squares on `mulx`").
+    /// `r = a²` for `n = a.len()` of 48 or 64 limbs by one Karatsuba level
+    /// (32 limbs have theirs inside `rows::sqr_32`, which saves these
+    /// passes' overhead): `a0² + a1²·B² + (a0² + a1² − (a0 − a1)²)·B`,
+    /// three squares of `h = n / 2` limbs instead of two squares and a
+    /// cross product (benches/RESULTS.md, "Karatsuba squares on `mulx`").
     /// `ops::karatsuba` has the same level with its additions in Rust, which
     /// at these lengths cost more than the level saves. `S = 2 n` limbs of
     /// stack scratch hold `|a0 − a1|` and its square; the middle term's
