@@ -414,6 +414,28 @@ def double_add_diagonal(e, n, h0, h1):
         e(f'"mov [{{r}} + {16 * i + 8}], {{lo}}"')
 
 
+def sqr_kernel(n, summary, safety, asm, operands):
+    """The Rust source of `sqr_{n}(r, a)`: `summary` its doc's first
+    paragraph, `safety` its SAFETY comment after "the caller's contract; ",
+    `asm` its instructions and `operands` the asm! operands after them."""
+    return f'''
+{summary}
+///
+/// # Safety
+/// BMI2 and ADX are present; `a` points to {n} limbs and `r` to {2 * n},
+/// not overlapping.
+#[target_feature(enable = "bmi2,adx")]
+pub(crate) unsafe fn sqr_{n}(r: *mut Limb, a: *const Limb) {{
+    // SAFETY: the caller's contract; {safety}
+    unsafe {{
+        asm!(
+{asm}
+{operands}        );
+    }}
+}}
+'''
+
+
 def triangle(n):
     """a² for n-limb a: the off-diagonal triangle with every row unrolled
     (row i adds a_i·a[i+1..n] at limb 2i + 1 and writes its carry to limb
@@ -443,32 +465,23 @@ def triangle(n):
         e(f'"mov [{{r}} + {8 * (i + n)}], {last}"')
     double_add_diagonal(e, n, "{h0}", "{h1}")
     asm = "\n".join(f"            {line}," for line in lines)
-    return f'''
-/// `r = a²` for {n}-limb `a` ({2 * n} limbs): the off-diagonal triangle with
+    return sqr_kernel(
+        n,
+        f"""/// `r = a²` for {n}-limb `a` ({2 * n} limbs): the off-diagonal triangle with
 /// every row unrolled, then one pass doubling it and adding the squares on
-/// the diagonal.
-///
-/// # Safety
-/// BMI2 and ADX are present; `a` points to {n} limbs and `r` to {2 * n},
-/// not overlapping.
-#[target_feature(enable = "bmi2,adx")]
-pub(crate) unsafe fn sqr_{n}(r: *mut Limb, a: *const Limb) {{
-    // SAFETY: the caller's contract; every access is within r[..{2 * n}] and
-    // a[..{n}]; every register the block changes is declared, no stack.
-    unsafe {{
-        asm!(
-{asm}
-            r = in(reg) r,
+/// the diagonal.""",
+        f"""every access is within r[..{2 * n}] and
+    // a[..{n}]; every register the block changes is declared, no stack.""",
+        asm,
+        """            r = in(reg) r,
             a = in(reg) a,
             h0 = out(reg) _,
             h1 = out(reg) _,
             lo = out(reg) _,
             out("rdx") _,
             options(nostack),
-        );
-    }}
-}}
-'''
+""",
+    )
 
 
 def window_square():
@@ -488,33 +501,24 @@ def window_square():
     window_square_body(e)
     e('"pop rbx"')
     asm = named(lines)
-    return f'''
-/// `r = a²` for {n}-limb `a` ({2 * n} limbs) on a window of registers: the
+    return sqr_kernel(
+        n,
+        f"""/// `r = a²` for {n}-limb `a` ({2 * n} limbs) on a window of registers: the
 /// low triangle, the rectangle and the high triangle of the off-diagonal
 /// sum in one sweep, each limb stored once final, then one pass doubling
-/// it and adding the squares on the diagonal.
-///
-/// # Safety
-/// BMI2 and ADX are present; `a` points to {n} limbs and `r` to {2 * n},
-/// not overlapping.
-#[target_feature(enable = "bmi2,adx")]
-pub(crate) unsafe fn sqr_{n}(r: *mut Limb, a: *const Limb) {{
-    // SAFETY: the caller's contract; every access is within r[..{2 * n}] and
+/// it and adding the squares on the diagonal.""",
+        f"""every access is within r[..{2 * n}] and
     // a[..{n}]; the kernel saves and restores rbx; every other register it
-    // changes is declared.
-    unsafe {{
-        asm!(
-{asm}
-            in("r14") r,
+    // changes is declared.""",
+        asm,
+        f"""            in("r14") r,
             in("r15") a,
             out("rcx") _,
             out("rsi") _,
             out("rdi") _,
 {CLOBBERS}
-        );
-    }}
-}}
-'''
+""",
+    )
 
 
 def window_square_body(e):
@@ -624,34 +628,25 @@ def karatsuba_square():
     e('"add rsp, 392"')
     e('"pop rbx"')
     asm = named(lines)
-    return f'''
-/// `r = a²` for 32-limb `a` (64 limbs): one Karatsuba level on the 16-limb
+    return sqr_kernel(
+        32,
+        """/// `r = a²` for 32-limb `a` (64 limbs): one Karatsuba level on the 16-limb
 /// window square, `a0² + a1²·B² + (a0² + a1² − (a0 − a1)²)·B`, in one
 /// kernel; `|a0 − a1|` and its square live in its stack frame, wiped
-/// before it returns.
-///
-/// # Safety
-/// BMI2 and ADX are present; `a` points to 32 limbs and `r` to 64, not
-/// overlapping.
-#[target_feature(enable = "bmi2,adx")]
-pub(crate) unsafe fn sqr_32(r: *mut Limb, a: *const Limb) {{
-    // SAFETY: the caller's contract; the squares touch r[..64], a[..32]
+/// before it returns.""",
+        """the squares touch r[..64], a[..32]
     // and the frame, the passes r[..64] and the frame; the kernel saves and
     // restores rbx and its 392-byte stack frame; every other register it
-    // changes is declared.
-    unsafe {{
-        asm!(
-{asm}
-            inout("r14") r => _,
+    // changes is declared.""",
+        asm,
+        f"""            inout("r14") r => _,
             inout("r15") a => _,
             out("rcx") _,
             out("rsi") _,
             out("rdi") _,
 {CLOBBERS}
-        );
-    }}
-}}
-'''
+""",
+    )
 
 
 def main():

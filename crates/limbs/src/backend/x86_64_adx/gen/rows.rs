@@ -17237,8 +17237,8 @@ pub(crate) unsafe fn sqr_24(r: *mut Limb, a: *const Limb) {
 /// before it returns.
 ///
 /// # Safety
-/// BMI2 and ADX are present; `a` points to 32 limbs and `r` to 64, not
-/// overlapping.
+/// BMI2 and ADX are present; `a` points to 32 limbs and `r` to 64,
+/// not overlapping.
 #[target_feature(enable = "bmi2,adx")]
 pub(crate) unsafe fn sqr_32(r: *mut Limb, a: *const Limb) {
     // SAFETY: the caller's contract; the squares touch r[..64], a[..32]
