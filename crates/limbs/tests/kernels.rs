@@ -401,11 +401,13 @@ fn squares_on_every_backend(a: &[u64]) {
     .unwrap();
 }
 
-/// The 16-limb square on the register window (the `mulx` backend's
-/// `sqr_16`, and the halves of the 32- and 64-limb squares): every limb of
-/// each of its three parts (low triangle, rectangle, high triangle) at its
-/// maximum, and each part alone, so that every carry out of a row and out
-/// of the window runs its full length.
+/// The squares on the register window (the `mulx` backend's `sqr_16`, the
+/// halves of the 32- and 64-limb squares, and the 24-limb square, the
+/// halves of the 48-limb one, whose low 16 limbs are squared alike): every
+/// limb of each part (low triangle, rectangle, high triangle; at 24 limbs
+/// also the rectangle of the low 16 limbs by the high 8 and their triangle)
+/// at its maximum, and each part alone, so that every carry out of a row
+/// and out of the window runs its full length.
 #[test]
 fn window_square_at_its_extremes() {
     let max = u64::MAX;
@@ -419,11 +421,16 @@ fn window_square_at_its_extremes() {
     ];
     cases.push((0..16).map(|i| if i % 2 == 0 { max } else { 0 }).collect());
     cases.push((0..16).map(|i| max - i).collect());
-    for n in [16, 32, 64] {
+    for n in [16, 24, 32, 48, 64] {
         for case in &cases {
             let a: Vec<u64> = case.iter().copied().cycle().take(n).collect();
             squares_on_every_backend(&a);
         }
+    }
+    // The 24-limb square's two parts: its low 16 limbs and its high 8.
+    for (low, high) in [(max, 0), (0, max), (max, 1), (1, max)] {
+        let a: Vec<u64> = (0..24).map(|i| if i < 16 { low } else { high }).collect();
+        squares_on_every_backend(&a);
     }
 }
 

@@ -28,9 +28,14 @@ below (`window_square`): the low triangle, the rectangle and the high
 triangle of the off-diagonal sum in one sweep, then the doubling and the
 diagonal; 0.90 of the time of the row triangle on Zen 3, where llvm-mca's
 Intel models give 0.60 to 0.66 and its Zen models 1.05 to 1.06 (benches/RESULTS.md,
-"The 16-limb square on the window"). At 24 limbs the off-diagonal triangle
-with all n - 1 rows unrolled, then the same last pass: 0.81 of the time of
-squares split into halves (RESULTS, "Squares as one triangle"). At 32
+"The 16-limb square on the window"). At 24 limbs (`split_square`) the
+same off-diagonal sum for the low 16 limbs, their product with the high
+8 as a block's rows, and the high 8's triangle on a window loaded with
+what the block left, then the same last pass: 0.93 of the time of a
+Montgomery multiplication with the triangle of all n - 1 rows unrolled
+before it, 0.91 at 48 limbs (RESULTS, "The 24-limb square on the
+window"); that triangle had run in 0.81 of the time of squares split
+into halves and a cross product (RESULTS, "Squares as one triangle"). At 32
 limbs one Karatsuba level on the window's 16-limb square in one kernel
 (`karatsuba_square`): 0.91 of the time of the same level with its passes
 in Rust (RESULTS, "The 16-limb square on the window"). Longer squares (48
@@ -66,12 +71,22 @@ value), and go above the rows for addmul_rows and are added to the limbs
 there for redc. Per product that leaves `mulx` and two register additions:
 no load of r and no store (benches/RESULTS.md, "Design figures").
 
+A row's carry limb fits, so both flags are zero when the row ends: the
+next row of a chunk starts without the `xor` that clears them (unless an
+`imul` for its quotient came between), and the carries are added from
+rbp, zero throughout the kernel, not from a register zeroed each row. Two
+instructions fewer a row: 0.96 to 0.98 of the time of a Montgomery
+multiplication at 16 to 64 limbs on Zen 3 (benches/RESULTS.md, "Rows
+without their flag clearing"), whose cores run `mulx` about one a cycle
+and slow by about a quarter cycle for each further integer instruction.
+
 Registers: ten for the window and the two high halves in flight (their
 roles rotate from row to row; the generator follows them), rdx for the
 multiplier, rax for the low halves, r14 and r15 for the pointers; rbx is
 one of the ten and saved by the kernel, so every operand has a named
-register (a `reg` one could be given rbx). A small stack frame holds the
-block's multipliers, the saved carry and the counts.
+register (a `reg` one could be given rbx); rbp, which cannot be an
+operand, holds zero, saved and restored by the kernel. A small stack
+frame holds the block's multipliers, the saved carry and the counts.
 """
 
 import sys
@@ -89,6 +104,21 @@ BLOCK = 8  # rows per block: the window's limbs
 # saves and restores it, so every operand is in a named register (one of
 # `reg` class could be given rbx).
 POOL = ["rbx", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13"]
+# Zero throughout a kernel that runs rows on the window (each row's end adds
+# both carries with it); saved and restored by the kernel.
+ZERO = "rbp"
+
+
+def save_registers(e):
+    """Saves rbx (one of the pool) and rbp, and zeroes rbp (ZERO)."""
+    e('"push rbx"')
+    e('"push rbp"')
+    e(f'"xor {ZERO}, {ZERO}"')
+
+
+def restore_registers(e):
+    e('"pop rbp"')
+    e('"pop rbx"')
 NAMES = (("{lo:e}", "eax"), ("{lo}", "rax"), ("{r}", "r14"), ("{t}", "r14"), ("{a}", "r15"),
          ("{m}", "r15"))
 # The stack frame: the block's eight multipliers, the saved carry, the
@@ -98,23 +128,25 @@ SLOT1, SLOT2, SLOT3, SLOT4 = (8 * BLOCK + 16 + 8 * i for i in range(4))
 FRAME = 8 * BLOCK + 48
 
 
-def window_row(e, win, h, products):
+def window_row(e, win, h, products, flags_clear=False):
     """One row on the window, its multiplier in rdx: for each (slot,
     address) of `products`, in order, the product's low half added to that
     window slot (`adcx`) and the previous product's high half to the same
     slot (`adox`); the last high half, plus both carries, is the row's carry
     limb. `h` holds the two registers the high halves alternate in.
-    Returns (the register with the carry limb, the other one)."""
-    e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
+    `flags_clear` says CF and OF are zero already: a row leaves them so
+    (its carry limb fits), and only stores, loads and `mov`s may come
+    between. Returns (the register with the carry limb, the other one)."""
+    if not flags_clear:
+        e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
     for i, (slot, address) in enumerate(products):
         e(f'"mulx {h[i % 2]}, {{lo}}, [{address}]"')
         e(f'"adcx {win[slot]}, {{lo}}"')
         if i > 0:
             e(f'"adox {win[slot]}, {h[(i - 1) % 2]}"')
     top, other = h[(len(products) - 1) % 2], h[len(products) % 2]
-    e('"mov {lo:e}, 0"')  # flags untouched
-    e(f'"adcx {top}, {{lo}}"')
-    e(f'"adox {top}, {{lo}}"')
+    e(f'"adcx {top}, {ZERO}"')
+    e(f'"adox {top}, {ZERO}"')
     return top, other
 
 
@@ -147,7 +179,8 @@ def block(n, e, quotients):
             else:
                 e(f'"mov rdx, [rsp + {MULT + 8 * k}]"')
             products = [(j, f"{{a}} + {8 * (8 * c + j)}") for j in range(BLOCK)]
-            top, other = window_row(e, win, free, products)
+            quotient = c == 0 and quotients  # `imul` sets the flags
+            top, other = window_row(e, win, free, products, k > 0 and not quotient)
             if c > 0 or not quotients:
                 # Final: no later row of the block reaches this limb (in a
                 # reduction's first chunk it is zero).
@@ -208,7 +241,7 @@ def addmul_rows(n):
     e = lines.append
     # b arrives in rdi, k in rsi: the b pointer and the rows left after
     # the blocks go to the frame.
-    e('"push rbx"')
+    save_registers(e)
     e(f'"sub rsp, {FRAME}"')
     e(f'"mov [rsp + {SLOT1}], rdi"')
     e('"mov rcx, rsi"')
@@ -234,7 +267,7 @@ def addmul_rows(n):
     e(f'"mov rsi, [rsp + {SLOT2}]"')
     e(f'"mov rdi, [rsp + {SLOT1}]"')
     e(f'"add rsp, {FRAME}"')
-    e('"pop rbx"')
+    restore_registers(e)
     e('"test rsi, rsi"')
     e('"jz 5f"')
     e('"4:"')
@@ -259,8 +292,8 @@ def addmul_rows(n):
 pub(crate) unsafe fn addmul_rows_{n}(r: *mut Limb, a: *const Limb, b: *const Limb, k: usize) {{
     // SAFETY: the caller's contract; block and row i touch r[i..i + {n + 8}]
     // and r[i..i + {n + 1}] within it, b[i..] and a; the kernel saves and
-    // restores rbx and its {FRAME}-byte stack frame; every other register it
-    // changes is declared.
+    // restores rbx, rbp and its {FRAME}-byte stack frame; every other
+    // register it changes is declared.
     unsafe {{
         asm!(
 {asm}
@@ -281,7 +314,7 @@ def redc_blocks(n):
     e = lines.append
     # m_inv arrives in rcx, r in rdi, `almost` in rsi: all go to the frame,
     # with the carry out of the blocks' top limbs (SLOT3, 0 or all ones).
-    e('"push rbx"')
+    save_registers(e)
     e(f'"sub rsp, {FRAME}"')
     e(f'"mov [rsp + {SLOT1}], rcx"')
     e(f'"mov [rsp + {SLOT2}], rdi"')
@@ -348,7 +381,7 @@ def redc_blocks(n):
         e(f'"mov [rdi + {8 * j}], {{lo}}"')
     e('"4:"')
     e(f'"add rsp, {FRAME}"')
-    e('"pop rbx"')
+    restore_registers(e)
     asm = named(lines)
     return f'''
 /// `r = t·2^(−{64 * n}) mod m` for the {2 * n}-limb `t`: {n // BLOCK} blocks of
@@ -371,8 +404,8 @@ pub(crate) unsafe fn redc_{n}(
     almost: bool,
 ) {{
     // SAFETY: the caller's contract; block b touches t[8b..8b + {n + 8}], the
-    // tail t and r, all inside them; the kernel saves and restores rbx and
-    // its {FRAME}-byte stack frame; every other register it changes is
+    // tail t and r, all inside them; the kernel saves and restores rbx, rbp
+    // and its {FRAME}-byte stack frame; every other register it changes is
     // declared.
     unsafe {{
         asm!(
@@ -436,54 +469,6 @@ pub(crate) unsafe fn sqr_{n}(r: *mut Limb, a: *const Limb) {{
 '''
 
 
-def triangle(n):
-    """a² for n-limb a: the off-diagonal triangle with every row unrolled
-    (row i adds a_i·a[i+1..n] at limb 2i + 1 and writes its carry to limb
-    i + n; row 0 writes instead of adding, so nothing is zeroed first), then
-    one pass that doubles the triangle and adds the squares on the diagonal
-    (`adcx x, x` doubles a limb, carrying its top bit into the next; `adox`
-    adds the square's halves)."""
-    lines = []
-    e = lines.append
-    hs = ["{h0}", "{h1}"]
-    for i in range(n - 1):
-        e(f'"mov rdx, [{{a}} + {8 * i}]"')
-        e('"xor {h0:e}, {h0:e}"')
-        length = n - 1 - i
-        for j in range(length):
-            prev, nxt = hs[j % 2], hs[(j + 1) % 2]
-            pos = 8 * (2 * i + 1 + j)
-            e(f'"mulx {nxt}, {{lo}}, [{{a}} + {8 * (i + 1 + j)}]"')
-            if i > 0:
-                e(f'"adcx {{lo}}, [{{r}} + {pos}]"')
-            e(f'"adox {{lo}}, {prev}"')
-            e(f'"mov [{{r}} + {pos}], {{lo}}"')
-        last = hs[length % 2]
-        e('"mov {lo:e}, 0"')
-        e(f'"adcx {last}, {{lo}}"')
-        e(f'"adox {last}, {{lo}}"')
-        e(f'"mov [{{r}} + {8 * (i + n)}], {last}"')
-    double_add_diagonal(e, n, "{h0}", "{h1}")
-    asm = "\n".join(f"            {line}," for line in lines)
-    return sqr_kernel(
-        n,
-        f"""/// `r = a²` for {n}-limb `a` ({2 * n} limbs): the off-diagonal triangle with
-/// every row unrolled, then one pass doubling it and adding the squares on
-/// the diagonal.""",
-        f"""every access is within r[..{2 * n}] and
-    // a[..{n}]; every register the block changes is declared, no stack.""",
-        asm,
-        """            r = in(reg) r,
-            a = in(reg) a,
-            h0 = out(reg) _,
-            h1 = out(reg) _,
-            lo = out(reg) _,
-            out("rdx") _,
-            options(nostack),
-""",
-    )
-
-
 def window_square():
     """a² for 16-limb a on the register window: the off-diagonal sum as the
     triangle of the low eight limbs, the rectangle of the high eight times
@@ -497,9 +482,9 @@ def window_square():
     n = 16
     lines = []
     e = lines.append
-    e('"push rbx"')
+    save_registers(e)
     window_square_body(e)
-    e('"pop rbx"')
+    restore_registers(e)
     asm = named(lines)
     return sqr_kernel(
         n,
@@ -508,8 +493,8 @@ def window_square():
 /// sum in one sweep, each limb stored once final, then one pass doubling
 /// it and adding the squares on the diagonal.""",
         f"""every access is within r[..{2 * n}] and
-    // a[..{n}]; the kernel saves and restores rbx; every other register it
-    // changes is declared.""",
+    // a[..{n}]; the kernel saves and restores rbx and rbp; every other
+    // register it changes is declared.""",
         asm,
         f"""            in("r14") r,
             in("r15") a,
@@ -521,42 +506,110 @@ def window_square():
     )
 
 
+def triangle_rows(e, win, free, base):
+    """The rows of a·a over a[base..base + 8] on the window at limb
+    2·base + 1, whose slots 0 to 6 hold the sum there so far (slot 7 is
+    free to write): row k adds a_k·a[k + 1..8] at slots k to 6 and writes
+    its carry limb to slot 7, which no earlier row reached, then stores
+    slot 0, final, and the window slides by one. The carry fits whatever
+    the window held: a row adds less than 2^512 − 2^448. Returns the
+    window, then holding limbs 2·base + 8 to 2·base + 14, and the free
+    registers."""
+    for k in range(BLOCK - 1):
+        e(f'"mov rdx, [{{a}} + {8 * (base + k)}]"')
+        products = [(j - 1, f"{{a}} + {8 * (base + j)}") for j in range(k + 1, BLOCK)]
+        top, other = window_row(e, win, free, products, k > 0)
+        e(f'"mov [{{r}} + {8 * (2 * base + 1 + k)}], {win[0]}"')
+        win, free = win[1:BLOCK - 1] + [top, win[BLOCK - 1]], [win[0], other]
+    return win, free
+
+
 def window_square_body(e):
     """`window_square`'s instructions: `{a}`'s 16 limbs squared into `{r}`'s
     32, with every register of the pool, rax and rdx."""
-    n = 16
+    window_square_off_diagonal(e)
+    double_add_diagonal(e, 16, "rcx", "rsi")
+
+
+def window_square_off_diagonal(e):
+    """The off-diagonal sum of `{a}`'s 16 limbs squared, Σ a_i·a_j·2^(64(i + j))
+    for i < j, at `{r}`'s limbs 1 to 30 (limbs 0 and 31, zero, are not
+    written)."""
     win, free = POOL[:BLOCK], POOL[BLOCK:]
     for k in range(BLOCK - 1):
         e(f'"xor {win[k]}, {win[k]}"')
-
-    def triangle_rows(win, free, base):
-        # Rows of a·a over limbs base..base + 8, the window at limb
-        # 2·base + 1 (slot 7 free to write).
-        for k in range(BLOCK - 1):
-            e(f'"mov rdx, [{{a}} + {8 * (base + k)}]"')
-            products = [(j - 1, f"{{a}} + {8 * (base + j)}") for j in range(k + 1, BLOCK)]
-            top, other = window_row(e, win, free, products)
-            e(f'"mov [{{r}} + {8 * (2 * base + 1 + k)}], {win[0]}"')
-            win, free = win[1:BLOCK - 1] + [top, win[BLOCK - 1]], [win[0], other]
-        return win, free
-
     # The low triangle: limbs 1 to 14, the first seven stored.
-    win, free = triangle_rows(win, free, 0)
+    win, free = triangle_rows(e, win, free, 0)
     # The rectangle a[8..16]·a[0..8] at limb 8, a block's rows: the window
     # holds limbs 8 to 15 (15 is zero so far).
     e(f'"xor {win[BLOCK - 1]}, {win[BLOCK - 1]}"')
     for k in range(BLOCK):
         e(f'"mov rdx, [{{a}} + {8 * (BLOCK + k)}]"')
-        top, other = window_row(e, win, free, [(j, f"{{a}} + {8 * j}") for j in range(BLOCK)])
+        products = [(j, f"{{a}} + {8 * j}") for j in range(BLOCK)]
+        # Row 0 follows the `xor` that zeroed limb 15, which clears CF and OF.
+        top, other = window_row(e, win, free, products, flags_clear=True)
         e(f'"mov [{{r}} + {8 * (BLOCK + k)}], {win[0]}"')
         win, free = win[1:] + [top], [win[0], other]
     # Limb 16 is final; the high triangle starts at limb 17.
     e(f'"mov [{{r}} + {8 * 2 * BLOCK}], {win[0]}"')
     win = win[1:] + [win[0]]
-    win, free = triangle_rows(win, free, BLOCK)
+    win, free = triangle_rows(e, win, free, BLOCK)
     for k in range(BLOCK - 1):
         e(f'"mov [{{r}} + {8 * (3 * BLOCK + k)}], {win[k]}"')
+
+
+def split_square():
+    """a² for 24-limb a as (a0 + a1·B)² for its low 16 limbs a0 and
+    B = 2^1024, every part on the window of registers: the off-diagonal
+    sum of a0² (`window_square`'s), a0·a1 at limb 16 (a block's rows, a1
+    the multipliers on the stack), then the triangle of a1 at limb 33 on a
+    window loaded with what the block left there; then the doubling and
+    the diagonal."""
+    n = 24
+    lines = []
+    e = lines.append
+    save_registers(e)
+    e(f'"sub rsp, {FRAME}"')
+    for k in range(BLOCK):
+        e(f'"mov rdx, [{{a}} + {8 * (16 + k)}]"')
+        e(f'"mov [rsp + {MULT + 8 * k}], rdx"')
+    window_square_off_diagonal(e)
+    # a0·a1 at limb 16: the block adds a0's limbs chunk by chunk at limbs 16
+    # to 31 (31 is zero so far) and leaves limbs 32 to 39 in the window.
+    e(f'"mov qword ptr [{{r}} + {8 * 31}], 0"')
+    e(f'"lea {{r}}, [{{r}} + {8 * 16}]"')
+    win = block(16, e, quotients=False)
+    fold_carry(e, win, f"{{r}} + {8 * 16}")
+    e(f'"lea {{r}}, [{{r}} - {8 * 16}]"')
+    # The triangle of a1 at limb 33, on limbs 33 to 39 as the block left them.
+    win, free = POOL[:BLOCK], POOL[BLOCK:]
+    for k in range(BLOCK - 1):
+        e(f'"mov {win[k]}, [{{r}} + {8 * (33 + k)}]"')
+    win, free = triangle_rows(e, win, free, 16)
+    for k in range(BLOCK - 1):
+        e(f'"mov [{{r}} + {8 * (40 + k)}], {win[k]}"')
     double_add_diagonal(e, n, "rcx", "rsi")
+    e(f'"add rsp, {FRAME}"')
+    restore_registers(e)
+    asm = named(lines)
+    return sqr_kernel(
+        n,
+        f"""/// `r = a²` for {n}-limb `a` ({2 * n} limbs) as `(a0 + a1·2^1024)²` on the
+/// window of registers: the off-diagonal sums of `a0²` and `a1²` and the
+/// product `a0·a1`, then one pass doubling them and adding the squares on
+/// the diagonal.""",
+        f"""every access is within r[..{2 * n}],
+    // a[..{n}] and the frame; the kernel saves and restores rbx, rbp and its
+    // {FRAME}-byte stack frame; every other register it changes is declared.""",
+        asm,
+        f"""            inout("r14") r => _,
+            in("r15") a,
+            out("rcx") _,
+            out("rsi") _,
+            out("rdi") _,
+{CLOBBERS}
+""",
+    )
 
 
 def karatsuba_square():
@@ -569,7 +622,7 @@ def karatsuba_square():
     lines = []
     e = lines.append
     d, z, saved = 0, 128, 384  # the frame: |a0 − a1|, its square, r
-    e('"push rbx"')
+    save_registers(e)
     e('"sub rsp, 392"')
     e(f'"mov [rsp + {saved}], {{r}}"')
     # d = |a0 − a1|: a0 − a1 and a1 − a0 (in z's place for a moment), the
@@ -626,7 +679,7 @@ def karatsuba_square():
     for i in range(16):
         e(f'"mov [rsp + {d + 8 * i}], rsi"')
     e('"add rsp, 392"')
-    e('"pop rbx"')
+    restore_registers(e)
     asm = named(lines)
     return sqr_kernel(
         32,
@@ -636,8 +689,8 @@ def karatsuba_square():
 /// before it returns.""",
         """the squares touch r[..64], a[..32]
     // and the frame, the passes r[..64] and the frame; the kernel saves and
-    // restores rbx and its 392-byte stack frame; every other register it
-    // changes is declared.""",
+    // restores rbx, rbp and its 392-byte stack frame; every other register
+    // it changes is declared.""",
         asm,
         f"""            inout("r14") r => _,
             inout("r15") a => _,
@@ -700,7 +753,7 @@ def main():
     for n in SIZES:
         sys.stdout.write(redc_blocks(n))
     sys.stdout.write(window_square())
-    sys.stdout.write(triangle(24))
+    sys.stdout.write(split_square())
     sys.stdout.write(karatsuba_square())
 
 
