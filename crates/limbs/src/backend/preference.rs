@@ -142,6 +142,66 @@ pub(crate) const UNMEASURED_PASS: usize = 4;
 /// has the figures under each name).
 pub(crate) const KNOWN: &[Known] = &[
     Known {
+        // Measured on an EPYC of model 0x01 (`speed --variants`, paired
+        // rounds, twice): the limb kernels, since their window rows and
+        // 24-limb square, ahead of AVX2 for 2048-bit moduli and for
+        // 1024-bit pairs (interleaved: 1.03 to 1.08 of AVX2's time),
+        // level one at a time at 1024 bits, behind AVX2 at 1536 bits;
+        // batches on the AVX2 batch kernel; to a short public exponent the
+        // limb kernels (AVX2's conversions cost about five
+        // multiplications). The models: Milan, Chagall, Vermeer,
+        // Rembrandt and Cezanne.
+        name: "AMD Zen 3",
+        vendor: "AuthenticAMD",
+        family: 0x19,
+        models: &[0x01, 0x08, 0x21, 0x44, 0x50],
+        needs_amx: false,
+        source: Source::Measured,
+        rows: &[
+            Row {
+                limbs: 1..=20,
+                shapes: PAIR,
+                fastest_first: &[LimbKernels, Apart, Avx2],
+            },
+            Row {
+                limbs: 1..=28,
+                shapes: ONE,
+                fastest_first: &[Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 21..=28,
+                shapes: PAIR,
+                fastest_first: &[Apart, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 29..=36,
+                shapes: PAIR,
+                fastest_first: &[LimbKernels, Apart, Avx2],
+            },
+            Row {
+                limbs: 29..=103,
+                shapes: ONE,
+                fastest_first: &[LimbKernels, Avx2],
+            },
+            Row {
+                limbs: 37..=103,
+                shapes: PAIR,
+                fastest_first: &[Apart, LimbKernels, Avx2],
+            },
+            Row {
+                limbs: 1..=103,
+                shapes: BATCHES,
+                fastest_first: &[Avx2Batch, LimbKernels],
+            },
+            Row {
+                limbs: 1..=103,
+                shapes: SHORT,
+                fastest_first: &[LimbKernels, Avx2],
+            },
+        ],
+        pass_in_pairs: 7,
+    },
+    Known {
         // Measured on Zen 4 (every backend, `speed --variants`, and pairs at
         // most limb counts from 16 to 45): the 256-bit IFMA kernels at every
         // RSA size (Zen 4 runs a 512-bit operation as two halves), pairs
@@ -152,14 +212,13 @@ pub(crate) const KNOWN: &[Known] = &[
         // radix-2^28 kernels above, pairs interleaved on them or apart
         // (level), and the AVX2 batch kernel 4 to 9 % ahead of AVX-512F's
         // eight lanes; a pass of a batch kernel costs about as much as
-        // three signatures one at a time. Zen 3 (the same family, no
-        // AVX-512) modelled alike for AVX2: it skips what it lacks. To a
-        // short public exponent: IFMA (Zen 4's RSA verification at 0.6 of
-        // AWS-LC's time, whose `mulx` kernels are level with the limb
-        // kernels), else the limb kernels, measured ahead of AVX2 on Zen 3
-        // (AVX-512F's radix-2^28 kernels, with the same conversions,
-        // modelled alike).
-        name: "AMD Zen 3 and Zen 4",
+        // three signatures one at a time. Zen 3 models not listed above
+        // take this row (it skips what they lack). To a short public
+        // exponent: IFMA (Zen 4's RSA verification at 0.6 of AWS-LC's
+        // time, whose `mulx` kernels are level with the limb kernels), else
+        // the limb kernels, measured ahead of AVX2 on Zen 3 (AVX-512F's
+        // radix-2^28 kernels, with the same conversions, modelled alike).
+        name: "AMD Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
         models: &[],
@@ -837,6 +896,7 @@ mod tests {
     #[test]
     fn the_measured_choices() {
         let order = |c: &Cpu, n, k| known(c).and_then(|i| KNOWN[i].order(n, k)).map(|o| o[0]);
+        let zen3 = cpu(b"AuthenticAMD", 0x19, 0x01, false);
         let zen4 = cpu(b"AuthenticAMD", 0x19, 0x11, false);
         let zen5 = cpu(b"AuthenticAMD", 0x1a, 0x02, false);
         let icx = cpu(b"GenuineIntel", 6, 0x6a, false);
@@ -899,6 +959,16 @@ mod tests {
             assert!(before(LimbKernels, Avx2, &zen4, n, SHORT_EXPONENT));
             assert!(before(Avx2, LimbKernels, &zen4, n, 1));
         }
+        // Zen 3 (no AVX-512): the limb kernels for 2048-bit moduli and for
+        // 1024-bit pairs, AVX2 for 1536-bit ones.
+        assert_eq!(order(&zen3, 16, 2), Some(LimbKernels));
+        assert_eq!(order(&zen3, 16, 1), Some(Avx2));
+        assert_eq!(order(&zen3, 24, 2), Some(Apart));
+        assert_eq!(order(&zen3, 24, 1), Some(Avx2));
+        assert_eq!(order(&zen3, 32, 2), Some(LimbKernels));
+        assert_eq!(order(&zen3, 32, 1), Some(LimbKernels));
+        assert_eq!(order(&zen3, 16, BATCH), Some(Avx2Batch));
+        assert_eq!(order(&zen3, 16, SHORT_EXPONENT), Some(LimbKernels));
         let ones = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, 1));
         let shorts = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, SHORT_EXPONENT));
         assert_eq!(shorts(&spr_guest, 24), ones(&spr_guest, 24));
