@@ -31,11 +31,12 @@ Intel models give 0.60 to 0.66 and its Zen models 1.05 to 1.06 (benches/RESULTS.
 "The 16-limb square on the window"). At 24 limbs (`split_square`) the
 same off-diagonal sum for the low 16 limbs, their product with the high
 8 as a block's rows, and the high 8's triangle on a window loaded with
-what the block left, then the same last pass: 0.93 of the time of a
-Montgomery multiplication with the triangle of all n - 1 rows unrolled
-before it, 0.91 at 48 limbs (RESULTS, "The 24-limb square on the
-window"); that triangle had run in 0.81 of the time of squares split
-into halves and a cross product (RESULTS, "Squares as one triangle"). At 32
+what the block left, then the same last pass: with the zero register
+below, 0.90 of the time of a Montgomery multiplication on the triangle of
+all n - 1 rows unrolled, 0.93 at 48 limbs, whose halves it squares
+(RESULTS, "The 24-limb square on the window"); that triangle had run in
+0.81 of the time of squares split into halves and a cross product
+(RESULTS, "Squares as one triangle"). At 32
 limbs one Karatsuba level on the window's 16-limb square in one kernel
 (`karatsuba_square`): 0.91 of the time of the same level with its passes
 in Rust (RESULTS, "The 16-limb square on the window"). Longer squares (48
@@ -71,14 +72,12 @@ value), and go above the rows for addmul_rows and are added to the limbs
 there for redc. Per product that leaves `mulx` and two register additions:
 no load of r and no store (benches/RESULTS.md, "Design figures").
 
-A row's carry limb fits, so both flags are zero when the row ends: the
-next row of a chunk starts without the `xor` that clears them (unless an
-`imul` for its quotient came between), and the carries are added from
-rbp, zero throughout the kernel, not from a register zeroed each row. Two
-instructions fewer a row: 0.96 to 0.98 of the time of a Montgomery
-multiplication at 16 to 64 limbs on Zen 3 (benches/RESULTS.md, "Rows
-without their flag clearing"), whose cores run `mulx` about one a cycle
-and slow by about a quarter cycle for each further integer instruction.
+A row ends by adding both carries to its top limb from rbp, zero
+throughout the kernel, not from a register zeroed for each row: 0.96 to
+0.98 of the time of a Montgomery multiplication at 16 limbs on Zen 3, level
+on llvm-mca's Intel models (benches/RESULTS.md, "The 24-limb square on
+the window"). Zen 3 runs `mulx` about once in 1.2 cycles and slows by
+about a quarter cycle for each integer instruction beside it.
 
 Registers: ten for the window and the two high halves in flight (their
 roles rotate from row to row; the generator follows them), rdx for the
@@ -128,17 +127,17 @@ SLOT1, SLOT2, SLOT3, SLOT4 = (8 * BLOCK + 16 + 8 * i for i in range(4))
 FRAME = 8 * BLOCK + 48
 
 
-def window_row(e, win, h, products, flags_clear=False):
+def window_row(e, win, h, products):
     """One row on the window, its multiplier in rdx: for each (slot,
     address) of `products`, in order, the product's low half added to that
     window slot (`adcx`) and the previous product's high half to the same
     slot (`adox`); the last high half, plus both carries, is the row's carry
     limb. `h` holds the two registers the high halves alternate in.
-    `flags_clear` says CF and OF are zero already: a row leaves them so
-    (its carry limb fits), and only stores, loads and `mov`s may come
-    between. Returns (the register with the carry limb, the other one)."""
-    if not flags_clear:
-        e('"xor {lo:e}, {lo:e}"')  # CF = OF = 0
+    Returns (the register with the carry limb, the other one)."""
+    # CF = OF = 0. A row ends with both clear (its carry limb fits), but
+    # without this `xor` each row's carry chains would wait for the last
+    # one's: llvm-mca's Intel models take 1.1 to 1.5 times as long so.
+    e('"xor {lo:e}, {lo:e}"')
     for i, (slot, address) in enumerate(products):
         e(f'"mulx {h[i % 2]}, {{lo}}, [{address}]"')
         e(f'"adcx {win[slot]}, {{lo}}"')
@@ -179,8 +178,7 @@ def block(n, e, quotients):
             else:
                 e(f'"mov rdx, [rsp + {MULT + 8 * k}]"')
             products = [(j, f"{{a}} + {8 * (8 * c + j)}") for j in range(BLOCK)]
-            quotient = c == 0 and quotients  # `imul` sets the flags
-            top, other = window_row(e, win, free, products, k > 0 and not quotient)
+            top, other = window_row(e, win, free, products)
             if c > 0 or not quotients:
                 # Final: no later row of the block reaches this limb (in a
                 # reduction's first chunk it is zero).
@@ -518,7 +516,7 @@ def triangle_rows(e, win, free, base):
     for k in range(BLOCK - 1):
         e(f'"mov rdx, [{{a}} + {8 * (base + k)}]"')
         products = [(j - 1, f"{{a}} + {8 * (base + j)}") for j in range(k + 1, BLOCK)]
-        top, other = window_row(e, win, free, products, k > 0)
+        top, other = window_row(e, win, free, products)
         e(f'"mov [{{r}} + {8 * (2 * base + 1 + k)}], {win[0]}"')
         win, free = win[1:BLOCK - 1] + [top, win[BLOCK - 1]], [win[0], other]
     return win, free
@@ -546,8 +544,7 @@ def window_square_off_diagonal(e):
     for k in range(BLOCK):
         e(f'"mov rdx, [{{a}} + {8 * (BLOCK + k)}]"')
         products = [(j, f"{{a}} + {8 * j}") for j in range(BLOCK)]
-        # Row 0 follows the `xor` that zeroed limb 15, which clears CF and OF.
-        top, other = window_row(e, win, free, products, flags_clear=True)
+        top, other = window_row(e, win, free, products)
         e(f'"mov [{{r}} + {8 * (BLOCK + k)}], {win[0]}"')
         win, free = win[1:] + [top], [win[0], other]
     # Limb 16 is final; the high triangle starts at limb 17.
