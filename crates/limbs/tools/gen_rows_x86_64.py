@@ -103,6 +103,13 @@ BLOCK = 8  # rows per block: the window's limbs
 # saves and restores it, so every operand is in a named register (one of
 # `reg` class could be given rbx).
 POOL = ["rbx", "rcx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r12", "r13"]
+NAMES = (("{lo:e}", "eax"), ("{lo}", "rax"), ("{r}", "r14"), ("{t}", "r14"), ("{a}", "r15"),
+         ("{m}", "r15"))
+# The stack frame: the block's eight multipliers, the saved carry, the
+# block count, then four kernel-specific slots.
+MULT, CARRY, COUNT = 0, 8 * BLOCK, 8 * BLOCK + 8
+SLOT1, SLOT2, SLOT3, SLOT4 = (8 * BLOCK + 16 + 8 * i for i in range(4))
+FRAME = 8 * BLOCK + 48
 # Zero throughout a kernel that runs rows on the window (each row's end adds
 # both carries with it); saved and restored by the kernel.
 ZERO = "rbp"
@@ -116,15 +123,9 @@ def save_registers(e):
 
 
 def restore_registers(e):
+    """Restores what `save_registers` saved."""
     e('"pop rbp"')
     e('"pop rbx"')
-NAMES = (("{lo:e}", "eax"), ("{lo}", "rax"), ("{r}", "r14"), ("{t}", "r14"), ("{a}", "r15"),
-         ("{m}", "r15"))
-# The stack frame: the block's eight multipliers, the saved carry, the
-# block count, then four kernel-specific slots.
-MULT, CARRY, COUNT = 0, 8 * BLOCK, 8 * BLOCK + 8
-SLOT1, SLOT2, SLOT3, SLOT4 = (8 * BLOCK + 16 + 8 * i for i in range(4))
-FRAME = 8 * BLOCK + 48
 
 
 def window_row(e, win, h, products):

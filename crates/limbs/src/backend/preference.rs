@@ -143,10 +143,11 @@ pub(crate) const UNMEASURED_PASS: usize = 4;
 pub(crate) const KNOWN: &[Known] = &[
     Known {
         // Measured on an EPYC of model 0x01 (`speed --variants`, paired
-        // rounds, twice): the limb kernels, since their window rows and
-        // 24-limb square, ahead of AVX2 for 2048-bit moduli and for
-        // 1024-bit pairs (interleaved: 1.03 to 1.08 of AVX2's time),
-        // level one at a time at 1024 bits, behind AVX2 at 1536 bits;
+        // rounds, three runs): the limb kernels, since their window rows'
+        // zero register and 24-limb square, ahead of AVX2 for 2048-bit
+        // moduli and for 1024-bit pairs (interleaved; AVX2 takes 1.03 to
+        // 1.08 times their time), level one at a time at 1024 bits,
+        // behind AVX2 at 1536 bits;
         // batches on the AVX2 batch kernel; to a short public exponent the
         // limb kernels (AVX2's conversions cost about five
         // multiplications). The models: Milan, Chagall, Vermeer,
