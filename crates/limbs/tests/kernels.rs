@@ -85,6 +85,8 @@ trait Backend {
     fn mont_sqr(&self, r: &mut [u64], a: &[u64], m: MontModulus, s: &mut [u64]);
     fn mont_redc(&self, r: &mut [u64], t: &mut [u64], m: MontModulus);
     fn mont_redc_almost(&self, r: &mut [u64], t: &mut [u64], m: MontModulus);
+    fn mont_mul_almost(&self, r: &mut [u64], a: &[u64], b: &[u64], m: MontModulus, s: &mut [u64]);
+    fn mont_sqr_almost(&self, r: &mut [u64], a: &[u64], m: MontModulus, s: &mut [u64]);
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64);
 }
 
@@ -115,6 +117,12 @@ impl<K: Kernels> Backend for K {
     }
     fn mont_redc_almost(&self, r: &mut [u64], t: &mut [u64], m: MontModulus) {
         Kernels::mont_redc_almost(*self, r, t, m)
+    }
+    fn mont_mul_almost(&self, r: &mut [u64], a: &[u64], b: &[u64], m: MontModulus, s: &mut [u64]) {
+        Kernels::mont_mul_almost(*self, r, a, b, m, s)
+    }
+    fn mont_sqr_almost(&self, r: &mut [u64], a: &[u64], m: MontModulus, s: &mut [u64]) {
+        Kernels::mont_sqr_almost(*self, r, a, m, s)
     }
     fn lookup(&self, out: &mut [u64], table: &[u64], index: u64) {
         Kernels::lookup(*self, out, table, index)
@@ -165,7 +173,7 @@ fn is_reduced_t_over_r(r: &BigUint, t: &BigUint, m: &BigUint, n: usize) -> bool 
     r < m && congruent_to_t_over_r(r, t, m, n)
 }
 
-fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
+fn check_montgomery(k: &dyn Backend, a: &[u64], b_any: &[u64], m: &[u64]) -> Check {
     let n = a.len();
     let mut m = m.to_vec();
     m.resize(n, u64::MAX);
@@ -174,7 +182,7 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
     let mm = MontModulus::new(&m).unwrap();
     prop_assert_eq!(mm.m_inv().wrapping_mul(m[0]), u64::MAX); // -1 mod 2^64
     // b reduced below m, as the contract requires; a may be anything below R.
-    let rb = to_big(b) % &bm;
+    let rb = to_big(b_any) % &bm;
     let b = common::from_big_limbs(&rb, n);
     let mut r = vec![0; n];
     let mut scratch = vec![0; 2 * n];
@@ -203,7 +211,37 @@ fn check_montgomery(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
         to_big(&r)
     );
     // Almost REDC of any t below R²: here a², a not reduced.
-    check_redc_almost(k, &(to_big(a) * to_big(a)), &m)
+    check_redc_almost(k, &(to_big(a) * to_big(a)), &m)?;
+    check_almost_mul_sqr(k, a, b_any, &m)
+}
+
+/// The almost Montgomery multiplication and square of `a` and `b`, any
+/// values below `R`: congruent to `a·b·R⁻¹` and `a²·R⁻¹` (and below `R`,
+/// which their `n` limbs hold), the scratch and output filled with garbage
+/// first, against num-bigint.
+fn check_almost_mul_sqr(k: &dyn Backend, a: &[u64], b: &[u64], m: &[u64]) -> Check {
+    let n = m.len();
+    let (ba, bm) = (to_big(a), to_big(m));
+    let mm = MontModulus::new(m).unwrap();
+    let mut r = vec![u64::MAX; n];
+    let mut scratch = vec![u64::MAX; 2 * n];
+    k.mont_mul_almost(&mut r, a, b, mm, &mut scratch);
+    prop_assert!(
+        congruent_to_t_over_r(&to_big(&r), &(&ba * to_big(b)), &bm, n),
+        "{} mont_mul_almost gave {:x}",
+        k.name(),
+        to_big(&r)
+    );
+    r.fill(u64::MAX);
+    scratch.fill(u64::MAX);
+    k.mont_sqr_almost(&mut r, a, mm, &mut scratch);
+    prop_assert!(
+        congruent_to_t_over_r(&to_big(&r), &(&ba * &ba), &bm, n),
+        "{} mont_sqr_almost gave {:x}",
+        k.name(),
+        to_big(&r)
+    );
+    Ok(())
 }
 
 /// Almost REDC of `t` (below `R²`): congruent to `t·R⁻¹` and below `R`,
@@ -254,7 +292,8 @@ fn check_redc_extremes(k: &dyn Backend, m: &[u64]) -> Check {
     ] {
         check_redc_almost(k, &t, &m)?;
     }
-    Ok(())
+    let all_ones = vec![u64::MAX; n];
+    check_almost_mul_sqr(k, &all_ones, &all_ones, &m)
 }
 
 #[test]

@@ -132,6 +132,30 @@ pub trait Kernels: Copy {
         mont_redc_almost_rows(self, r, t, m);
     }
 
+    /// Almost Montgomery multiplication: `r ≡ a·b·R⁻¹ (mod m)`, `r < R`, for
+    /// `a` and `b` below `R` ([`mul`](Kernels::mul), then
+    /// [`mont_redc_almost`](Kernels::mont_redc_almost)); `wide` holds the
+    /// `2 n`-limb product. A backend whose kernels take the length may call
+    /// them directly, without the two calls' checks and dispatch.
+    fn mont_mul_almost(
+        self,
+        r: &mut [Limb],
+        a: &[Limb],
+        b: &[Limb],
+        m: MontModulus,
+        wide: &mut [Limb],
+    ) {
+        self.mul(wide, a, b);
+        self.mont_redc_almost(r, wide, m);
+    }
+
+    /// Almost Montgomery squaring, as [`mont_mul_almost`](Kernels::mont_mul_almost)
+    /// with [`sqr`](Kernels::sqr).
+    fn mont_sqr_almost(self, r: &mut [Limb], a: &[Limb], m: MontModulus, wide: &mut [Limb]) {
+        self.sqr(wide, a);
+        self.mont_redc_almost(r, wide, m);
+    }
+
     /// The backend's fully unrolled Montgomery multiplication for this
     /// length, if it has one: `r = a * b * R^-1 mod m` under the requirements
     /// of [`mont_mul`](Kernels::mont_mul), with no scratch. Returns `false`,

@@ -137,8 +137,7 @@ impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
     }
     fn mul(&mut self, out: &mut [Limb], a: &[Limb], b: &[Limb]) {
         if self.almost {
-            self.k.mul(self.wide, a, b);
-            self.k.mont_redc_almost(out, self.wide, self.m);
+            self.k.mont_mul_almost(out, a, b, self.m, self.wide);
         } else {
             self.k.mont_mul(out, a, b, self.m, self.wide);
         }
@@ -148,8 +147,7 @@ impl<K: Kernels> MontMul for LimbMontMul<'_, K> {
     }
     fn sqr(&mut self, out: &mut [Limb], a: &[Limb]) {
         if self.almost {
-            self.k.sqr(self.wide, a);
-            self.k.mont_redc_almost(out, self.wide, self.m);
+            self.k.mont_sqr_almost(out, a, self.m, self.wide);
         } else {
             self.k.mont_sqr(out, a, self.m, self.wide);
         }

@@ -653,6 +653,68 @@ impl Kernels for Adx {
         }
     }
 
+    /// The square and reduction kernels called directly where both take the
+    /// length (16, 24 and 32 limbs): the exponentiations' squarings pay no
+    /// dispatch but one `match` (benches/RESULTS.md, "Zen 3: calls").
+    #[inline]
+    fn mont_sqr_almost(self, r: &mut [Limb], a: &[Limb], modulus: MontModulus, wide: &mut [Limb]) {
+        let (m, m_inv) = (modulus.limbs(), modulus.m_inv());
+        let n = m.len();
+        match (rows::sqr(n), rows::redc(n)) {
+            (Some(sqr_kernel), Some(redc_kernel))
+                if a.len() == n && r.len() == n && wide.len() == 2 * n =>
+            // SAFETY: `self` proves BMI2 and ADX; `a`, `r` and `m` have the
+            // kernels' length n and `wide` 2n (checked), none overlapping
+            // (by the borrows).
+            unsafe {
+                sqr_kernel(wide.as_mut_ptr(), a.as_ptr());
+                redc_kernel(r.as_mut_ptr(), wide.as_mut_ptr(), m.as_ptr(), m_inv, true);
+            },
+            _ => {
+                self.sqr(wide, a);
+                self.mont_redc_almost(r, wide, modulus);
+            }
+        }
+    }
+
+    /// The row and reduction kernels called directly where both take the
+    /// length and the product has no Karatsuba level (16 and 24 limbs), as
+    /// for [`mont_sqr_almost`](Kernels::mont_sqr_almost).
+    #[inline]
+    fn mont_mul_almost(
+        self,
+        r: &mut [Limb],
+        a: &[Limb],
+        b: &[Limb],
+        modulus: MontModulus,
+        wide: &mut [Limb],
+    ) {
+        let (m, m_inv) = (modulus.limbs(), modulus.m_inv());
+        let n = m.len();
+        let direct = match n {
+            16 | 24 => rows::addmul_rows(n).zip(rows::redc(n)),
+            _ => None,
+        };
+        match direct {
+            Some((rows_kernel, redc_kernel))
+                if a.len() == n && b.len() == n && r.len() == n && wide.len() == 2 * n =>
+            {
+                wide[..n].fill(0);
+                // SAFETY: `self` proves BMI2 and ADX; `a`, `b`, `r` and `m`
+                // have the kernels' length n and `wide` 2n (checked), none
+                // overlapping (by the borrows).
+                unsafe {
+                    rows_kernel(wide.as_mut_ptr(), a.as_ptr(), b.as_ptr(), n);
+                    redc_kernel(r.as_mut_ptr(), wide.as_mut_ptr(), m.as_ptr(), m_inv, true);
+                }
+            }
+            _ => {
+                self.mul(wide, a, b);
+                self.mont_redc_almost(r, wide, modulus);
+            }
+        }
+    }
+
     /// 4, 6, 7, 8 and 9 limbs (256 to 576 bits) get a fully unrolled
     /// multiplication, where the per-row entry and exit would otherwise
     /// dominate; P-256's prime one whose reduction uses its form.
