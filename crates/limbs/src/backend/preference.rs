@@ -143,11 +143,11 @@ pub(crate) const UNMEASURED_PASS: usize = 4;
 pub(crate) const KNOWN: &[Known] = &[
     Known {
         // Measured on an EPYC of model 0x01 (`speed --variants`, paired
-        // rounds, three runs): the limb kernels, since their window rows'
-        // zero register and 24-limb square, ahead of AVX2 for 2048-bit
-        // moduli and for 1024-bit pairs (interleaved; AVX2 takes 1.03 to
-        // 1.08 times their time), level one at a time at 1024 bits,
-        // behind AVX2 at 1536 bits;
+        // rounds): the limb kernels, since their window rows' zero
+        // register and 24-limb square, ahead of AVX2 for 2048-bit moduli
+        // and for 1024-bit pairs (interleaved; AVX2 takes 1.03 to 1.08
+        // times their time), and since their direct calls for 1024-bit
+        // moduli one at a time too; behind AVX2 at 1536 bits;
         // batches on the AVX2 batch kernel; to a short public exponent the
         // limb kernels (AVX2's conversions cost about five
         // multiplications). The models: Milan, Chagall, Vermeer,
@@ -161,11 +161,11 @@ pub(crate) const KNOWN: &[Known] = &[
         rows: &[
             Row {
                 limbs: 1..=20,
-                shapes: PAIR,
+                shapes: BOTH,
                 fastest_first: &[LimbKernels, Apart, Avx2],
             },
             Row {
-                limbs: 1..=28,
+                limbs: 21..=28,
                 shapes: ONE,
                 fastest_first: &[Avx2, LimbKernels],
             },
@@ -960,10 +960,10 @@ mod tests {
             assert!(before(LimbKernels, Avx2, &zen4, n, SHORT_EXPONENT));
             assert!(before(Avx2, LimbKernels, &zen4, n, 1));
         }
-        // Zen 3 (no AVX-512): the limb kernels for 2048-bit moduli and for
-        // 1024-bit pairs, AVX2 for 1536-bit ones.
+        // Zen 3 (no AVX-512): the limb kernels for 1024- and 2048-bit
+        // moduli, AVX2 for 1536-bit ones.
         assert_eq!(order(&zen3, 16, 2), Some(LimbKernels));
-        assert_eq!(order(&zen3, 16, 1), Some(Avx2));
+        assert_eq!(order(&zen3, 16, 1), Some(LimbKernels));
         assert_eq!(order(&zen3, 24, 2), Some(Apart));
         assert_eq!(order(&zen3, 24, 1), Some(Avx2));
         assert_eq!(order(&zen3, 32, 2), Some(LimbKernels));
