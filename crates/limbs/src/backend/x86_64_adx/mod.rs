@@ -655,7 +655,7 @@ impl Kernels for Adx {
 
     /// The square and reduction kernels called directly where both take the
     /// length (16, 24 and 32 limbs): the exponentiations' squarings pay no
-    /// dispatch but one `match` (benches/RESULTS.md, "Zen 3: calls").
+    /// dispatch but one `match` (benches/RESULTS.md, "Direct kernel calls").
     #[inline]
     fn mont_sqr_almost(self, r: &mut [Limb], a: &[Limb], modulus: MontModulus, wide: &mut [Limb]) {
         let (m, m_inv) = (modulus.limbs(), modulus.m_inv());
