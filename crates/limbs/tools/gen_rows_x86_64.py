@@ -346,13 +346,14 @@ def redc_blocks(n):
     e(f'"cmp qword ptr [rsp + {SLOT4}], 0"')
     e('"je 3f"')
     # Almost reduced: subtract m where the value carried out (it is then
-    # below 2^(64n) + m), eight limbs at a time: the masks' `and` clears
-    # CF, so each group's borrow waits in r13.
+    # below 2^(64n) + m), eight limbs at a time: m's limbs masked as they
+    # are loaded (`andn` with the mask's complement), which clears CF, so
+    # each group's borrow waits in r13.
     masked = POOL[:3] + POOL[4:9]  # not rdi, which holds r
+    e('"not rdx"')
     for g in range(n // BLOCK):
         for k in range(BLOCK):
-            e(f'"mov {masked[k]}, [{{m}} + {8 * (8 * g + k)}]"')
-            e(f'"and {masked[k]}, rdx"')
+            e(f'"andn {masked[k]}, rdx, [{{m}} + {8 * (8 * g + k)}]"')
         if g > 0:
             e('"neg r13"')
         for k in range(BLOCK):
@@ -392,9 +393,9 @@ def redc_blocks(n):
 /// `t` is destroyed.
 ///
 /// # Safety
-/// BMI2 and ADX are present; `t` points to {2 * n} limbs, `m` and `r` to
-/// {n}, none overlapping; `m_inv = −m⁻¹ mod 2^64`.
-#[target_feature(enable = "bmi2,adx")]
+/// BMI1, BMI2 and ADX are present; `t` points to {2 * n} limbs, `m` and
+/// `r` to {n}, none overlapping; `m_inv = −m⁻¹ mod 2^64`.
+#[target_feature(enable = "bmi1,bmi2,adx")]
 pub(crate) unsafe fn redc_{n}(
     r: *mut Limb,
     t: *mut Limb,

@@ -26,15 +26,17 @@ mod unrolled;
 
 mod field_kernels;
 
-cpufeatures::new!(bmi2_adx, "bmi2", "adx");
+// BMI1 for the reductions' `andn`: every CPU with BMI2 has it, short of a
+// hypervisor masking it.
+cpufeatures::new!(bmi2_adx, "bmi1", "bmi2", "adx");
 
-/// The mulx/adcx/adox backend. A value exists only on a CPU with BMI2 and
-/// ADX: [`Adx::detect`] is the only way to get one.
+/// The mulx/adcx/adox backend. A value exists only on a CPU with BMI1,
+/// BMI2 and ADX: [`Adx::detect`] is the only way to get one.
 #[derive(Clone, Copy, Debug)]
 pub struct Adx(());
 
 impl Adx {
-    /// The backend, if this CPU supports BMI2 and ADX (detected once and
+    /// The backend, if this CPU supports BMI1, BMI2 and ADX (detected once and
     /// cached; free when the target features are enabled at compile time,
     /// or asserted by the audit harness: `ct_audit::assume_bmi2_adx`).
     #[inline]
@@ -77,7 +79,7 @@ impl Adx {
             _ => {}
         }
         if let Some(sqr_kernel) = rows::sqr(n) {
-            // SAFETY: `self` proves BMI2 and ADX; `r` has 2n limbs and `a`
+            // SAFETY: `self` proves BMI1, BMI2 and ADX; `r` has 2n limbs and `a`
             // n, the kernel's length (checked), not overlapping (by the
             // borrows).
             unsafe { sqr_kernel(r.as_mut_ptr(), a.as_ptr()) };
@@ -149,7 +151,7 @@ impl Adx {
         let h = x.len();
         assert!(h > 0 && h.is_multiple_of(4) && y.len() == h && d.len() == h && tmp.len() == h);
         let less;
-        // SAFETY: `self` proves BMI2 and ADX. Both passes index limbs
+        // SAFETY: `self` proves BMI1, BMI2 and ADX. Both passes index limbs
         // [0, h) of `x`, `y`, `d` and `tmp`, each h limbs (checked). Every
         // register the block changes is declared; it uses no stack.
         unsafe {
@@ -219,7 +221,7 @@ impl Adx {
         let n = z.len();
         let h = n / 2;
         assert!(h > 0 && h.is_multiple_of(4) && r.len() == 2 * n && d.len() == n);
-        // SAFETY: `self` proves BMI2 and ADX. Pass 1 reads r[0..2n), reads
+        // SAFETY: `self` proves BMI1, BMI2 and ADX. Pass 1 reads r[0..2n), reads
         // and writes z[0..n) and writes d[0..n) (four limbs a turn);
         // pass 2 reads and writes z[0..n) and r[h..h + n), and the ripple
         // r[h + n..2n) (h limbs, four a turn): all inside `r` (length 2n),
@@ -400,7 +402,7 @@ impl Kernels for Adx {
         match rows::addmul_rows(a.len()) {
             Some(rows_kernel) if !b.is_empty() && r.len() == a.len() + b.len() => {
                 r[..a.len()].fill(0);
-                // SAFETY: `self` proves BMI2 and ADX; `a` has the kernel's
+                // SAFETY: `self` proves BMI1, BMI2 and ADX; `a` has the kernel's
                 // length, `b` at least one limb, `r` `a.len() + b.len()`
                 // (checked), none overlapping (by the borrows).
                 unsafe { rows_kernel(r.as_mut_ptr(), a.as_ptr(), b.as_ptr(), b.len()) }
@@ -501,7 +503,7 @@ impl Kernels for Adx {
     fn double_add_squares(self, r: &mut [Limb], a: &[Limb]) {
         let n = a.len();
         assert!(n > 0 && r.len() == 2 * n);
-        // SAFETY: `self` proves BMI2 and ADX. Step i reads a[i] and reads and
+        // SAFETY: `self` proves BMI1, BMI2 and ADX. Step i reads a[i] and reads and
         // writes r[2i..2i+2], for i < n = a.len() with r.len() == 2n (checked
         // above). Every register the block changes is declared; it uses no
         // stack. The final carries are zero because the result fits in r.
@@ -549,7 +551,7 @@ impl Kernels for Adx {
         let n = m.len();
         assert!(n > 0 && r.len() == n && t.len() == 2 * n);
         if let Some(redc_kernel) = rows::redc(n) {
-            // SAFETY: `self` proves BMI2 and ADX; `t` has 2n limbs, `m` and
+            // SAFETY: `self` proves BMI1, BMI2 and ADX; `t` has 2n limbs, `m` and
             // `r` n, the kernel's length (checked above), none overlapping
             // (by the borrows).
             unsafe { redc_kernel(r.as_mut_ptr(), t.as_mut_ptr(), m.as_ptr(), m_inv, false) };
@@ -558,7 +560,7 @@ impl Kernels for Adx {
         if !n.is_multiple_of(4) {
             return mont_redc_rows(self, r, t, modulus);
         }
-        // SAFETY: `self` proves BMI2 and ADX. Row i (i < n) reads and writes
+        // SAFETY: `self` proves BMI1, BMI2 and ADX. Row i (i < n) reads and writes
         // t[i..i+n] and reads m[0..n]; the last row ends at t[2n-1], inside
         // `t` (length 2n, checked above). Every register the block changes
         // is declared; it uses no stack.
@@ -663,7 +665,7 @@ impl Kernels for Adx {
         match (rows::sqr(n), rows::redc(n)) {
             (Some(sqr_kernel), Some(redc_kernel))
                 if a.len() == n && r.len() == n && wide.len() == 2 * n =>
-            // SAFETY: `self` proves BMI2 and ADX; `a`, `r` and `m` have the
+            // SAFETY: `self` proves BMI1, BMI2 and ADX; `a`, `r` and `m` have the
             // kernels' length n and `wide` 2n (checked), none overlapping
             // (by the borrows).
             unsafe {
@@ -700,7 +702,7 @@ impl Kernels for Adx {
                 if a.len() == n && b.len() == n && r.len() == n && wide.len() == 2 * n =>
             {
                 wide[..n].fill(0);
-                // SAFETY: `self` proves BMI2 and ADX; `a`, `b`, `r` and `m`
+                // SAFETY: `self` proves BMI1, BMI2 and ADX; `a`, `b`, `r` and `m`
                 // have the kernels' length n and `wide` 2n (checked), none
                 // overlapping (by the borrows).
                 unsafe {
