@@ -346,14 +346,17 @@ def redc_blocks(n):
     e(f'"cmp qword ptr [rsp + {SLOT4}], 0"')
     e('"je 3f"')
     # Almost reduced: subtract m where the value carried out (it is then
-    # below 2^(64n) + m), eight limbs at a time: m's limbs masked as they
-    # are loaded (`andn` with the mask's complement), which clears CF, so
-    # each group's borrow waits in r13.
+    # below 2^(64n) + m), eight limbs at a time: the masks' `and` clears
+    # CF, so each group's borrow waits in r13. (`andn` with the mask's
+    # complement and m's limb as its memory operand is an instruction less
+    # a limb, but llvm-mca's Intel models take 1 to 2 % longer for it, and
+    # Zen 3 measured no difference: benches/RESULTS.md, "Direct kernel
+    # calls".)
     masked = POOL[:3] + POOL[4:9]  # not rdi, which holds r
-    e('"not rdx"')
     for g in range(n // BLOCK):
         for k in range(BLOCK):
-            e(f'"andn {masked[k]}, rdx, [{{m}} + {8 * (8 * g + k)}]"')
+            e(f'"mov {masked[k]}, [{{m}} + {8 * (8 * g + k)}]"')
+            e(f'"and {masked[k]}, rdx"')
         if g > 0:
             e('"neg r13"')
         for k in range(BLOCK):
