@@ -13,7 +13,9 @@
 //! low [`SHORT_EXP_BITS`] bits (`pow_bounded`), and `1024pair` runs
 //! `MontyParams::pow_bounded_pair` (RSA's two CRT halves, interleaved on the
 //! IFMA backend) on two 1024-bit moduli, both exponents of the one pattern,
-//! bounded the same way: the short cases keep single-stepping short. The call is bracketed by two `getppid()` system calls, the markers
+//! bounded the same way (`1280pair` the same at 1280 bits, the smallest
+//! pair the 256-bit IFMA kernels square with their dedicated square): the
+//! short cases keep single-stepping short. The call is bracketed by two `getppid()` system calls, the markers
 //! between which `.ci/icount.c` counts instructions natively (single-stepping
 //! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
 //! run, is counted. With `CT_PROBE_BACKEND=avx2` in the environment every
@@ -132,13 +134,13 @@ fn probe_target_short1024(
     r
 }
 
-/// The measured pair of exponentiations at 1024 bits.
+/// The measured pair of exponentiations (`L` limbs each).
 #[inline(never)]
-fn probe_target_pair1024(
-    params: [&MontyParams<Uint<16>>; 2],
-    base: &MontyForm<Uint<16>>,
-    exp: &Uint<16>,
-) -> [MontyForm<Uint<16>>; 2] {
+fn probe_target_pair<const L: usize>(
+    params: [&MontyParams<Uint<L>>; 2],
+    base: &MontyForm<Uint<L>>,
+    exp: &Uint<L>,
+) -> [MontyForm<Uint<L>>; 2] {
     marker();
     let pair = params.map(|p| (p, base, exp.as_ref()));
     let r = match named_backend() {
@@ -318,19 +320,19 @@ fn run_u1024(e: Vec<u64>, short: bool) -> u64 {
     params.from_monty(&result).as_words()[0]
 }
 
-fn run_pair1024(e: Vec<u64>) -> u64 {
-    let exp = Uint::<16>::from_words(e.try_into().expect("16 limbs"));
-    let m0 = Uint::<16>::from_words(modulus(16).try_into().expect("16 limbs"));
-    let m1 = m0.wrapping_sub(&Uint::<16>::from_u64(2));
+fn run_pair<const L: usize>(e: Vec<u64>) -> u64 {
+    let exp = Uint::<L>::from_words(e.try_into().expect("L limbs"));
+    let m0 = Uint::<L>::from_words(modulus(L).try_into().expect("L limbs"));
+    let m1 = m0.wrapping_sub(&Uint::<L>::from_u64(2));
     let params = [m0, m1].map(|m| MontyParams::new(m).expect("odd modulus"));
-    let base = Uint::<16>::from_words(limbs(0x6261_7365, 16).try_into().expect("16 limbs"));
+    let base = Uint::<L>::from_words(limbs(0x6261_7365, L).try_into().expect("L limbs"));
     let base = params[0].to_monty(&base);
-    let [r0, r1] = black_box(probe_target_pair1024(
+    let [r0, r1] = black_box(probe_target_pair(
         black_box([&params[0], &params[1]]),
         black_box(&base),
         black_box(&exp),
     ));
-    let low = Uint::<16>::from_words(core::array::from_fn(|i| match i {
+    let low = Uint::<L>::from_words(core::array::from_fn(|i| match i {
         0 => exp.as_words()[i],
         _ => 0,
     }));
@@ -504,7 +506,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024short|1024pair|1024batch|2048|trial|goldilocks|p521|p256|r521> <{}>",
+            "usage: ct_probe <1024|1024short|1024pair|1280pair|1024batch|2048|trial|goldilocks|p521|p256|r521> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -546,7 +548,8 @@ fn main() -> ExitCode {
     let digest = match (width.as_str(), exponent(pattern, 32)) {
         ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), false),
         ("1024short", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), true),
-        ("1024pair", Some(_)) => run_pair1024(exponent(pattern, 16).expect("known pattern")),
+        ("1024pair", Some(_)) => run_pair::<16>(exponent(pattern, 16).expect("known pattern")),
+        ("1280pair", Some(_)) => run_pair::<20>(exponent(pattern, 20).expect("known pattern")),
         ("1024batch", Some(_)) => match run_batch1024(pattern) {
             Some(digest) => digest,
             None => {
@@ -563,6 +566,7 @@ fn main() -> ExitCode {
     let (nlimbs, interleave) = match width.as_str() {
         "2048" => (32, 1),
         "1024pair" => (16, 2),
+        "1280pair" => (20, 2),
         "1024batch" => (16, named_backend().map_or(1, |b| b.lanes())),
         _ => (16, 1),
     };

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates the 256-bit (ymm) AVX-512 IFMA almost-Montgomery multiplication
-kernels:
+kernels, and dedicated squares for pairs:
 
     python3 tools/gen_ifma_x86_64.py > src/backend/x86_64_ifma/gen/ymm.rs
 
@@ -60,7 +60,40 @@ the loop when V does not divide N.
   with IFMA on Intel, are gone.
 
 As many vectors of a and m as fit stay in registers; the rest are read
-from memory once per use. The final normalisation carries every lane
+from memory once per use.
+
+# The dedicated square (AMS), for pairs of 7 to 12 vectors
+
+AMM runs 4V IFMA an iteration for each element, half of them for a·b_i;
+a square needs about half of those products, but only if the rows can
+skip vectors, which the interleaved loop (one shifting accumulator)
+cannot. The square therefore runs in two phases over a scratch buffer:
+
+- Phase 1, one element at a time: a² as "columns". Row i (digit a_i, of
+  class u = i mod V) times vector v (digits v, v + V, v + 2V, v + 3V) adds
+  to positions i + v + lV, lane l: one column vector c = i + v, whose
+  lanes are positions c, c + V, c + 2V, c + 3V (a position sits in up to
+  four columns; the sum is what counts). Each pair of digits of different
+  classes meets once, in the row of the lower class, doubled; a pair of
+  the same class meets in both rows, as a·b would have it. The doubling
+  uses d_i = 2·a_i mod 2^52 + t_(i−1) as the multiplier, where t_j is the
+  bit 2·a_j carries out and digit i − 1 is the same lane of vector u − 1
+  (the carry of row i − 1, one column up, for the classes above u; its
+  part at class u is a masked addition of vector u, one vector a row). A
+  row's low and high products go to two windows of V + 1 column vectors
+  (two chains, half as long), which rotate through registers; column i is
+  complete after row i and is stored. 4V(V + 1) IFMA an element, against
+  AMM's 8V² for a·b.
+- Phase 2, the K elements together: the reduction, style A without the
+  products of b (2V IFMA an iteration). The accumulator starts as
+  columns 0 to V − 1 (logical vector v is column v); after iteration i's
+  shift, the position that enters at the top belongs to column i + V,
+  whose other lanes are the positions the logical vector holds, so the
+  column is added whole.
+
+At 5 and 6 vectors phase 2's serial chain (the quotient, its broadcast,
+the products into position 1 and back to scalar code) is longer than its
+products, and AMM is faster: no squares there. The final normalisation carries every lane
 into 52 bits: one pass moves each lane's bits above 52 one position up,
 then a carry-lookahead over the lane masks (`((g << 1) + p) ^ p`, the
 masks gathered into position order with `pdep` and scattered back with
@@ -95,6 +128,18 @@ VECTOR_QUOTIENT = [v for v in VECTORS if v <= 12]
 # halves (24 limbs, 30 digits rather than 32). Every other size runs 4V.
 TAILS = {8: [30]}
 
+# Dedicated squares (AMS) for pairs in style A: the scratch holds, per
+# element, the square's columns (at most 5V vectors) and then the doubled
+# digits (V vectors).
+SQUARE_VECTORS = [v for v in VECTORS if 7 <= v <= 12]
+PRODUCT_VECTORS = 5
+SCRATCH_VECTORS = PRODUCT_VECTORS + 1
+
+
+def xmm(reg):
+    """The 128-bit name of a ymm register (VEX moves and zeroing idioms)."""
+    return "xmm" + reg[3:]
+
 
 def kernel(V, K, style, digits):
     stride = V * VB  # bytes per element
@@ -114,9 +159,6 @@ def kernel(V, K, style, digits):
                 r = next(vec, None)
                 if r is not None:
                     resident[(which, k, v)] = f"ymm{r}"
-
-    def xmm(reg):
-        return "xmm" + reg[3:]
 
     def operand(which, k, v):
         return resident.get((which, k, v), f"[{{{which}}} + {k * stride + v * VB}]")
@@ -265,58 +307,7 @@ def kernel(V, K, style, digits):
         iteration(u)
     e(f'".purgem {macro}"')
 
-    # Normalisation and store, one element after the other. Registers past
-    # the accumulators are free now; after the tail, logical vector v is
-    # R[(v + tail) % V].
-    free = [f"ymm{i}" for i in range(K * V, 32)]
-    MASK, TOP, CARRY = free[:3]
-    e(f'"vpbroadcastq {MASK}, {{mask}}"')
-    e('"mov {n}, [{k0} + ' + str(8 * K) + ']"')  # the output pointer
-    for k in range(K):
-        o = k * stride
-
-        def L(v, k=k):
-            return R[k][(v + tail) % V]
-
-        if style != "V":
-            e(f'"vpbroadcastq {L(0)}{{{{k2}}}}, {S[k]}"')
-        # Pass 1: each lane's bits above 52 (below 2^12) move one position
-        # up: logical vector v's to vector v + 1, the top vector's to vector
-        # 0, one lane up (the top lane's is zero: the result is below 2m).
-        e(f'"vpsrlq {TOP}, {L(V - 1)}, 52"')
-        e(f'"vpandq {L(V - 1)}, {L(V - 1)}, {MASK}"')
-        for v in range(V - 1, 0, -1):
-            e(f'"vpsrlq {CARRY}, {L(v - 1)}, 52"')
-            e(f'"vpandq {L(v - 1)}, {L(v - 1)}, {MASK}"')
-            e(f'"vpaddq {L(v)}, {L(v)}, {CARRY}"')
-        e(f'"valignq {TOP}{{{{k3}}}}{{{{z}}}}, {TOP}, {TOP}, 3"')
-        e(f'"vpaddq {L(0)}, {L(0)}, {TOP}"')
-        # Pass 2: lanes are below 2^52 + 2^12, so at most one more carry
-        # each, rippling through lanes equal to 2^52 − 1. With g the
-        # positions above 2^52 − 1 and p those equal to it (bit v + lV for
-        # vector v, lane l), the positions that receive a carry are
-        # ((g << 1) + p) ^ p, one addition.
-        e('"xor {lo:e}, {lo:e}"')
-        e('"xor {hi:e}, {hi:e}"')
-        for v in range(V):
-            e(f'"vpcmpuq k4, {L(v)}, {MASK}, 6"')
-            e(f'"vpcmpuq k5, {L(v)}, {MASK}, 0"')
-            e('"kmovw {t:e}, k4"')
-            e('"kmovw {q:e}, k5"')
-            e(f'"mov rdx, {positions(V, v):#x}"')
-            e('"pdep {t}, {t}, rdx"')
-            e('"pdep {q}, {q}, rdx"')
-            e('"or {lo}, {t}"')
-            e('"or {hi}, {q}"')
-        e('"lea {lo}, [{hi} + 2*{lo}]"')
-        e('"xor {lo}, {hi}"')
-        for v in range(V):
-            e(f'"mov rdx, {positions(V, v):#x}"')
-            e('"pext {t}, {lo}, rdx"')
-            e('"kmovw k4, {t:e}"')
-            e(f'"vpsubq {L(v)}{{{{k4}}}}, {L(v)}, {MASK}"')
-            e(f'"vpandq {L(v)}, {L(v)}, {MASK}"')
-            e(f'"vmovdqu64 [{{n}} + {o + v * VB}], {L(v)}"')
+    normalise(e, R, S, V, K, tail, style != "V")
     e('"vzeroupper"')
 
     name = kernel_name(V, K, style, digits)
@@ -368,6 +359,299 @@ unsafe fn {name}(
 '''
 
 
+
+def square_kernel(V, K, digits):
+    """The dedicated square (AMS) for K elements of `digits` digits in V
+    vectors, the quotient in scalar code as style A: phase 1 forms each
+    element's a² in the scratch, phase 2 reduces the K of them together.
+    (The module docstring has the algorithm.)"""
+    stride = V * VB
+    scratch = SCRATCH_VECTORS * V * VB  # bytes of scratch per element
+    doubled = PRODUCT_VECTORS * V * VB  # offset of the doubled digits
+    out = []
+    e = out.append
+    S = [f"{{s{k}}}" for k in range(K)]
+
+    def digit(i):
+        """Byte offset of digit i within its element (strided)."""
+        return (i % V) * VB + (i // V) * 8
+
+    # Phase 1, one element at a time (a loop over the K elements): the
+    # window of V + 1 column vectors in two halves (low and high products
+    # apart, which halves each accumulator's chain), the two broadcasts, and
+    # as much of a as fits.
+    vec = iter(range(32))
+    WL = [f"ymm{next(vec)}" for _ in range(V + 1)]
+    WH = [f"ymm{next(vec)}" for _ in range(V + 1)]
+    B1, B2 = f"ymm{next(vec)}", f"ymm{next(vec)}"
+    A = {}
+    for v in range(V):
+        r = next(vec, None)
+        if r is not None:
+            A[v] = f"ymm{r}"
+
+    def a_op(v):
+        return A.get(v, f"[{{a}} + {v * VB}]")
+
+    e('"mov {n}, ' + str(K) + '"')
+    e('"3:"')
+    for v, reg in A.items():
+        e(f'"vmovdqu64 {reg}, [{{a}} + {v * VB}]"')
+    # The multipliers of the doubled blocks (stored after the columns):
+    # d_j = 2·a_j mod 2^52, plus t_(j−1), the bit 2·a_(j−1) carried out,
+    # where digit j − 1 has the lower class (vector v − 1, same lane). The
+    # bits t_j, one a digit, go to {s0} for the rows' masked additions.
+    MASKV = WL[0]
+    e(f'"vpbroadcastq {MASKV}, {{mask}}"')
+    e('"xor {s0:e}, {s0:e}"')
+
+    def a_reg(v, spare):
+        if v in A:
+            return A[v]
+        e(f'"vmovdqu64 {spare}, {a_op(v)}"')
+        return spare
+
+    for v in range(V):
+        src = a_reg(v, B1)
+        e(f'"vpaddq {B1}, {src}, {src}"')
+        e(f'"vpsrlq {B2}, {B1}, 52"')
+        e(f'"vptestmq k5, {B2}, {B2}"')
+        e('"kmovw {t:e}, k5"')
+        e(f'"mov rdx, {positions(V, v):#x}"')
+        e('"pdep {t}, {t}, rdx"')
+        e('"or {s0}, {t}"')
+        e(f'"vpandq {B1}, {B1}, {MASKV}"')
+        if v > 0:
+            below = a_reg(v - 1, B2)
+            e(f'"vpsrlq {B2}, {below}, 51"')
+            e(f'"vpaddq {B1}, {B1}, {B2}"')
+        e(f'"vmovdqa64 [{{b}} + {doubled + v * VB}], {B1}"')
+    for r in WL + WH:
+        e(f'"vpxord {xmm(r)}, {xmm(r)}, {xmm(r)}"')
+
+    W = V + 1
+
+    def retire(c):
+        lo, hi = WL[c % W], WH[c % W]
+        e(f'"vpaddq {lo}, {lo}, {hi}"')
+        e(f'"vmovdqa64 [{{b}} + {c * VB}], {lo}"')
+        e(f'"vpxord {xmm(lo)}, {xmm(lo)}, {xmm(lo)}"')
+        e(f'"vpxord {xmm(hi)}, {xmm(hi)}, {xmm(hi)}"')
+
+    # Row i (class u = i mod V) adds, at column c = i + v: a_i times
+    # vector u (the digits of its own class: each pair of them meets twice,
+    # so not doubled), and d_i times each vector v > u (pairs across
+    # classes, once each, doubled: 2·a_i = (2·a_i mod 2^52) + t_i·2^52).
+    # t_i's part, a_j one column up, is in the next row's d_(i+1) for
+    # classes above u + 1, and is added as a masked vector u + 1 there.
+    for i in range(digits):
+        u = i % V
+        e(f'"vpbroadcastq {B1}, qword ptr [{{a}} + {digit(i)}]"')
+        e(f'"vpmadd52luq {WL[(i + u) % W]}, {B1}, {a_op(u)}"')
+        e(f'"vpmadd52huq {WH[(i + u + 1) % W]}, {B1}, {a_op(u)}"')
+        if u > 0:
+            e(f'"bt {{s0}}, {i - 1}"')
+            e('"sbb {t}, {t}"')
+            e('"kmovw k6, {t:e}"')
+            e(f'"vpaddq {WL[(i + u) % W]}{{{{k6}}}}, {WL[(i + u) % W]}, {a_op(u)}"')
+        if u < V - 1:
+            e(f'"vpbroadcastq {B2}, qword ptr [{{b}} + {doubled + digit(i)}]"')
+            for v in range(u + 1, V):
+                e(f'"vpmadd52luq {WL[(i + v) % W]}, {B2}, {a_op(v)}"')
+                e(f'"vpmadd52huq {WH[(i + v + 1) % W]}, {B2}, {a_op(v)}"')
+        retire(i)
+    for c in range(digits, digits + V):
+        retire(c)
+    e(f'"add {{a}}, {stride}"')
+    e(f'"add {{b}}, {scratch}"')
+    e('"dec {n}"')
+    e('"jnz 3b"')
+    e(f'"sub {{b}}, {K * scratch}"')
+
+    # Phase 2: the reduction of the K squares together, style A without the
+    # products of b: the accumulator starts as columns 0 to V − 1, and each
+    # iteration adds column i + V to the position that enters at the top.
+    vec = iter(range(32))
+    R = [[f"ymm{next(vec)}" for _ in range(V)] for _ in range(K)]
+    Q = [f"ymm{next(vec)}" for _ in range(K)]
+    resident = {}
+    for v in range(V):
+        for k in range(K):
+            r = next(vec, None)
+            if r is not None:
+                resident[(k, v)] = f"ymm{r}"
+
+    def m_op(k, v):
+        return resident.get((k, v), f"[{{m}} + {k * stride + v * VB}]")
+
+    for kreg, bits in (("k1", 7), ("k2", 1), ("k3", 14)):
+        e(f'"mov {{t:e}}, {bits}"')
+        e(f'"kmovw {kreg}, {{t:e}}"')
+    for k in range(K):
+        for v in range(V):
+            e(f'"vmovdqa64 {R[k][v]}, [{{b}} + {k * scratch + v * VB}]"')
+        e(f'"vmovq {S[k]}, {xmm(R[k][0])}"')
+    for (k, v), reg in resident.items():
+        e(f'"vmovdqu64 {reg}, [{{m}} + {k * stride + v * VB}]"')
+
+    macro = f"ams_step_y{V}_x{K}_d{digits}"
+    params = [[f"r{k}_{v}" for v in range(V)] for k in range(K)]
+    e(f'".macro {macro} off, {", ".join(p for ps in params for p in ps)}"')
+    for k in range(K):
+        o = k * stride
+
+        def P(v, k=k):
+            return f"ymm\\\\{params[k][v % V]}"
+
+        def N(v):
+            return P(v + 1)
+
+        # q = t·k0 mod 2^52 for the lowest position t; the next lowest
+        # s' = (t + m0·q) / 2^52 + its accumulated value + lo(m1·q).
+        e(f'"mov rdx, {S[k]}"')
+        e(f'"imul rdx, [{{k0}} + {8 * k}]"')
+        e('"and rdx, {mask}"')
+        e(f'"vpbroadcastq {Q[k]}, rdx"')
+        e(f'"mulx {{hi}}, {{lo}}, [{{m}} + {o}]"')
+        e(f'"add {{lo}}, {S[k]}"')
+        e('"adc {hi}, 0"')
+        e('"shrd {lo}, {hi}, 52"')
+        e(f'"mulx {{hi}}, rdx, [{{m}} + {o + VB}]"')
+        e('"and rdx, {mask}"')
+        e(f'"vmovq {S[k]}, {xmm(P(1))}"')
+        e(f'"add {S[k]}, {{lo}}"')
+        e(f'"add {S[k]}, rdx"')
+        for v in range(V):
+            e(f'"vpmadd52luq {P(v)}, {Q[k]}, {m_op(k, v)}"')
+        e(f'"valignq {P(0)}{{{{k1}}}}{{{{z}}}}, {P(0)}, {P(0)}, 1"')
+        for v in range(V):
+            e(f'"vpmadd52huq {N(v)}, {Q[k]}, {m_op(k, v)}"')
+        e(f'"vpaddq {N(V - 1)}, {N(V - 1)}, [{{b}} + {k * scratch} + \\\\off]"')
+    e('".endm"')
+
+    def iteration(u):
+        regs = [R[k][(v + u) % V][3:] for k in range(K) for v in range(V)]
+        e(f'"{macro} {(u + V) * VB}, {", ".join(regs)}"')
+
+    e(f'"mov {{n}}, {digits // V}"')
+    e('"2:"')
+    for u in range(V):
+        iteration(u)
+    e(f'"add {{b}}, {V * VB}"')
+    e('"dec {n}"')
+    e('"jnz 2b"')
+    tail = digits % V
+    for u in range(tail):
+        iteration(u)
+    e(f'".purgem {macro}"')
+    normalise(e, R, S, V, K, tail, True)
+    e('"vzeroupper"')
+
+    name = square_name(V, K, digits)
+    lines = "\n".join(f"            {line}," for line in out)
+    sregs = "".join(f"            s{k} = out(reg) _,\n" for k in range(K))
+    clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(32))
+    return f'''
+/// AMS of {K} {digits}-digit operand{"s" if K > 1 else ""} ({V} ymm vectors each, strided).
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `m` and
+/// `r` point to {K} elements of {4 * V} digits each (consecutive),
+/// `scratch` to {K * SCRATCH_VECTORS * V * LANES} words aligned to 32 bytes, `k0` to {K}
+/// values followed by `r` itself, with the contract of the module above.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma,bmi2")]
+unsafe fn {name}(a: *const u64, scratch: *mut u64, m: *const u64, k0: *const u64) {{
+    // SAFETY: the caller's contract: the block reads a, m (K elements) and
+    // k0 (K + 1 words), writes and reads the scratch, and writes the K
+    // elements at the pointer stored after k0; it declares every register
+    // it changes and uses no stack.
+    unsafe {{
+        core::arch::asm!(
+{lines}
+            a = inout(reg) a => _,
+            b = inout(reg) scratch => _,
+            m = in(reg) m,
+            k0 = in(reg) k0,
+            n = out(reg) _,
+            mask = in(reg) (1u64 << 52) - 1,
+{sregs}            lo = out(reg) _,
+            hi = out(reg) _,
+            q = out(reg) _,
+            t = out(reg) _,
+            out("rdx") _,
+            out("k1") _,
+            out("k2") _,
+            out("k3") _,
+            out("k4") _,
+            out("k5") _,
+            out("k6") _,
+{clobbers}            options(nostack),
+        );
+    }}
+}}
+'''
+
+
+def normalise(e, R, S, V, K, tail, scalar):
+    """Normalisation and store, one element after the other. Registers past
+    the accumulators are free now; after the tail, logical vector v is
+    R[k][(v + tail) % V]. With the quotient in scalar code (`scalar`), the
+    lowest position is in S[k] (a general-purpose register)."""
+    stride = V * VB
+    free = [f"ymm{i}" for i in range(K * V, 32)]
+    MASK, TOP, CARRY = free[:3]
+    e(f'"vpbroadcastq {MASK}, {{mask}}"')
+    e('"mov {n}, [{k0} + ' + str(8 * K) + ']"')  # the output pointer
+    for k in range(K):
+        o = k * stride
+
+        def L(v, k=k):
+            return R[k][(v + tail) % V]
+
+        if scalar:
+            e(f'"vpbroadcastq {L(0)}{{{{k2}}}}, {S[k]}"')
+        # Pass 1: each lane's bits above 52 (below 2^12) move one position
+        # up: logical vector v's to vector v + 1, the top vector's to vector
+        # 0, one lane up (the top lane's is zero: the result is below 2m).
+        e(f'"vpsrlq {TOP}, {L(V - 1)}, 52"')
+        e(f'"vpandq {L(V - 1)}, {L(V - 1)}, {MASK}"')
+        for v in range(V - 1, 0, -1):
+            e(f'"vpsrlq {CARRY}, {L(v - 1)}, 52"')
+            e(f'"vpandq {L(v - 1)}, {L(v - 1)}, {MASK}"')
+            e(f'"vpaddq {L(v)}, {L(v)}, {CARRY}"')
+        e(f'"valignq {TOP}{{{{k3}}}}{{{{z}}}}, {TOP}, {TOP}, 3"')
+        e(f'"vpaddq {L(0)}, {L(0)}, {TOP}"')
+        # Pass 2: lanes are below 2^52 + 2^12, so at most one more carry
+        # each, rippling through lanes equal to 2^52 − 1. With g the
+        # positions above 2^52 − 1 and p those equal to it (bit v + lV for
+        # vector v, lane l), the positions that receive a carry are
+        # ((g << 1) + p) ^ p, one addition.
+        e('"xor {lo:e}, {lo:e}"')
+        e('"xor {hi:e}, {hi:e}"')
+        for v in range(V):
+            e(f'"vpcmpuq k4, {L(v)}, {MASK}, 6"')
+            e(f'"vpcmpuq k5, {L(v)}, {MASK}, 0"')
+            e('"kmovw {t:e}, k4"')
+            e('"kmovw {q:e}, k5"')
+            e(f'"mov rdx, {positions(V, v):#x}"')
+            e('"pdep {t}, {t}, rdx"')
+            e('"pdep {q}, {q}, rdx"')
+            e('"or {lo}, {t}"')
+            e('"or {hi}, {q}"')
+        e('"lea {lo}, [{hi} + 2*{lo}]"')
+        e('"xor {lo}, {hi}"')
+        for v in range(V):
+            e(f'"mov rdx, {positions(V, v):#x}"')
+            e('"pext {t}, {lo}, rdx"')
+            e('"kmovw k4, {t:e}"')
+            e(f'"vpsubq {L(v)}{{{{k4}}}}, {L(v)}, {MASK}"')
+            e(f'"vpandq {L(v)}, {L(v)}, {MASK}"')
+            e(f'"vmovdqu64 [{{n}} + {o + v * VB}], {L(v)}"')
+
+def square_name(V, K, digits):
+    return f"ams_y{V}_x{K}_d{digits}"
+
+
 def kernel_name(V, K, style, digits):
     """Style V's kernels are named apart (`x2v`): they sit beside style A's."""
     return f"amm_y{V}_x{K}{'v' if style == 'V' else ''}_d{digits}"
@@ -392,7 +676,7 @@ def main():
     print("//! checks that this file matches the script). The script's docstring has")
     print("//! the algorithm, the layout and the contract.")
     print()
-    print("use super::AmmKernel;")
+    print("use super::{AmmKernel, SqrKernel};")
     print()
     print("/// The kernel for `vectors` 256-bit vectors, `interleave`")
     print("/// multiplications and `digits` digits, the quotient in the vector unit")
@@ -410,8 +694,25 @@ def main():
     print("        _ => None,")
     print("    }")
     print("}")
+    squares = [(v, 2, d) for v in SQUARE_VECTORS for d in [4 * v] + TAILS.get(v, [])]
+    print()
+    print("/// Words of scratch a dedicated square takes per element, in vectors of")
+    print("/// four: the columns of a² and the doubled digits.")
+    print(f"pub(super) const SQUARE_SCRATCH_VECTORS: usize = {SCRATCH_VECTORS};")
+    print()
+    print("/// The dedicated square for `vectors` 256-bit vectors, `interleave`")
+    print("/// operands and `digits` digits, if there is one.")
+    print("pub(super) fn ams_kernel(vectors: usize, interleave: usize, digits: usize) -> Option<SqrKernel> {")
+    print("    match (vectors, interleave, digits) {")
+    for v, k, d in squares:
+        print(f"        ({v}, {k}, {d}) => Some({square_name(v, k, d)}),")
+    print("        _ => None,")
+    print("    }")
+    print("}")
     for v, k, style, d in kernels:
         print(kernel(v, k, style, d), end="")
+    for v, k, d in squares:
+        print(square_kernel(v, k, d), end="")
 
 
 if __name__ == "__main__":

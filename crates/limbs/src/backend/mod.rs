@@ -32,7 +32,8 @@
 //!    feature only): a comma-separated list of `adx`, `avx2` (AVX2
 //!    exponentiation, the batch kernel included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
-//!    `avx512-batch`, `avx512-radix28`, `batch` (every batch kernel),
+//!    `avx512-batch`, `avx512-radix28`, `ifma-square` (the 256-bit IFMA
+//!    kernels' dedicated squares), `batch` (every batch kernel),
 //!    `avx512` (every AVX-512 kernel: IFMA, and AVX-512F's in radix 2^28),
 //!    `neon`, each of which turns that backend off
 //!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
@@ -393,7 +394,7 @@ fn run_vector_exponentiation<const K: usize>(
     job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
     dispatch!(k => match (backend, ifma_variant(backend)) {
-        (_, Some(variant)) => x86_64_ifma::run(&k, variant, job),
+        (_, Some(variant)) => x86_64_ifma::run(&k, variant, selection().ifma_squares(), job),
         (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, job),
         (Exponentiation::Avx512, None) => x86_64_avx2::zmm::run(&k, job),
         (Exponentiation::IfmaBatch, None) => x86_64_mb::ifma::run(&k, job),
@@ -617,6 +618,7 @@ const DISABLE_IFMA_BATCH: u32 = 1 << 5;
 const DISABLE_AVX2_BATCH: u32 = 1 << 6;
 const DISABLE_AVX512_BATCH: u32 = 1 << 7;
 const DISABLE_AVX512_RADIX28: u32 = 1 << 12;
+const DISABLE_IFMA_SQUARE: u32 = 1 << 15;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -754,6 +756,14 @@ impl Selection {
         self.0 & HAS_IFMA != 0 && self.0 & DISABLE_IFMA512 == 0
     }
 
+    /// Whether the 256-bit IFMA kernels square with their dedicated squares
+    /// where they have one (`NUMCRYPT_DISABLE=ifma-square` runs the
+    /// multiplication instead, for comparisons).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
+    pub(crate) fn ifma_squares(self) -> bool {
+        self.0 & DISABLE_IFMA_SQUARE == 0
+    }
+
     fn ifma_usable(self, e: Exponentiation) -> bool {
         let off = match e {
             Exponentiation::Ifma256 | Exponentiation::Ifma256VectorQuotient => DISABLE_IFMA256,
@@ -827,6 +837,7 @@ impl fmt::Display for Selection {
             (DISABLE_AVX2_BATCH, "avx2-batch"),
             (DISABLE_AVX512_BATCH, "avx512-batch"),
             (DISABLE_AVX512_RADIX28, "avx512-radix28"),
+            (DISABLE_IFMA_SQUARE, "ifma-square"),
         ];
         let mut first = true;
         for (bit, name) in off {
@@ -964,6 +975,7 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("avx2-batch") => DISABLE_AVX2_BATCH,
             w if w.eq_ignore_ascii_case("avx512-batch") => DISABLE_AVX512_BATCH,
             w if w.eq_ignore_ascii_case("avx512-radix28") => DISABLE_AVX512_RADIX28,
+            w if w.eq_ignore_ascii_case("ifma-square") => DISABLE_IFMA_SQUARE,
             w if w.eq_ignore_ascii_case("avx512") => DISABLE_AVX512,
             w if w.eq_ignore_ascii_case("batch") => {
                 DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
@@ -1000,6 +1012,7 @@ mod tests {
         );
         assert_eq!(parse_disable("avx512-batch"), DISABLE_AVX512_BATCH);
         assert_eq!(parse_disable("avx512-radix28"), DISABLE_AVX512_RADIX28);
+        assert_eq!(parse_disable("ifma-square"), DISABLE_IFMA_SQUARE);
         assert_eq!(parse_disable("ifma-batch"), DISABLE_IFMA_BATCH);
         assert_eq!(
             parse_disable("ifma512,neon,bogus"),

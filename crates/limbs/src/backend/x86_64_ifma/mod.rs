@@ -23,7 +23,10 @@
 //!   that the accumulator's shift is mostly a renaming of registers: the
 //!   fewest instructions per digit, for cores whose IFMA throughput is the
 //!   limit, such as Zen 4, which runs a 512-bit operation as two 256-bit
-//!   halves.
+//!   halves. Pairs of 7 to 12 vectors (RSA-3072's and RSA-4096's CRT
+//!   halves among them) square with a dedicated square, about three
+//!   quarters of the products (`NUMCRYPT_DISABLE=ifma-square` turns it
+//!   off, for comparisons).
 //!   For pairs the same kernels also come with the quotient digits in the
 //!   vector unit, no scalar work at all
 //!   ([`Exponentiation::Ifma256VectorQuotient`](crate::backend::Exponentiation::Ifma256VectorQuotient)):
@@ -123,12 +126,14 @@ pub(crate) fn takes(variant: Variant, n: usize, interleave: usize) -> bool {
 /// Runs `job` on `variant`'s arithmetic: converts the bases (limb
 /// Montgomery form) into the AMM domain, runs the exponentiation there on
 /// elements that hold all `K` values, and converts the results back, fully
-/// reduced (the conversions on `limbs`). Returns `false`, having done
+/// reduced (the conversions on `limbs`). `squares`: square with the
+/// dedicated squares where `variant` has one for the shape. Returns `false`, having done
 /// nothing, when the CPU lacks IFMA or `variant` does not take the size
 /// (see [`takes`]).
 pub(crate) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     variant: Variant,
+    squares: bool,
     job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
     let (Some(ifma), Some(n)) = (Ifma::detect(), job.nlimbs()) else {
@@ -137,7 +142,9 @@ pub(crate) fn run<const K: usize>(
     match variant {
         Variant::Ymm | Variant::YmmVectorQuotient => {
             let vector_quotient = variant == Variant::YmmVectorQuotient;
-            ymm::shape(n, K, vector_quotient).is_some_and(|shape| ymm::run(limbs, ifma, shape, job))
+            let squares = squares && !vector_quotient;
+            ymm::shape(n, K, vector_quotient)
+                .is_some_and(|shape| ymm::run(limbs, ifma, shape, squares, job))
         }
         Variant::Zmm => zmm::shape(n, K).is_some_and(|shape| zmm::run(limbs, ifma, shape, job)),
     }
