@@ -206,10 +206,10 @@ pub(crate) const KNOWN: &[Known] = &[
         // Measured on Zen 4 (every backend, `speed --variants`, and pairs at
         // most limb counts from 16 to 45): the 256-bit IFMA kernels at every
         // RSA size (Zen 4 runs a 512-bit operation as two halves), pairs
-        // interleaved up to 2048 bits, from 2112 to 2432 bits with the
-        // quotient in the vector unit (level with apart there, 3 to 7 %
-        // ahead of the scalar quotient), apart above; batches on the IFMA
-        // batch kernel. With IFMA off: AVX2 up to 1792 bits and AVX-512F's
+        // interleaved up to 2432 bits (from 1280 bits with the dedicated
+        // squares, which put the scalar quotient 6 to 11 % ahead of the
+        // vector one and of apart from 2112 bits, where it was 3 to 7 %
+        // behind), apart above; batches on the IFMA batch kernel. With IFMA off: AVX2 up to 1792 bits and AVX-512F's
         // radix-2^28 kernels above, pairs interleaved on them or apart
         // (level), and the AVX2 batch kernel 4 to 9 % ahead of AVX-512F's
         // eight lanes; a pass of a batch kernel costs about as much as
@@ -232,17 +232,12 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[Ifma256, Ifma512, Avx2, Apart, Avx512, LimbKernels],
             },
             Row {
-                limbs: 21..=32,
-                shapes: PAIR,
-                fastest_first: &[Ifma256, Ifma512, Avx512, Apart, Avx2, LimbKernels],
-            },
-            Row {
-                limbs: 33..=38,
+                limbs: 21..=38,
                 shapes: PAIR,
                 fastest_first: &[
+                    Ifma256,
                     Ifma256VectorQuotient,
                     Apart,
-                    Ifma256,
                     Ifma512,
                     Avx512,
                     Avx2,
@@ -915,11 +910,11 @@ mod tests {
         assert_eq!(order(&spr_guest, 16, 2), Some(Ifma256VectorQuotient));
         assert_eq!(order(&spr_guest, 32, 2), Some(Ifma256VectorQuotient));
         assert_eq!(order(&spr_guest, 39, 2), Some(Ifma256));
-        // Where scalar work does not share the IFMA ports, first only where
-        // it measured ahead (Zen 4: 33 to 38 limbs).
+        // Where scalar work does not share the IFMA ports, the scalar
+        // quotient (Zen 4, with the dedicated squares from 20 limbs).
         assert_eq!(order(&zen4, 16, 2), Some(Ifma256));
-        assert_eq!(order(&zen4, 33, 2), Some(Ifma256VectorQuotient));
-        assert_eq!(order(&zen4, 38, 2), Some(Ifma256VectorQuotient));
+        assert_eq!(order(&zen4, 33, 2), Some(Ifma256));
+        assert_eq!(order(&zen4, 38, 2), Some(Ifma256));
         assert_eq!(order(&zen4, 39, 2), Some(Apart));
         assert_eq!(order(&spr_guest, 48, 2), Some(Apart));
         assert_eq!(order(&spr_guest, 16, BATCH), Some(IfmaBatch));
