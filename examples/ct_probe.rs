@@ -15,7 +15,8 @@
 //! IFMA backend) on two 1024-bit moduli, both exponents of the one pattern,
 //! bounded the same way (`1280pair` the same at 1280 bits, the smallest
 //! pair the 256-bit IFMA kernels square with their dedicated square): the
-//! short cases keep single-stepping short. The call is bracketed by two `getppid()` system calls, the markers
+//! short cases keep single-stepping short. The call is bracketed by two
+//! `getppid()` system calls, the markers
 //! between which `.ci/icount.c` counts instructions natively (single-stepping
 //! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
 //! run, is counted. With `CT_PROBE_BACKEND=avx2` in the environment every

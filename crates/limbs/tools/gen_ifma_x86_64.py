@@ -60,7 +60,11 @@ the loop when V does not divide N.
   with IFMA on Intel, are gone.
 
 As many vectors of a and m as fit stay in registers; the rest are read
-from memory once per use.
+from memory once per use. The final normalisation carries every lane
+into 52 bits: one pass moves each lane's bits above 52 one position up,
+then a carry-lookahead over the lane masks (`((g << 1) + p) ^ p`, the
+masks gathered into position order with `pdep` and scattered back with
+`pext`) adds the last carries without a ripple.
 
 # The dedicated square (AMS), for pairs of 7 to 12 vectors
 
@@ -93,16 +97,14 @@ cannot. The square therefore runs in two phases over a scratch buffer:
 
 At 5 and 6 vectors phase 2's serial chain (the quotient, its broadcast,
 the products into position 1 and back to scalar code) is longer than its
-products, and AMM is faster: no squares there. The final normalisation carries every lane
-into 52 bits: one pass moves each lane's bits above 52 one position up,
-then a carry-lookahead over the lane masks (`((g << 1) + p) ^ p`, the
-masks gathered into position order with `pdep` and scattered back with
-`pext`) adds the last carries without a ripple.
+products, and AMM is faster: no squares there.
 
 Constant time: every loop count is public (the digit count), no branch or
-address depends on a value, and IFMA, mulx, imul, pdep, pext and the
-vector operations used have data-independent timing on the CPUs that
-have IFMA.
+address depends on a value, and IFMA, mulx, imul, pdep, pext, bt, sbb
+and the vector operations used have data-independent timing on the CPUs
+that have IFMA, masked ones included (the square's masks come from its
+digits' top bits, the normalisation's from its carries: either selects
+lanes, never a path).
 """
 
 import sys
@@ -137,7 +139,7 @@ SCRATCH_VECTORS = PRODUCT_VECTORS + 1
 
 
 def xmm(reg):
-    """The 128-bit name of a ymm register (VEX moves and zeroing idioms)."""
+    """The 128-bit name of a ymm register (for `vmovq` and zeroing)."""
     return "xmm" + reg[3:]
 
 
@@ -357,7 +359,6 @@ unsafe fn {name}(
     }}
 }}
 '''
-
 
 
 def square_kernel(V, K, digits):

@@ -126,10 +126,10 @@ pub(crate) fn takes(variant: Variant, n: usize, interleave: usize) -> bool {
 /// Runs `job` on `variant`'s arithmetic: converts the bases (limb
 /// Montgomery form) into the AMM domain, runs the exponentiation there on
 /// elements that hold all `K` values, and converts the results back, fully
-/// reduced (the conversions on `limbs`). `squares`: square with the
-/// dedicated squares where `variant` has one for the shape. Returns `false`, having done
-/// nothing, when the CPU lacks IFMA or `variant` does not take the size
-/// (see [`takes`]).
+/// reduced (the conversions on `limbs`); with `squares`, squares run on
+/// the dedicated squares where `variant` has one for the shape. Returns
+/// `false`, having done nothing, when the CPU lacks IFMA or `variant` does
+/// not take the size (see [`takes`]).
 pub(crate) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     variant: Variant,
