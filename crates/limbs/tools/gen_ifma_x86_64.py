@@ -175,11 +175,7 @@ def kernel(V, K, style, digits):
     S = [f"{{s{k}}}" for k in range(K)]
     out = []
     e = out.append
-    # k1: lanes 0-2 (logical vector 0's shift takes a zero in); k2: lane 0;
-    # k3: lanes 1-3.
-    for kreg, bits in (("k1", 7), ("k2", 1), ("k3", 14)):
-        e(f'"mov {{t:e}}, {bits}"')
-        e(f'"kmovw {kreg}, {{t:e}}"')
+    shift_masks(e)
     for k in range(K):
         for v in range(V):
             e(f'"vpxord {xmm(R[k][v])}, {xmm(R[k][v])}, {xmm(R[k][v])}"')
@@ -314,8 +310,7 @@ def kernel(V, K, style, digits):
 
     name = kernel_name(V, K, style, digits)
     lines = "\n".join(f"            {line}," for line in out)
-    sregs = "" if style == "V" else "".join(f"            s{k} = out(reg) _,\n" for k in range(K))
-    clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(32))
+    temporaries = asm_temporaries(K if style != "V" else 0, 5)
     return f'''
 /// AMM of {K} pair{"s" if K > 1 else ""} of {digits}-digit operands ({V} ymm vectors each, strided), style {style}.
 ///
@@ -344,17 +339,7 @@ unsafe fn {name}(
             k0 = in(reg) k0,
             n = inout(reg) groups => _,
             mask = in(reg) (1u64 << 52) - 1,
-{sregs}            lo = out(reg) _,
-            hi = out(reg) _,
-            q = out(reg) _,
-            t = out(reg) _,
-            out("rdx") _,
-            out("k1") _,
-            out("k2") _,
-            out("k3") _,
-            out("k4") _,
-            out("k5") _,
-{clobbers}            options(nostack),
+{temporaries}            options(nostack),
         );
     }}
 }}
@@ -485,9 +470,7 @@ def square_kernel(V, K, digits):
     def m_op(k, v):
         return resident.get((k, v), f"[{{m}} + {k * stride + v * VB}]")
 
-    for kreg, bits in (("k1", 7), ("k2", 1), ("k3", 14)):
-        e(f'"mov {{t:e}}, {bits}"')
-        e(f'"kmovw {kreg}, {{t:e}}"')
+    shift_masks(e)
     for k in range(K):
         for v in range(V):
             e(f'"vmovdqa64 {R[k][v]}, [{{b}} + {k * scratch + v * VB}]"')
@@ -550,8 +533,7 @@ def square_kernel(V, K, digits):
 
     name = square_name(V, K, digits)
     lines = "\n".join(f"            {line}," for line in out)
-    sregs = "".join(f"            s{k} = out(reg) _,\n" for k in range(K))
-    clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(32))
+    temporaries = asm_temporaries(K, 6)
     return f'''
 /// AMS of {K} {digits}-digit operand{"s" if K > 1 else ""} ({V} ymm vectors each, strided).
 ///
@@ -575,22 +557,31 @@ unsafe fn {name}(a: *const u64, scratch: *mut u64, m: *const u64, k0: *const u64
             k0 = in(reg) k0,
             n = out(reg) _,
             mask = in(reg) (1u64 << 52) - 1,
-{sregs}            lo = out(reg) _,
-            hi = out(reg) _,
-            q = out(reg) _,
-            t = out(reg) _,
-            out("rdx") _,
-            out("k1") _,
-            out("k2") _,
-            out("k3") _,
-            out("k4") _,
-            out("k5") _,
-            out("k6") _,
-{clobbers}            options(nostack),
+{temporaries}            options(nostack),
         );
     }}
 }}
 '''
+
+
+def shift_masks(e):
+    """k1: lanes 0-2 (logical vector 0's shift takes a zero in); k2: lane 0;
+    k3: lanes 1-3."""
+    for kreg, bits in (("k1", 7), ("k2", 1), ("k3", 14)):
+        e(f'"mov {{t:e}}, {bits}"')
+        e(f'"kmovw {kreg}, {{t:e}}"')
+
+
+def asm_temporaries(scalars, masks):
+    """The operands every kernel changes and returns nothing in: `scalars`
+    registers for the lowest positions (s0, s1, …), the scalar temporaries,
+    k1 to k`masks` and every vector register."""
+    out = "".join(f"            s{k} = out(reg) _,\n" for k in range(scalars))
+    out += "".join(f"            {r} = out(reg) _,\n" for r in ("lo", "hi", "q", "t"))
+    out += '            out("rdx") _,\n'
+    out += "".join(f'            out("k{i}") _,\n' for i in range(1, masks + 1))
+    out += "".join(f'            out("ymm{i}") _,\n' for i in range(32))
+    return out
 
 
 def normalise(e, R, S, V, K, tail, scalar):
