@@ -286,24 +286,9 @@ def kernel(V, K, style, digits):
                 e(f'"vpaddq {N(v)}, {N(v)}, {high}"')
     e('".endm"')
 
-    def iteration(u):
-        """Iteration u of a group of V: logical vector v is R[(v + u) % V]."""
-        regs = [R[k][(v + u) % V][3:] for k in range(K) for v in range(V)]
-        e(f'"{macro} {u * VB}, {", ".join(regs)}"')
-
     # The loop: ⌊N/V⌋ groups of V iterations (digit gV + u of b is vector u,
     # lane g: the b pointer moves one lane a group); then the tail.
-    if digits >= V:
-        e('"2:"')
-        for u in range(V):
-            iteration(u)
-        e('"lea {b}, [{b} + 8]"')
-        e('"dec {n}"')
-        e('"jnz 2b"')
-    tail = digits % V
-    for u in range(tail):
-        iteration(u)
-    e(f'".purgem {macro}"')
+    tail = rotated_loop(e, macro, R, digits, lambda u: u * VB, '"lea {b}, [{b} + 8]"')
 
     normalise(e, R, S, V, K, tail, style != "V")
     e('"vzeroupper"')
@@ -513,21 +498,10 @@ def square_kernel(V, K, digits):
         e(f'"vpaddq {N(V - 1)}, {N(V - 1)}, [{{b}} + {k * scratch} + \\\\off]"')
     e('".endm"')
 
-    def iteration(u):
-        regs = [R[k][(v + u) % V][3:] for k in range(K) for v in range(V)]
-        e(f'"{macro} {(u + V) * VB}, {", ".join(regs)}"')
-
+    # Column gV + u + V is vector u + V of the b pointer, which moves V
+    # vectors a group.
     e(f'"mov {{n}}, {digits // V}"')
-    e('"2:"')
-    for u in range(V):
-        iteration(u)
-    e(f'"add {{b}}, {V * VB}"')
-    e('"dec {n}"')
-    e('"jnz 2b"')
-    tail = digits % V
-    for u in range(tail):
-        iteration(u)
-    e(f'".purgem {macro}"')
+    tail = rotated_loop(e, macro, R, digits, lambda u: (u + V) * VB, f'"add {{b}}, {V * VB}"')
     normalise(e, R, S, V, K, tail, True)
     e('"vzeroupper"')
 
@@ -582,6 +556,32 @@ def asm_temporaries(scalars, masks):
     out += "".join(f'            out("k{i}") _,\n' for i in range(1, masks + 1))
     out += "".join(f'            out("ymm{i}") _,\n' for i in range(32))
     return out
+
+
+def rotated_loop(e, macro, R, digits, offset, advance):
+    """The loop over `digits` iterations of `macro`: groups of V iterations
+    (V = len(R[k])), iteration u of a group taking `offset(u)` and logical
+    vector v as R[k][(v + u) % V], the group ending in `advance` (which
+    moves the pointer the offsets are from) and a count down of {n}; then
+    the digits % V iterations left over. Returns that count, the tail."""
+    V, K = len(R[0]), len(R)
+
+    def iteration(u):
+        regs = [R[k][(v + u) % V][3:] for k in range(K) for v in range(V)]
+        e(f'"{macro} {offset(u)}, {", ".join(regs)}"')
+
+    if digits >= V:
+        e('"2:"')
+        for u in range(V):
+            iteration(u)
+        e(advance)
+        e('"dec {n}"')
+        e('"jnz 2b"')
+    tail = digits % V
+    for u in range(tail):
+        iteration(u)
+    e(f'".purgem {macro}"')
+    return tail
 
 
 def normalise(e, R, S, V, K, tail, scalar):
