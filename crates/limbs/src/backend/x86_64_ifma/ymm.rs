@@ -115,12 +115,15 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     fn wipe(&mut self) {
         self.m.0.as_flattened_mut().as_flattened_mut().zeroize();
         self.params.zeroize();
-        self.scratch
-            .0
-            .as_flattened_mut()
-            .as_flattened_mut()
-            .as_flattened_mut()
-            .zeroize();
+        // Only a square writes the scratch.
+        if self.square.is_some() {
+            self.scratch
+                .0
+                .as_flattened_mut()
+                .as_flattened_mut()
+                .as_flattened_mut()
+                .zeroize();
+        }
     }
 
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
