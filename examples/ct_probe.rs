@@ -13,9 +13,9 @@
 //! low [`SHORT_EXP_BITS`] bits (`pow_bounded`), and `1024pair` runs
 //! `MontyParams::pow_bounded_pair` (RSA's two CRT halves, interleaved on the
 //! IFMA backend) on two 1024-bit moduli, both exponents of the one pattern,
-//! bounded the same way (`1280pair` the same at 1280 bits, the smallest
-//! pair the 256-bit IFMA kernels square with their dedicated square): the
-//! short cases keep single-stepping short. The call is bracketed by two
+//! bounded the same way (`2048pair` the same at 2048 bits, where the
+//! 256-bit IFMA kernels' dedicated square runs in two phases rather than
+//! in one loop): the short cases keep single-stepping short. The call is bracketed by two
 //! `getppid()` system calls, the markers
 //! between which `.ci/icount.c` counts instructions natively (single-stepping
 //! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
@@ -507,7 +507,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024short|1024pair|1280pair|1024batch|2048|trial|goldilocks|p521|p256|r521> <{}>",
+            "usage: ct_probe <1024|1024short|1024pair|2048pair|1024batch|2048|trial|goldilocks|p521|p256|r521> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -550,7 +550,7 @@ fn main() -> ExitCode {
         ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), false),
         ("1024short", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), true),
         ("1024pair", Some(_)) => run_pair::<16>(exponent(pattern, 16).expect("known pattern")),
-        ("1280pair", Some(_)) => run_pair::<20>(exponent(pattern, 20).expect("known pattern")),
+        ("2048pair", Some(_)) => run_pair::<32>(exponent(pattern, 32).expect("known pattern")),
         ("1024batch", Some(_)) => match run_batch1024(pattern) {
             Some(digest) => digest,
             None => {
@@ -567,7 +567,7 @@ fn main() -> ExitCode {
     let (nlimbs, interleave) = match width.as_str() {
         "2048" => (32, 1),
         "1024pair" => (16, 2),
-        "1280pair" => (20, 2),
+        "2048pair" => (32, 2),
         "1024batch" => (16, named_backend().map_or(1, |b| b.lanes())),
         _ => (16, 1),
     };

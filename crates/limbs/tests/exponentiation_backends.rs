@@ -20,7 +20,7 @@ use proptest::prelude::*;
 /// Widths (limbs) around every size class of the vector backends: their
 /// lower bound, digit counts on both sides of a vector boundary, the RSA
 /// sizes, one width for each of the 256-bit IFMA kernels' dedicated squares
-/// (7 to 12 vectors: 20, 24, 25, 28, 32, 33 and 37 limbs), their upper
+/// (5 to 12 vectors: 16, 17, 20, 24, 25, 28, 32, 33 and 37 limbs), their upper
 /// bounds (AVX2 and AVX-512F 45, AVX-512F pairs 41, NEON 64, IFMA 103) and
 /// the first widths past them.
 #[cfg(not(target_arch = "aarch64"))]

@@ -66,38 +66,48 @@ then a carry-lookahead over the lane masks (`((g << 1) + p) ^ p`, the
 masks gathered into position order with `pdep` and scattered back with
 `pext`) adds the last carries without a ripple.
 
-# The dedicated square (AMS), for pairs of 7 to 12 vectors
+# The dedicated square (AMS), for pairs of 5 to 12 vectors
 
-AMM runs 4V IFMA an iteration for each element, half of them for a·b_i;
-a square needs about half of those products, but only if the rows can
-skip vectors, which the interleaved loop (one shifting accumulator)
-cannot. The square therefore runs in two phases over a scratch buffer:
+AMM runs 4V IFMA an iteration for each element, half of them for a·b_i; a
+square needs about half of those. Row i (digit a_i, of class u = i mod V)
+meets vector v (digits v, v + V, v + 2V, v + 3V) at positions i + v + lV,
+lane l. Each pair of digits of different classes is taken once, in the row
+of the lower class, doubled; a pair of the same class meets in both rows,
+as a·b would have it. So row i multiplies a_i by vector u and d_i by the
+vectors above u, where d_i = 2·a_i mod 2^52 + t_(i−1) is the doubled digit
+with t_j, the bit 2·a_j carries out, carried in from the row before (digit
+i − 1 is the same lane of vector u − 1; none for class 0, whose row before,
+of class V − 1, doubles nothing). What t_(i−1) adds to the classes above u
+is what row i − 1 lost from them; its part at class u is added back as
+vector u, masked by t_(i−1), one vector a row. (a < 2m < 2^(52N − 1), so the
+top digit carries nothing out.)
 
-- Phase 1, one element at a time: a² as "columns". Row i (digit a_i, of
-  class u = i mod V) times vector v (digits v, v + V, v + 2V, v + 3V) adds
-  to positions i + v + lV, lane l: one column vector c = i + v, whose
-  lanes are positions c, c + V, c + 2V, c + 3V (a position sits in up to
-  four columns; the sum is what counts). Each pair of digits of different
-  classes meets once, in the row of the lower class, doubled; a pair of
-  the same class meets in both rows, as a·b would have it. The doubling
-  uses d_i = 2·a_i mod 2^52 + t_(i−1) as the multiplier, where t_j is the
-  bit 2·a_j carries out and digit i − 1 is the same lane of vector u − 1
-  (the carry of row i − 1, one column up, for the classes above u; its
-  part at class u is a masked addition of vector u, one vector a row). A
-  row's low and high products go to two windows of V + 1 column vectors
-  (two chains, half as long), which rotate through registers; column i is
-  complete after row i and is stored. 4V(V + 1) IFMA an element, against
-  AMM's 8V² for a·b.
-- Phase 2, the K elements together: the reduction, style A without the
-  products of b (2V IFMA an iteration). The accumulator starts as
-  columns 0 to V − 1 (logical vector v is column v); after iteration i's
-  shift, the position that enters at the top belongs to column i + V,
-  whose other lanes are the positions the logical vector holds, so the
-  column is added whole.
-
-At 5 and 6 vectors phase 2's serial chain (the quotient, its broadcast,
-the products into position 1 and back to scalar code) is longer than its
-products, and AMM is faster: no squares there.
+- **One loop** (5 to 9 vectors): AMM's loop, style A, where the iteration of
+  class u (static: the loop body is V iterations) takes the products of a_i
+  and d_i for vectors u to V − 1 only, adds the masked vector u, and adds in
+  scalar code the row's part at the two lowest positions (class 0: a0·a_i
+  and lo(a1·d_i); class 1: lo(a1·a_i) and a1 masked by t_(i−1)). Every
+  position has all its products by the iteration that retires it, so the
+  quotients, and the result, are AMM's. A prologue writes a (whose digits
+  the loop broadcasts through its lane-moving pointer), d and the masks
+  −t_(i−1) to the scratch. 2(V − u) + 2V IFMA an iteration, 3V + 1 on
+  average, against 4V; the reduction's serial chain stays hidden behind
+  the products as in AMM.
+- **Two phases** (10 to 12 vectors), over the scratch. Phase 1, one element
+  at a time: a² as "columns": row i times vector v adds to column vector
+  c = i + v, whose lanes are positions c, c + V, c + 2V, c + 3V (a position
+  sits in up to four columns; the sum is what counts). A row's low and high
+  products go to two windows of V + 1 column vectors (two chains, half as
+  long), which rotate through registers; column i is complete after row i
+  and is stored. Phase 2, the K elements together: the reduction, style A
+  without the products of b (2V IFMA an iteration); the accumulator starts
+  as columns 0 to V − 1, and after iteration i's shift the position that
+  enters at the top belongs to column i + V, whose other lanes are the
+  positions the logical vector holds, so the column is added whole. The
+  same IFMA count as one loop, scheduled otherwise: on Zen 4 it is the
+  faster from 10 vectors, the one loop below that (benches/RESULTS.md,
+  "zen4-one-loop-squares"); at 5 and 6 vectors its reduction, alone, is a
+  serial chain longer than its products.
 
 Constant time: every loop count is public (the digit count), no branch or
 address depends on a value, and IFMA, mulx, imul, pdep, pext, bt, sbb
@@ -130,10 +140,13 @@ VECTOR_QUOTIENT = [v for v in VECTORS if v <= 12]
 # halves (24 limbs, 30 digits rather than 32). Every other size runs 4V.
 TAILS = {8: [30]}
 
-# Dedicated squares (AMS) for pairs in style A: the scratch holds, per
-# element, the square's columns (at most 5V vectors) and then the doubled
-# digits (V vectors).
-SQUARE_VECTORS = [v for v in VECTORS if 7 <= v <= 12]
+# Dedicated squares (AMS) for pairs in style A, in one loop up to 9
+# vectors and in two phases above (measured on Zen 4: benches/RESULTS.md,
+# "zen4-one-loop-squares"). The scratch holds, per element, for one loop:
+# a, the doubled digits and the rows' masks (3V vectors); for two phases:
+# the square's columns (at most 5V vectors) and the doubled digits (V).
+ONE_LOOP_SQUARES = range(5, 10)
+TWO_PHASE_SQUARES = range(10, 13)
 PRODUCT_VECTORS = 5
 SCRATCH_VECTORS = PRODUCT_VECTORS + 1
 
@@ -154,16 +167,8 @@ def kernel(V, K, style, digits):
         temps = [f"ymm{next(vec)}" for _ in range(4)]
     if style == "V":
         temps = [f"ymm{next(vec)}"]
-    resident = {}
-    for v in range(V):
-        for k in range(K):
-            for which in ("a", "m"):
-                r = next(vec, None)
-                if r is not None:
-                    resident[(which, k, v)] = f"ymm{r}"
-
-    def operand(which, k, v):
-        return resident.get((which, k, v), f"[{{{which}}} + {k * stride + v * VB}]")
+    resident = resident_operands(vec, V, K)
+    operand = operands(resident, stride)
 
     tcount = [0]
 
@@ -181,8 +186,7 @@ def kernel(V, K, style, digits):
             e(f'"vpxord {xmm(R[k][v])}, {xmm(R[k][v])}, {xmm(R[k][v])}"')
         if style != "V":
             e(f'"xor {S[k]}, {S[k]}"')
-    for (which, k, v), reg in resident.items():
-        e(f'"vmovdqu64 {reg}, [{{{which}}} + {k * stride + v * VB}]"')
+    load_resident(e, resident, stride)
 
     # One iteration, as a macro: `off` is the byte offset of b_i within its
     # element (from the loop's b pointer), then the register numbers of the
@@ -331,7 +335,7 @@ unsafe fn {name}(
 '''
 
 
-def square_kernel(V, K, digits):
+def two_phase_square_kernel(V, K, digits):
     """The dedicated square (AMS) for K elements of `digits` digits in V
     vectors, the quotient in scalar code as style A: phase 1 forms each
     element's a² in the scratch, phase 2 reduces the K of them together.
@@ -538,6 +542,196 @@ unsafe fn {name}(a: *const u64, scratch: *mut u64, m: *const u64, k0: *const u64
 '''
 
 
+def one_loop_square_kernel(V, K, digits):
+    """The dedicated square (AMS) for K elements of `digits` digits in V
+    vectors as one loop: style A's, where row i (digit a_i, of class
+    u = i mod V) multiplies only the vectors of classes u and above (a_i
+    times vector u, d_i times the rest) and adds vector u masked by
+    t_(i−1). (The module docstring has the algorithm.)"""
+    stride = V * VB
+    scratch = SCRATCH_VECTORS * V * VB  # bytes of scratch per element
+    vec = iter(range(32))
+    R = [[f"ymm{next(vec)}" for _ in range(V)] for _ in range(K)]
+    B = [f"ymm{next(vec)}" for _ in range(K)]
+    D = [f"ymm{next(vec)}" for _ in range(K)]
+    Q = [f"ymm{next(vec)}" for _ in range(K)]
+    resident = resident_operands(vec, V, K)
+    operand = operands(resident, stride)
+
+    S = [f"{{s{k}}}" for k in range(K)]
+    out = []
+    e = out.append
+
+    # The scratch, per element: a (for the broadcasts of a_i, found through
+    # the loop's pointer, which moves a lane a group), then d_j =
+    # 2·a_j mod 2^52 + t_(j−1) (t_j the bit 2·a_j carries out; digit j − 1
+    # is vector v − 1, the same lane; none for class 0), then −t_(j−1),
+    # the rows' masks.
+    MASKV, ZERO, PREV, CUR, DBL, TOP = (f"ymm{31 - i}" for i in range(6))
+    e(f'"vpbroadcastq {MASKV}, {{mask}}"')
+    e(f'"vpxord {xmm(ZERO)}, {xmm(ZERO)}, {xmm(ZERO)}"')
+    for k in range(K):
+        o, os = k * stride, k * scratch
+        for v in range(V):
+            cur, prev = (CUR, PREV) if v % 2 == 0 else (PREV, CUR)
+            e(f'"vmovdqu64 {cur}, [{{a}} + {o + v * VB}]"')
+            e(f'"vmovdqa64 [{{b}} + {os + v * VB}], {cur}"')
+            e(f'"vpaddq {DBL}, {cur}, {cur}"')
+            e(f'"vpandq {DBL}, {DBL}, {MASKV}"')
+            if v > 0:
+                e(f'"vpsrlq {TOP}, {prev}, 51"')
+                e(f'"vpaddq {DBL}, {DBL}, {TOP}"')
+                e(f'"vpsubq {TOP}, {ZERO}, {TOP}"')
+                e(f'"vmovdqa64 [{{b}} + {os + (2 * V + v) * VB}], {TOP}"')
+            e(f'"vmovdqa64 [{{b}} + {os + (V + v) * VB}], {DBL}"')
+
+    shift_masks(e)
+    for k in range(K):
+        for v in range(V):
+            e(f'"vpxord {xmm(R[k][v])}, {xmm(R[k][v])}, {xmm(R[k][v])}"')
+        e(f'"xor {S[k]}, {S[k]}"')
+    load_resident(e, resident, stride)
+
+    def macro(u):
+        return f"ams_step_y{V}_x{K}_d{digits}_c{u}"
+
+    params = [[f"r{k}_{v}" for v in range(V)] for k in range(K)]
+    for u in range(V):
+        e(f'".macro {macro(u)} off, {", ".join(p for ps in params for p in ps)}"')
+        for k in range(K):
+            o, os = k * stride, k * scratch
+
+            def P(v, k=k):
+                return f"ymm\\\\{params[k][v % V]}"
+
+            def N(v):
+                return P(v + 1)
+
+            a_i = f"qword ptr [{{b}} + {os} + \\\\off]"
+            d_i = f"qword ptr [{{b}} + {os + V * VB} + \\\\off]"
+            t_i = f"[{{b}} + {os + 2 * V * VB} + \\\\off]"
+            # Scalar: the lowest position t (with a0·a_i in rows of class 0),
+            # q = t·k0 mod 2^52, and the next lowest position s' =
+            # (t + m0·q) / 2^52 + its accumulated value + lo(m1·q) + this
+            # row's part at digit 1 (class 0: lo(a1·d_i); class 1:
+            # lo(a1·a_i) and a1 masked by t_(i−1)), kept in {t}.
+            if u == 0:
+                e(f'"mov rdx, {a_i}"')
+                e(f'"mulx {{hi}}, {{lo}}, [{{a}} + {o}]"')
+                e(f'"mov rdx, {d_i}"')
+                e(f'"mulx {{q}}, {{t}}, [{{a}} + {o + VB}]"')
+                e('"and {t}, {mask}"')
+                e(f'"add {{lo}}, {S[k]}"')
+                e('"adc {hi}, 0"')
+                e('"mov rdx, {lo}"')
+            else:
+                if u == 1:
+                    e(f'"mov rdx, {a_i}"')
+                    e(f'"mulx {{q}}, {{t}}, [{{a}} + {o + VB}]"')
+                    e('"and {t}, {mask}"')
+                    e(f'"mov {{q}}, [{{a}} + {o + VB}]"')
+                    e(f'"and {{q}}, qword ptr {t_i}"')
+                    e('"add {t}, {q}"')
+                e(f'"mov {{lo}}, {S[k]}"')
+                e('"xor {hi:e}, {hi:e}"')
+                e(f'"mov rdx, {S[k]}"')
+            e(f'"imul rdx, [{{k0}} + {8 * k}]"')
+            e('"and rdx, {mask}"')
+            e(f'"vpbroadcastq {Q[k]}, rdx"')
+            e(f'"mulx {S[k]}, {{q}}, [{{m}} + {o}]"')
+            e('"add {lo}, {q}"')
+            e(f'"adc {{hi}}, {S[k]}"')
+            e('"shrd {lo}, {hi}, 52"')
+            e(f'"mulx {{hi}}, rdx, [{{m}} + {o + VB}]"')
+            e('"and rdx, {mask}"')
+            e(f'"vmovq {S[k]}, {xmm(P(1))}"')
+            e(f'"add {S[k]}, {{lo}}"')
+            e(f'"add {S[k]}, rdx"')
+            if u <= 1:
+                e(f'"add {S[k]}, {{t}}"')
+            # Vector: as style A, the products of a_i (vector u) and d_i
+            # (vectors above u) first, then those of q_i.
+            e(f'"vpbroadcastq {B[k]}, {a_i}"')
+            if u < V - 1:
+                e(f'"vpbroadcastq {D[k]}, {d_i}"')
+            mult = {v: (B[k] if v == u else D[k]) for v in range(u, V)}
+            for v in range(u, V):
+                e(f'"vpmadd52luq {P(v)}, {mult[v]}, {operand("a", k, v)}"')
+            if u > 0:
+                e(f'"kmovw k6, word ptr {t_i}"')
+                e(f'"vpaddq {P(u)}{{{{k6}}}}, {P(u)}, {operand("a", k, u)}"')
+            for v in range(u, V - 1):
+                e(f'"vpmadd52huq {N(v)}, {mult[v]}, {operand("a", k, v)}"')
+            for v in range(V):
+                e(f'"vpmadd52luq {P(v)}, {Q[k]}, {operand("m", k, v)}"')
+            e(f'"valignq {P(0)}{{{{k1}}}}{{{{z}}}}, {P(0)}, {P(0)}, 1"')
+            e(f'"vpmadd52huq {N(V - 1)}, {mult[V - 1]}, {operand("a", k, V - 1)}"')
+            for v in range(V):
+                e(f'"vpmadd52huq {N(v)}, {Q[k]}, {operand("m", k, v)}"')
+        e('".endm"')
+
+    e(f'"mov {{n}}, {digits // V}"')
+    tail = rotated_loop(e, macro, R, digits, lambda u: u * VB, '"lea {b}, [{b} + 8]"')
+    normalise(e, R, S, V, K, tail, True)
+    e('"vzeroupper"')
+
+    name = square_name(V, K, digits)
+    lines = "\n".join(f"            {line}," for line in out)
+    temporaries = asm_temporaries(K, 6)
+    return f"""
+/// AMS of {K} {digits}-digit operand{"s" if K > 1 else ""} ({V} ymm vectors each, strided), one loop.
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `m` and
+/// `r` point to {K} elements of {4 * V} digits each (consecutive),
+/// `scratch` to {K * SCRATCH_VECTORS * V * LANES} words aligned to 32 bytes, `k0` to {K}
+/// values followed by `r` itself, with the contract of the module above.
+#[target_feature(enable = "avx512f,avx512vl,avx512ifma,bmi2")]
+unsafe fn {name}(a: *const u64, scratch: *mut u64, m: *const u64, k0: *const u64) {{
+    // SAFETY: the caller's contract: the block reads a, m (K elements) and
+    // k0 (K + 1 words), writes and reads the scratch, and writes the K
+    // elements at the pointer stored after k0; it declares every register
+    // it changes and uses no stack.
+    unsafe {{
+        core::arch::asm!(
+{lines}
+            a = in(reg) a,
+            b = inout(reg) scratch => _,
+            m = in(reg) m,
+            k0 = in(reg) k0,
+            n = out(reg) _,
+            mask = in(reg) (1u64 << 52) - 1,
+{temporaries}            options(nostack),
+        );
+    }}
+}}
+"""
+
+
+def resident_operands(vec, V, K):
+    """As many vectors of a and m as the registers left in `vec` hold, in
+    the order the loop uses them: `(which, element, vector) -> register`."""
+    resident = {}
+    for v in range(V):
+        for k in range(K):
+            for which in ("a", "m"):
+                r = next(vec, None)
+                if r is not None:
+                    resident[(which, k, v)] = f"ymm{r}"
+    return resident
+
+
+def operands(resident, stride):
+    """Vector v of element k of a or m: its register, or its memory."""
+    return lambda which, k, v: resident.get((which, k, v), f"[{{{which}}} + {k * stride + v * VB}]")
+
+
+def load_resident(e, resident, stride):
+    """The loads of the resident vectors, before the loop."""
+    for (which, k, v), reg in resident.items():
+        e(f'"vmovdqu64 {reg}, [{{{which}}} + {k * stride + v * VB}]"')
+
+
 def shift_masks(e):
     """k1: lanes 0-2 (logical vector 0's shift takes a zero in); k2: lane 0;
     k3: lanes 1-3."""
@@ -565,10 +759,11 @@ def rotated_loop(e, macro, R, digits, offset, advance):
     moves the pointer the offsets are from) and a count down of {n}; then
     the digits % V iterations left over. Returns that count, the tail."""
     V, K = len(R[0]), len(R)
+    name = macro if callable(macro) else (lambda u: macro)
 
     def iteration(u):
         regs = [R[k][(v + u) % V][3:] for k in range(K) for v in range(V)]
-        e(f'"{macro} {offset(u)}, {", ".join(regs)}"')
+        e(f'"{name(u)} {offset(u)}, {", ".join(regs)}"')
 
     if digits >= V:
         e('"2:"')
@@ -580,7 +775,8 @@ def rotated_loop(e, macro, R, digits, offset, advance):
     tail = digits % V
     for u in range(tail):
         iteration(u)
-    e(f'".purgem {macro}"')
+    for m in dict.fromkeys(name(u) for u in range(V)):
+        e(f'".purgem {m}"')
     return tail
 
 
@@ -686,10 +882,14 @@ def main():
     print("        _ => None,")
     print("    }")
     print("}")
-    squares = [(v, 2, d) for v in SQUARE_VECTORS for d in [4 * v] + TAILS.get(v, [])]
+    squares = [
+        (v, 2, d)
+        for v in [*ONE_LOOP_SQUARES, *TWO_PHASE_SQUARES]
+        for d in [4 * v] + TAILS.get(v, [])
+    ]
     print()
-    print("/// Words of scratch a dedicated square takes per element, in vectors of")
-    print("/// four: the columns of a² and the doubled digits.")
+    print("/// The scratch a dedicated square takes per element, in units of `V`")
+    print("/// 256-bit vectors (the most either form of the square takes).")
     print(f"pub(super) const SQUARE_SCRATCH_VECTORS: usize = {SCRATCH_VECTORS};")
     print()
     print("/// The dedicated square for `vectors` 256-bit vectors, `interleave`")
@@ -704,7 +904,8 @@ def main():
     for v, k, style, d in kernels:
         print(kernel(v, k, style, d), end="")
     for v, k, d in squares:
-        print(square_kernel(v, k, d), end="")
+        square = one_loop_square_kernel if v in ONE_LOOP_SQUARES else two_phase_square_kernel
+        print(square(v, k, d), end="")
 
 
 if __name__ == "__main__":

@@ -206,10 +206,9 @@ pub(crate) const KNOWN: &[Known] = &[
         // Measured on Zen 4 (every backend, `speed --variants`, and pairs at
         // most limb counts from 16 to 45): the 256-bit IFMA kernels at every
         // RSA size (Zen 4 runs a 512-bit operation as two halves), pairs
-        // interleaved up to 2432 bits (from 1280 bits with the dedicated
-        // squares, which put the scalar quotient 6 to 11 % ahead of the
-        // vector one and of apart from 2112 bits, where it was 3 to 7 %
-        // behind), apart above; batches on the IFMA batch kernel. With
+        // interleaved up to 2432 bits (the dedicated squares put the scalar
+        // quotient 6 to 11 % ahead of the vector one and of apart from 2112
+        // bits, where it was 3 to 7 % behind), apart above; batches on the IFMA batch kernel. With
         // IFMA off: AVX2 up to 1792 bits and AVX-512F's radix-2^28 kernels
         // above, pairs interleaved on them or apart
         // (level), and the AVX2 batch kernel 4 to 9 % ahead of AVX-512F's

@@ -23,10 +23,10 @@
 //!   that the accumulator's shift is mostly a renaming of registers: the
 //!   fewest instructions per digit, for cores whose IFMA throughput is the
 //!   limit, such as Zen 4, which runs a 512-bit operation as two 256-bit
-//!   halves. Pairs of 7 to 12 vectors (RSA-3072's and RSA-4096's CRT
-//!   halves among them) square with a dedicated square, about three
-//!   quarters of the products (`NUMCRYPT_DISABLE=ifma-square` turns it
-//!   off, for comparisons).
+//!   halves. Pairs of 5 to 12 vectors (RSA-2048's to RSA-4096's CRT
+//!   halves) square with a dedicated square, about three quarters of the
+//!   products (`NUMCRYPT_DISABLE=ifma-square` turns it off, for
+//!   comparisons).
 //!   For pairs the same kernels also come with the quotient digits in the
 //!   vector unit, no scalar work at all
 //!   ([`Exponentiation::Ifma256VectorQuotient`](crate::backend::Exponentiation::Ifma256VectorQuotient)):
