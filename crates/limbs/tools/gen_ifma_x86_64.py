@@ -509,37 +509,7 @@ def two_phase_square_kernel(V, K, digits):
     normalise(e, R, S, V, K, tail, True)
     e('"vzeroupper"')
 
-    name = square_name(V, K, digits)
-    lines = "\n".join(f"            {line}," for line in out)
-    temporaries = asm_temporaries(K, 6)
-    return f'''
-/// AMS of {K} {digits}-digit operand{"s" if K > 1 else ""} ({V} ymm vectors each, strided).
-///
-/// # Safety
-/// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `m` and
-/// `r` point to {K} elements of {4 * V} digits each (consecutive),
-/// `scratch` to {K * SCRATCH_VECTORS * V * LANES} words aligned to 32 bytes, `k0` to {K}
-/// values followed by `r` itself, with the contract of the module above.
-#[target_feature(enable = "avx512f,avx512vl,avx512ifma,bmi2")]
-unsafe fn {name}(a: *const u64, scratch: *mut u64, m: *const u64, k0: *const u64) {{
-    // SAFETY: the caller's contract: the block reads a, m (K elements) and
-    // k0 (K + 1 words), writes and reads the scratch, and writes the K
-    // elements at the pointer stored after k0; it declares every register
-    // it changes and uses no stack.
-    unsafe {{
-        core::arch::asm!(
-{lines}
-            a = inout(reg) a => _,
-            b = inout(reg) scratch => _,
-            m = in(reg) m,
-            k0 = in(reg) k0,
-            n = out(reg) _,
-            mask = in(reg) (1u64 << 52) - 1,
-{temporaries}            options(nostack),
-        );
-    }}
-}}
-'''
+    return square_function(V, K, digits, out, "two phases", "inout(reg) a => _")
 
 
 def one_loop_square_kernel(V, K, digits):
@@ -675,11 +645,17 @@ def one_loop_square_kernel(V, K, digits):
     normalise(e, R, S, V, K, tail, True)
     e('"vzeroupper"')
 
+    return square_function(V, K, digits, out, "one loop", "in(reg) a")
+
+
+def square_function(V, K, digits, out, form, a_operand):
+    """The Rust function around a square's instructions `out` (`form` names
+    it in the documentation; `a_operand` is how the block takes `a`)."""
     name = square_name(V, K, digits)
     lines = "\n".join(f"            {line}," for line in out)
     temporaries = asm_temporaries(K, 6)
-    return f"""
-/// AMS of {K} {digits}-digit operand{"s" if K > 1 else ""} ({V} ymm vectors each, strided), one loop.
+    return f'''
+/// AMS of {K} {digits}-digit operand{"s" if K > 1 else ""} ({V} ymm vectors each, strided), {form}.
 ///
 /// # Safety
 /// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `m` and
@@ -695,7 +671,7 @@ unsafe fn {name}(a: *const u64, scratch: *mut u64, m: *const u64, k0: *const u64
     unsafe {{
         core::arch::asm!(
 {lines}
-            a = in(reg) a,
+            a = {a_operand},
             b = inout(reg) scratch => _,
             m = in(reg) m,
             k0 = in(reg) k0,
@@ -705,7 +681,7 @@ unsafe fn {name}(a: *const u64, scratch: *mut u64, m: *const u64, k0: *const u64
         );
     }}
 }}
-"""
+'''
 
 
 def resident_operands(vec, V, K):

@@ -22167,7 +22167,7 @@ unsafe fn ams_y9_x2_d36(a: *const u64, scratch: *mut u64, m: *const u64, k0: *co
     }
 }
 
-/// AMS of 2 40-digit operands (10 ymm vectors each, strided).
+/// AMS of 2 40-digit operands (10 ymm vectors each, strided), two phases.
 ///
 /// # Safety
 /// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `m` and
@@ -23749,7 +23749,7 @@ unsafe fn ams_y10_x2_d40(a: *const u64, scratch: *mut u64, m: *const u64, k0: *c
     }
 }
 
-/// AMS of 2 44-digit operands (11 ymm vectors each, strided).
+/// AMS of 2 44-digit operands (11 ymm vectors each, strided), two phases.
 ///
 /// # Safety
 /// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `m` and
@@ -25521,7 +25521,7 @@ unsafe fn ams_y11_x2_d44(a: *const u64, scratch: *mut u64, m: *const u64, k0: *c
     }
 }
 
-/// AMS of 2 48-digit operands (12 ymm vectors each, strided).
+/// AMS of 2 48-digit operands (12 ymm vectors each, strided), two phases.
 ///
 /// # Safety
 /// The CPU has AVX-512F, AVX-512VL, AVX-512IFMA and BMI2. `a`, `m` and
