@@ -479,21 +479,7 @@ def two_phase_square_kernel(V, K, digits):
         def N(v):
             return P(v + 1)
 
-        # q = t·k0 mod 2^52 for the lowest position t; the next lowest
-        # s' = (t + m0·q) / 2^52 + its accumulated value + lo(m1·q).
-        e(f'"mov rdx, {S[k]}"')
-        e(f'"imul rdx, [{{k0}} + {8 * k}]"')
-        e('"and rdx, {mask}"')
-        e(f'"vpbroadcastq {Q[k]}, rdx"')
-        e(f'"mulx {{hi}}, {{lo}}, [{{m}} + {o}]"')
-        e(f'"add {{lo}}, {S[k]}"')
-        e('"adc {hi}, 0"')
-        e('"shrd {lo}, {hi}, 52"')
-        e(f'"mulx {{hi}}, rdx, [{{m}} + {o + VB}]"')
-        e('"and rdx, {mask}"')
-        e(f'"vmovq {S[k]}, {xmm(P(1))}"')
-        e(f'"add {S[k]}, {{lo}}"')
-        e(f'"add {S[k]}, rdx"')
+        reduction_step(e, k, S[k], Q[k], o, xmm(P(1)))
         for v in range(V):
             e(f'"vpmadd52luq {P(v)}, {Q[k]}, {m_op(k, v)}"')
         e(f'"valignq {P(0)}{{{{k1}}}}{{{{z}}}}, {P(0)}, {P(0)}, 1"')
@@ -591,32 +577,16 @@ def one_loop_square_kernel(V, K, digits):
                 e(f'"mov rdx, {d_i}"')
                 e(f'"mulx {{q}}, {{t}}, [{{a}} + {o + VB}]"')
                 e('"and {t}, {mask}"')
-                e(f'"add {{lo}}, {S[k]}"')
+                e(f'"add {S[k]}, {{lo}}"')
                 e('"adc {hi}, 0"')
-                e('"mov rdx, {lo}"')
-            else:
-                if u == 1:
-                    e(f'"mov rdx, {a_i}"')
-                    e(f'"mulx {{q}}, {{t}}, [{{a}} + {o + VB}]"')
-                    e('"and {t}, {mask}"')
-                    e(f'"mov {{q}}, [{{a}} + {o + VB}]"')
-                    e(f'"and {{q}}, qword ptr {t_i}"')
-                    e('"add {t}, {q}"')
-                e(f'"mov {{lo}}, {S[k]}"')
-                e('"xor {hi:e}, {hi:e}"')
-                e(f'"mov rdx, {S[k]}"')
-            e(f'"imul rdx, [{{k0}} + {8 * k}]"')
-            e('"and rdx, {mask}"')
-            e(f'"vpbroadcastq {Q[k]}, rdx"')
-            e(f'"mulx {S[k]}, {{q}}, [{{m}} + {o}]"')
-            e('"add {lo}, {q}"')
-            e(f'"adc {{hi}}, {S[k]}"')
-            e('"shrd {lo}, {hi}, 52"')
-            e(f'"mulx {{hi}}, rdx, [{{m}} + {o + VB}]"')
-            e('"and rdx, {mask}"')
-            e(f'"vmovq {S[k]}, {xmm(P(1))}"')
-            e(f'"add {S[k]}, {{lo}}"')
-            e(f'"add {S[k]}, rdx"')
+            if u == 1:
+                e(f'"mov rdx, {a_i}"')
+                e(f'"mulx {{q}}, {{t}}, [{{a}} + {o + VB}]"')
+                e('"and {t}, {mask}"')
+                e(f'"mov {{q}}, [{{a}} + {o + VB}]"')
+                e(f'"and {{q}}, qword ptr {t_i}"')
+                e('"add {t}, {q}"')
+            reduction_step(e, k, S[k], Q[k], o, xmm(P(1)), wide=u == 0)
             if u <= 1:
                 e(f'"add {S[k]}, {{t}}"')
             # Vector: as style A, the products of a_i (vector u) and d_i
@@ -646,6 +616,28 @@ def one_loop_square_kernel(V, K, digits):
     e('"vzeroupper"')
 
     return square_function(V, K, digits, out, "one loop", "in(reg) a")
+
+
+def reduction_step(e, k, s, q, o, next_lowest, wide=False):
+    """The scalar part of a reduction step of element k, whose modulus is
+    at offset o: q_i = t·k0 mod 2^52 for the lowest position t (`s`; with
+    `wide`, `s` plus {hi}·2^64, and {q} is overwritten), broadcast to the
+    vector `q`; then in `s` the next lowest position, (t + m0·q_i) / 2^52
+    + lo(m1·q_i) + its accumulated value, which `next_lowest` (an xmm)
+    holds in lane 0."""
+    e(f'"mov rdx, {s}"')
+    e(f'"imul rdx, [{{k0}} + {8 * k}]"')
+    e('"and rdx, {mask}"')
+    e(f'"vpbroadcastq {q}, rdx"')
+    e(f'"mulx {{q}}, {{lo}}, [{{m}} + {o}]"' if wide else f'"mulx {{hi}}, {{lo}}, [{{m}} + {o}]"')
+    e(f'"add {{lo}}, {s}"')
+    e('"adc {hi}, {q}"' if wide else '"adc {hi}, 0"')
+    e('"shrd {lo}, {hi}, 52"')
+    e(f'"mulx {{hi}}, rdx, [{{m}} + {o + VB}]"')
+    e('"and rdx, {mask}"')
+    e(f'"vmovq {s}, {next_lowest}"')
+    e(f'"add {s}, {{lo}}"')
+    e(f'"add {s}, rdx"')
 
 
 def square_function(V, K, digits, out, form, a_operand):
