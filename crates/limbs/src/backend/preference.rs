@@ -208,10 +208,10 @@ pub(crate) const KNOWN: &[Known] = &[
         // RSA size (Zen 4 runs a 512-bit operation as two halves), pairs
         // interleaved up to 2432 bits (the dedicated squares put the scalar
         // quotient 6 to 11 % ahead of the vector one and of apart from 2112
-        // bits, where it was 3 to 7 % behind), apart above; batches on the IFMA batch kernel. With
-        // IFMA off: AVX2 up to 1792 bits and AVX-512F's radix-2^28 kernels
-        // above, pairs interleaved on them or apart
-        // (level), and the AVX2 batch kernel 4 to 9 % ahead of AVX-512F's
+        // bits, where it was 3 to 7 % behind), apart above; batches on the
+        // IFMA batch kernel. With IFMA off: AVX2 up to 1792 bits and
+        // AVX-512F's radix-2^28 kernels above, pairs interleaved on them or
+        // apart (level), and the AVX2 batch kernel 4 to 9 % ahead of AVX-512F's
         // eight lanes; a pass of a batch kernel costs about as much as
         // three signatures one at a time. Zen 3 models not listed above
         // take this row (it skips what they lack). To a short public
