@@ -10,13 +10,15 @@
 //!
 //! The 1024-bit case uses `Uint<16>`, the 2048-bit case `BoxedUint` with 32
 //! limbs; `1024short` is the 1024-bit case with the exponent bounded to its
-//! low [`SHORT_EXP_BITS`] bits (`pow_bounded`), and `1024pair` runs
+//! low [`SHORT_EXP_BITS`] bits (`pow_bounded`; `2048short` the same on
+//! `Uint<32>`, where the 256-bit IFMA kernels square a lone operand with
+//! their dedicated square), and `1024pair` runs
 //! `MontyParams::pow_bounded_pair` (RSA's two CRT halves, interleaved on the
 //! IFMA backend) on two 1024-bit moduli, both exponents of the one pattern,
 //! bounded the same way (`2048pair` the same at 2048 bits, where the
 //! 256-bit IFMA kernels' dedicated square runs in two phases rather than
-//! in one loop): the short cases keep single-stepping short. The call is bracketed by two
-//! `getppid()` system calls, the markers
+//! in one loop): the short cases keep single-stepping short. The call is
+//! bracketed by two `getppid()` system calls, the markers
 //! between which `.ci/icount.c` counts instructions natively (single-stepping
 //! under ptrace): that is how the AVX-512 IFMA path, which valgrind cannot
 //! run, is counted. With `CT_PROBE_BACKEND=avx2` in the environment every
@@ -90,16 +92,18 @@ fn pow<U: Unsigned>(
     }
 }
 
-/// The measured exponentiation at 1024 bits. Not inlined, so that callgrind
-/// can collect exactly this call (`--toggle-collect='*probe_target*'`).
+/// The measured exponentiation at `64 L` bits, the exponent bounded to
+/// `bits`. Not inlined, so that callgrind can collect exactly this call
+/// (`--toggle-collect='*probe_target*'`).
 #[inline(never)]
-fn probe_target_u1024(
-    params: &MontyParams<Uint<16>>,
-    base: &MontyForm<Uint<16>>,
-    exp: &Uint<16>,
-) -> MontyForm<Uint<16>> {
+fn probe_target_uint<const L: usize>(
+    params: &MontyParams<Uint<L>>,
+    base: &MontyForm<Uint<L>>,
+    exp: &Uint<L>,
+    bits: u32,
+) -> MontyForm<Uint<L>> {
     marker();
-    let r = pow(params, base, exp, 1024);
+    let r = pow(params, base, exp, bits);
     marker();
     r
 }
@@ -121,19 +125,6 @@ fn probe_target_boxed2048(
 /// any dependence on their values, at a tenth of a full exponentiation's
 /// instructions.
 const SHORT_EXP_BITS: u32 = 64;
-
-/// The measured exponentiation at 1024 bits with a short exponent.
-#[inline(never)]
-fn probe_target_short1024(
-    params: &MontyParams<Uint<16>>,
-    base: &MontyForm<Uint<16>>,
-    exp: &Uint<16>,
-) -> MontyForm<Uint<16>> {
-    marker();
-    let r = pow(params, base, exp, SHORT_EXP_BITS);
-    marker();
-    r
-}
 
 /// The measured pair of exponentiations (`L` limbs each).
 #[inline(never)]
@@ -293,22 +284,24 @@ fn exponent(pattern: &str, n: usize) -> Option<Vec<u64>> {
     Some(e)
 }
 
-/// One 1024-bit exponentiation through `probe` with the whole exponent
-/// (`short` false) or its low [`SHORT_EXP_BITS`] bits.
-fn run_u1024(e: Vec<u64>, short: bool) -> u64 {
-    let m = Uint::<16>::from_words(modulus(16).try_into().expect("16 limbs"));
-    let mut exp = Uint::<16>::from_words(e.try_into().expect("16 limbs"));
+/// One `64 L`-bit exponentiation with the whole exponent (`short` false)
+/// or its low [`SHORT_EXP_BITS`] bits.
+fn run_uint<const L: usize>(e: Vec<u64>, short: bool) -> u64 {
+    let m = Uint::<L>::from_words(modulus(L).try_into().expect("L limbs"));
+    let mut exp = Uint::<L>::from_words(e.try_into().expect("L limbs"));
     let params = MontyParams::new(m).expect("odd modulus");
-    let base = params.to_monty(&Uint::<16>::from_words(
-        limbs(0x6261_7365, 16).try_into().expect("16 limbs"),
+    let base = params.to_monty(&Uint::<L>::from_words(
+        limbs(0x6261_7365, L).try_into().expect("L limbs"),
     ));
-    let probe = match short {
-        true => probe_target_short1024,
-        false => probe_target_u1024,
-    };
-    let result = black_box(probe(black_box(&params), black_box(&base), black_box(&exp)));
+    let bits = if short { SHORT_EXP_BITS } else { 64 * L as u32 };
+    let result = black_box(probe_target_uint(
+        black_box(&params),
+        black_box(&base),
+        black_box(&exp),
+        bits,
+    ));
     if short {
-        exp = Uint::<16>::from_words(core::array::from_fn(|i| match i {
+        exp = Uint::<L>::from_words(core::array::from_fn(|i| match i {
             0 => exp.as_words()[0],
             _ => 0,
         }));
@@ -507,7 +500,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || {
         eprintln!(
-            "usage: ct_probe <1024|1024short|1024pair|2048pair|1024batch|2048|trial|goldilocks|p521|p256|r521> <{}>",
+            "usage: ct_probe <1024|1024short|2048short|1024pair|2048pair|1024batch|2048|trial|goldilocks|p521|p256|r521> <{}>",
             PATTERNS.join("|")
         );
         ExitCode::from(2)
@@ -547,8 +540,11 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let digest = match (width.as_str(), exponent(pattern, 32)) {
-        ("1024", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), false),
-        ("1024short", Some(_)) => run_u1024(exponent(pattern, 16).expect("known pattern"), true),
+        ("1024", Some(_)) => run_uint::<16>(exponent(pattern, 16).expect("known pattern"), false),
+        ("1024short", Some(_)) => {
+            run_uint::<16>(exponent(pattern, 16).expect("known pattern"), true)
+        }
+        ("2048short", Some(e)) => run_uint::<32>(e, true),
         ("1024pair", Some(_)) => run_pair::<16>(exponent(pattern, 16).expect("known pattern")),
         ("2048pair", Some(_)) => run_pair::<32>(exponent(pattern, 32).expect("known pattern")),
         ("1024batch", Some(_)) => match run_batch1024(pattern) {
@@ -565,7 +561,7 @@ fn main() -> ExitCode {
     };
     println!("{width}-bit pow, exponent {pattern}: low limb of result {digest:#018x}");
     let (nlimbs, interleave) = match width.as_str() {
-        "2048" => (32, 1),
+        "2048" | "2048short" => (32, 1),
         "1024pair" => (16, 2),
         "2048pair" => (32, 2),
         "1024batch" => (16, named_backend().map_or(1, |b| b.lanes())),

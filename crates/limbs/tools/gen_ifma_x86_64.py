@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates the 256-bit (ymm) AVX-512 IFMA almost-Montgomery multiplication
-kernels, and dedicated squares for pairs:
+kernels, and dedicated squares:
 
     python3 tools/gen_ifma_x86_64.py > src/backend/x86_64_ifma/gen/ymm.rs
 
@@ -66,7 +66,7 @@ then a carry-lookahead over the lane masks (`((g << 1) + p) ^ p`, the
 masks gathered into position order with `pdep` and scattered back with
 `pext`) adds the last carries without a ripple.
 
-# The dedicated square (AMS), for pairs of 5 to 12 vectors
+# The dedicated square (AMS): pairs of 5 to 12 vectors, lone operands of 9 to 16
 
 AMM runs 4V IFMA an iteration for each element, half of them for a·b_i; a
 square needs about half of those. Row i (digit a_i, of class u = i mod V)
@@ -82,30 +82,33 @@ is what row i − 1 lost from them; its part at class u is added back as
 vector u, masked by t_(i−1), one vector a row. (a < 2m < 2^(52N − 1), so the
 top digit carries nothing out.)
 
-- **One loop** (5 to 9 vectors): AMM's loop, style A, where the iteration of
-  class u (static: the loop body is V iterations) takes the products of a_i
-  and d_i for vectors u to V − 1 only, adds the masked vector u, and adds in
-  scalar code the row's part at the two lowest positions (class 0: a0·a_i
-  and lo(a1·d_i); class 1: lo(a1·a_i) and a1 masked by t_(i−1)). Every
-  position has all its products by the iteration that retires it, so the
-  quotients, and the result, are AMM's. A prologue writes a (whose digits
-  the loop broadcasts through its lane-moving pointer), d and the masks
-  −t_(i−1) to the scratch. 2(V − u) + 2V IFMA an iteration, 3V + 1 on
-  average, against 4V; the reduction's serial chain stays hidden behind
-  the products as in AMM.
-- **Two phases** (10 to 12 vectors), over the scratch. Phase 1, one element
-  at a time: a² as "columns": row i times vector v adds to column vector
-  c = i + v, whose lanes are positions c, c + V, c + 2V, c + 3V (a position
-  sits in up to four columns; the sum is what counts). A row's low and high
-  products go to two windows of V + 1 column vectors (two chains, half as
-  long), which rotate through registers; column i is complete after row i
-  and is stored. Phase 2, the K elements together: the reduction, style A
-  without the products of b (2V IFMA an iteration); the accumulator starts
-  as columns 0 to V − 1, and after iteration i's shift the position that
-  enters at the top belongs to column i + V, whose other lanes are the
-  positions the logical vector holds, so the column is added whole. The
-  same IFMA count as one loop, scheduled otherwise: on Zen 4 it is the
-  faster from 10 vectors, the one loop below that (benches/RESULTS.md,
+- **One loop** (pairs of 5 to 9 vectors, lone operands of 9 to 16): AMM's
+  loop, style A, where the iteration of class u (static: the loop body is V
+  iterations) takes the products of a_i and d_i for vectors u to V − 1 only,
+  adds the masked vector u, and adds in scalar code the row's part at the
+  two lowest positions (class 0: a0·a_i and lo(a1·d_i); class 1: lo(a1·a_i)
+  and a1 masked by t_(i−1)). Every position has all its products by the
+  iteration that retires it, so the quotients, and the result, are AMM's. A
+  prologue writes a (whose digits the loop broadcasts through its
+  lane-moving pointer), d and the masks −t_(i−1) to the scratch.
+  2(V − u) + 2V IFMA an iteration, 3V + 1 on average, against 4V; the
+  reduction's serial chain stays hidden behind the products as in AMM. A
+  lone operand's AMM is style T, whose chain is shorter: below 9 vectors,
+  where a lone loop is latency-bound, `llvm-mca`'s Intel models put it
+  ahead of the square (Zen 4 measures the square 4 to 6 % ahead).
+- **Two phases** (pairs of 10 to 12 vectors), over the scratch. Phase 1, one
+  element at a time: a² as "columns": row i times vector v adds to column
+  vector c = i + v, whose lanes are positions c, c + V, c + 2V, c + 3V (a
+  position sits in up to four columns; the sum is what counts). A row's low
+  and high products go to two windows of V + 1 column vectors (two chains,
+  half as long), which rotate through registers; column i is complete after
+  row i and is stored. Phase 2, the K elements together: the reduction,
+  style A without the products of b (2V IFMA an iteration); the accumulator
+  starts as columns 0 to V − 1, and after iteration i's shift the position
+  that enters at the top belongs to column i + V, whose other lanes are the
+  positions the logical vector holds, so the column is added whole. The same
+  IFMA count as one loop, scheduled otherwise: on Zen 4 it is the faster
+  from 10 vectors, the one loop below that (benches/RESULTS.md,
   "zen4-one-loop-squares"); at 5 and 6 vectors its reduction, alone, is a
   serial chain longer than its products.
 
@@ -147,6 +150,9 @@ TAILS = {8: [30]}
 # the square's columns (at most 5V vectors) and the doubled digits (V).
 ONE_LOOP_SQUARES = range(5, 10)
 TWO_PHASE_SQUARES = range(10, 13)
+# Lone squares (K = 1), in one loop, from 9 vectors (benches/RESULTS.md,
+# "zen4-single-squares": measured on Zen 4, modelled for Intel).
+SINGLE_SQUARES = range(9, 17)
 PRODUCT_VECTORS = 5
 SCRATCH_VECTORS = PRODUCT_VECTORS + 1
 
@@ -851,8 +857,9 @@ def main():
     print("    }")
     print("}")
     squares = [
-        (v, 2, d)
-        for v in [*ONE_LOOP_SQUARES, *TWO_PHASE_SQUARES]
+        (v, k, d)
+        for k, vectors in ((1, SINGLE_SQUARES), (2, [*ONE_LOOP_SQUARES, *TWO_PHASE_SQUARES]))
+        for v in vectors
         for d in [4 * v] + TAILS.get(v, [])
     ]
     print()
@@ -872,7 +879,8 @@ def main():
     for v, k, style, d in kernels:
         print(kernel(v, k, style, d), end="")
     for v, k, d in squares:
-        square = one_loop_square_kernel if v in ONE_LOOP_SQUARES else two_phase_square_kernel
+        one_loop = k == 1 or v in ONE_LOOP_SQUARES
+        square = one_loop_square_kernel if one_loop else two_phase_square_kernel
         print(square(v, k, d), end="")
 
 
