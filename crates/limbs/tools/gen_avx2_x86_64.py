@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generates the AVX2 almost-Montgomery multiplication kernels:
+"""Generates the AVX2 almost-Montgomery multiplication kernels and their
+dedicated squares:
 
     python3 tools/gen_avx2_x86_64.py > src/backend/x86_64_avx2/gen/amm.rs
     python3 tools/gen_avx2_x86_64.py --zmm > src/backend/x86_64_avx2/gen/amm_zmm.rs
@@ -55,6 +56,25 @@ two carry passes over the stored vectors (each lane's bits above 28 move
 one position up: vector v's to vector v + 1, the top vector's to vector 0
 one lane up) bring every digit below 2^28 + 2^8.
 
+# The dedicated square (AMS)
+
+AMM with b = a, where each pair of digits of different classes (a class
+being a digit's vector, j mod V) is multiplied once and doubled. Row i
+(digit a_i, of class u = i mod V: static, as the loop body is V
+iterations, so each class has its own code, chosen by `.if` on the macro's
+parameter) multiplies a_i by vector u (the pairs of one class meet in both
+of their rows, as in a·b) and 2·a_i by the vectors above u, and nothing of
+a by the vectors below u, whose pairs with a_i the rows of lower class
+took. Row i's product with digit j lands on position i + j whatever the
+class order, no later than the iteration that retires it, so every
+position has all its products in time and the quotients, and the result,
+are AMM's. The scalar part adds the row's own products at the two lowest
+positions: a0·a_i and 2·a1·a_i in class 0, a1·a_i in class 1, none above.
+2·a_i (29 bits) fits `vpmuludq`'s 32, and a position sums the same
+products as AMM's with b = a (each doubled pair standing for two), so no
+lane holds more than in AMM. Of a's V products an iteration it keeps
+V − u, (V + 1)/2 on average: about three quarters of AMM's `vpmuludq`.
+
 Constant time: every loop count is public (the digit count), no branch or
 address depends on a value, and `vpmuludq`, `imul` and the other
 instructions used have data-independent timing.
@@ -101,7 +121,114 @@ def loop(e, V, N, iteration):
     return tail
 
 
-def kernel(V, N):
+def iteration_body(e, V, nreg, square, B, Q, T0, T1, xmm, slot_mem):
+    """One iteration's instructions: AMM's or, for the dedicated square,
+    those of a row of class u (the macro's parameter, tested by `.if`):
+    a_i times vector u, 2·a_i times the vectors above u, nothing of a below
+    u (see the module docstring)."""
+
+    def when(cond, then, otherwise=()):
+        """`then` where the square's `cond` holds, else `otherwise`; AMM's
+        `then` alone."""
+        if not square:
+            then()
+            return
+        e(f'".if {cond}"')
+        then()
+        if otherwise:
+            e('".else"')
+            otherwise()
+        e('".endif"')
+
+    def square_only(cond, then):
+        """`then` where the square's `cond` holds; nothing in AMM."""
+        if square:
+            when(cond, then)
+
+    e('"mov rdx, [{b} + \\\\off]"')
+    e(f'"vpbroadcastq {B}, qword ptr [{{b}} + \\\\off]"')
+
+    # Scalar: t = s + the row's product at the lowest position (a0·b_i; in
+    # a square, a0·a_i in rows of class 0 only).
+    def lowest():
+        e('"mov {t}, [{a}]"')
+        e('"imul {t}, rdx"')
+        e('"add {t}, {s}"')
+
+    when("\\\\u == 0", lowest, lambda: e('"mov {t}, {s}"'))
+    e('"mov {q}, {t}"')
+    e('"and {q}, {mask}"')
+    e(f'"vmovq {xmm(Q)}, {{q}}"')
+    e(f'"vpbroadcastq {Q}, {xmm(Q)}"')
+    e(f'"shr {{t}}, {RADIX_BITS}"')
+    # Position 1's accumulated value: logical vector 1, lane 0.
+    e(f'".if \\\\r1 < {nreg}"')
+    e('"vmovq {s}, xmm\\\\r1"')
+    e('".else"')
+    e(f'"mov {{s}}, {slot_mem("r1")}"')
+    e('".endif"')
+    e('"add {s}, {t}"')
+
+    # The row's product at position 1 (digit 1: vector 1, lane 0): a1·b_i;
+    # in a square 2·a1·a_i in rows of class 0, a1·a_i in rows of class 1.
+    def second():
+        e(f'"imul rdx, [{{a}} + {VB}]"')
+        square_only("\\\\u == 0", lambda: e('"add rdx, rdx"'))
+        e('"add {s}, rdx"')
+
+    when("\\\\u <= 1", second)
+    e(f'"imul {{q}}, [{{consts}} + {C_M1}]"')
+    e('"add {s}, {q}"')
+    for v in range(V):
+        p = f"r{v}"
+        reg = f"ymm\\\\{p}"
+        of_a = f"\\\\u <= {v}"
+
+        def double():
+            """In a square, B doubles after vector u's product."""
+            if v < V - 1:
+                square_only(f"\\\\u == {v}", lambda: e(f'"vpaddq {B}, {B}, {B}"'))
+
+        e(f'".if \\\\{p} < {nreg}"')
+
+        def product_in_register():
+            e(f'"vpmuludq {T0}, {B}, [{{a}} + {VB * v}]"')
+            e(f'"vpaddq {reg}, {reg}, {T0}"')
+            double()
+
+        when(of_a, product_in_register)
+        e(f'"vpmuludq {T1}, {Q}, [{{m}} + {VB * v}]"')
+        e(f'"vpaddq {reg}, {reg}, {T1}"')
+        if v == 0:
+            e(f'"vpermq {reg}, {reg}, 0x39"')
+            e(f'"vpand {reg}, {reg}, [{{consts}} + {C_LOW3}]"')
+        e('".else"')
+
+        def products_in_scratch(acc):
+            def run():
+                if acc == T0:
+                    e(f'"vpmuludq {T0}, {B}, [{{a}} + {VB * v}]"')
+                    double()
+                    e(f'"vpmuludq {T1}, {Q}, [{{m}} + {VB * v}]"')
+                    e(f'"vpaddq {T0}, {T0}, {slot_mem(p)}"')
+                    e(f'"vpaddq {T0}, {T0}, {T1}"')
+                else:
+                    e(f'"vpmuludq {T1}, {Q}, [{{m}} + {VB * v}]"')
+                    e(f'"vpaddq {T1}, {T1}, {slot_mem(p)}"')
+                if v == 0:
+                    e(f'"vpermq {acc}, {acc}, 0x39"')
+                    e(f'"vpand {acc}, {acc}, [{{consts}} + {C_LOW3}]"')
+                e(f'"vmovdqa {slot_mem(p)}, {acc}"')
+
+            return run
+
+        when(of_a, products_in_scratch(T0), products_in_scratch(T1))
+        e('".endif"')
+
+
+def kernel(V, N, square=False):
+    """AMM, or with `square` the dedicated square (b = a; see the module
+    docstring)."""
     nreg = min(V, REGISTER_SLOTS)
     B, Q, T0, T1 = "ymm12", "ymm13", "ymm14", "ymm15"
 
@@ -118,62 +245,23 @@ def kernel(V, N):
     e('"xor {s:e}, {s:e}"')
 
     # One iteration: `off` is the byte offset of b_i from the loop's b
-    # pointer, then the slot of each logical vector (a register number below
-    # REGISTER_SLOTS, else a scratch vector).
-    macro = f"avx2_amm_step_y{V}_d{N}"
-    params = [f"r{v}" for v in range(V)]
+    # pointer, then (in a square) the class u of the iteration's digit, its
+    # place in the group, then the slot of each logical vector (a register
+    # number below REGISTER_SLOTS, else a scratch vector).
+    name = "ams" if square else "amm"
+    macro = f"avx2_{name}_step_y{V}_d{N}"
+    params = (["u"] if square else []) + [f"r{v}" for v in range(V)]
     e(f'".macro {macro} off, {", ".join(params)}"')
 
     def slot_mem(p):
         return f"[{{acc}} + {VB} * \\\\{p} - {VB * nreg}]"
 
-    e('"mov rdx, [{b} + \\\\off]"')
-    e(f'"vpbroadcastq {B}, qword ptr [{{b}} + \\\\off]"')
-    e('"mov {t}, [{a}]"')
-    e('"imul {t}, rdx"')
-    e('"add {t}, {s}"')
-    e('"mov {q}, {t}"')
-    e('"and {q}, {mask}"')
-    e(f'"vmovq {xmm(Q)}, {{q}}"')
-    e(f'"vpbroadcastq {Q}, {xmm(Q)}"')
-    e(f'"shr {{t}}, {RADIX_BITS}"')
-    # Position 1's accumulated value: logical vector 1, lane 0.
-    e(f'".if \\\\r1 < {nreg}"')
-    e('"vmovq {s}, xmm\\\\r1"')
-    e('".else"')
-    e(f'"mov {{s}}, {slot_mem("r1")}"')
-    e('".endif"')
-    e('"add {s}, {t}"')
-    e(f'"imul rdx, [{{a}} + {VB}]"')  # a1·b_i (digit 1: vector 1, lane 0)
-    e('"add {s}, rdx"')
-    e(f'"imul {{q}}, [{{consts}} + {C_M1}]"')
-    e('"add {s}, {q}"')
-    for v in range(V):
-        p = f"r{v}"
-        reg = f"ymm\\\\{p}"
-        e(f'".if \\\\{p} < {nreg}"')
-        e(f'"vpmuludq {T0}, {B}, [{{a}} + {VB * v}]"')
-        e(f'"vpaddq {reg}, {reg}, {T0}"')
-        e(f'"vpmuludq {T1}, {Q}, [{{m}} + {VB * v}]"')
-        e(f'"vpaddq {reg}, {reg}, {T1}"')
-        if v == 0:
-            e(f'"vpermq {reg}, {reg}, 0x39"')
-            e(f'"vpand {reg}, {reg}, [{{consts}} + {C_LOW3}]"')
-        e('".else"')
-        e(f'"vpmuludq {T0}, {B}, [{{a}} + {VB * v}]"')
-        e(f'"vpmuludq {T1}, {Q}, [{{m}} + {VB * v}]"')
-        e(f'"vpaddq {T0}, {T0}, {slot_mem(p)}"')
-        e(f'"vpaddq {T0}, {T0}, {T1}"')
-        if v == 0:
-            e(f'"vpermq {T0}, {T0}, 0x39"')
-            e(f'"vpand {T0}, {T0}, [{{consts}} + {C_LOW3}]"')
-        e(f'"vmovdqa {slot_mem(p)}, {T0}"')
-        e('".endif"')
+    iteration_body(e, V, nreg, square, B, Q, T0, T1, xmm, slot_mem)
     e('".endm"')
 
     def iteration(u):
         """Iteration u of a group of V: logical vector v is slot (v + u) % V."""
-        slots = ", ".join(str((v + u) % V) for v in range(V))
+        slots = ", ".join(([str(u)] if square else []) + [str((v + u) % V) for v in range(V)])
         e(f'"{macro} {u * VB}, {slots}"')
 
     tail = loop(e, V, N, iteration)
@@ -212,12 +300,13 @@ def kernel(V, N):
         e(f'"vmovdqu [{{r}}], {X}"')
     e('"vzeroupper"')
 
-    name = f"amm_y{V}_d{N}"
+    name = f"{name}_y{V}_d{N}"
     lines = "\n".join(f"            {line}," for line in out)
     acc_use = "" if V > nreg else '            "/* no scratch vectors: {acc} */",\n'
     clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(16))
+    what = "AMS (called with `b` equal to `a`)" if square else "AMM"
     return f'''
-/// AMM of {N}-digit operands ({V} ymm vectors, strided; {max(V - nreg, 0)} accumulator vectors in scratch).
+/// {what} of {N}-digit operands ({V} ymm vectors, strided; {max(V - nreg, 0)} accumulator vectors in scratch).
 ///
 /// # Safety
 /// The CPU has AVX2 and BMI2. `r`, `a`, `b` and `m` point to {4 * V}
@@ -265,7 +354,7 @@ def main():
     for v in VECTORS:
         for digits in TAILS.get(v, []) + [4 * v]:
             kernels.append((v, digits))
-    print("//! The AVX2 almost-Montgomery multiplications, radix 2^28.")
+    print("//! The AVX2 almost-Montgomery multiplications and squares, radix 2^28.")
     print("//!")
     print("//! GENERATED by `tools/gen_avx2_x86_64.py`; do not edit by hand (`.ci/run`")
     print("//! checks that this file matches the script). The script's docstring has")
@@ -282,8 +371,20 @@ def main():
     print("        _ => None,")
     print("    }")
     print("}")
+    print()
+    print("/// The dedicated square for `vectors` 256-bit vectors and `digits`")
+    print("/// digits, if there is one (called with `b` equal to `a`).")
+    print("pub(super) fn ams_kernel(vectors: usize, digits: usize) -> Option<AmmKernel> {")
+    print("    match (vectors, digits) {")
+    for v, d in kernels:
+        print(f"        ({v}, {d}) => Some(ams_y{v}_d{d}),")
+    print("        _ => None,")
+    print("    }")
+    print("}")
     for v, d in kernels:
         print(kernel(v, d), end="")
+    for v, d in kernels:
+        print(kernel(v, d, square=True), end="")
 
 
 # ---------------------------------------------------------------------------

@@ -33,7 +33,8 @@
 //!    exponentiation, the batch kernel included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
 //!    `avx512-batch`, `avx512-radix28`, `ifma-square` (the 256-bit IFMA
-//!    kernels' dedicated squares), `batch` (every batch kernel),
+//!    kernels' dedicated squares), `avx2-square` (the AVX2 kernels'),
+//!    `batch` (every batch kernel),
 //!    `avx512` (every AVX-512 kernel: IFMA, and AVX-512F's in radix 2^28),
 //!    `neon`, each of which turns that backend off
 //!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
@@ -395,7 +396,7 @@ fn run_vector_exponentiation<const K: usize>(
 ) -> bool {
     dispatch!(k => match (backend, ifma_variant(backend)) {
         (_, Some(variant)) => x86_64_ifma::run(&k, variant, selection().ifma_squares(), job),
-        (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, job),
+        (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, selection().avx2_squares(), job),
         (Exponentiation::Avx512, None) => x86_64_avx2::zmm::run(&k, job),
         (Exponentiation::IfmaBatch, None) => x86_64_mb::ifma::run(&k, job),
         (Exponentiation::Avx2Batch, None) => x86_64_mb::avx2::run(&k, job),
@@ -619,6 +620,7 @@ const DISABLE_AVX2_BATCH: u32 = 1 << 6;
 const DISABLE_AVX512_BATCH: u32 = 1 << 7;
 const DISABLE_AVX512_RADIX28: u32 = 1 << 12;
 const DISABLE_IFMA_SQUARE: u32 = 1 << 15;
+const DISABLE_AVX2_SQUARE: u32 = 1 << 24;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -636,6 +638,38 @@ const KNOWN_SHIFT: u32 = 16;
 const KNOWN_MASK: u32 = 0xff << KNOWN_SHIFT;
 /// Set once the rest is filled in.
 const READY: u32 = 1 << 31;
+
+// Every flag has a bit of its own, apart from the CPU's index.
+const _: () = {
+    let flags = [
+        DISABLE_ADX,
+        DISABLE_IFMA256,
+        DISABLE_IFMA512,
+        DISABLE_AVX2,
+        DISABLE_NEON,
+        DISABLE_IFMA_BATCH,
+        DISABLE_AVX2_BATCH,
+        DISABLE_AVX512_BATCH,
+        DISABLE_AVX512_RADIX28,
+        DISABLE_IFMA_SQUARE,
+        DISABLE_AVX2_SQUARE,
+        HAS_ADX,
+        HAS_IFMA,
+        HAS_AVX512,
+        HAS_AVX2,
+        HAS_NEON,
+        PREFERS_NEON,
+        KNOWN_MASK,
+        READY,
+    ];
+    let mut seen = 0;
+    let mut i = 0;
+    while i < flags.len() {
+        assert!(seen & flags[i] == 0, "two flags share a bit");
+        seen |= flags[i];
+        i += 1;
+    }
+};
 
 /// The process' choice of backends: made once, on first use.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -764,6 +798,12 @@ impl Selection {
         self.0 & DISABLE_IFMA_SQUARE == 0
     }
 
+    /// The same for the AVX2 kernels (`NUMCRYPT_DISABLE=avx2-square`).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
+    pub(crate) fn avx2_squares(self) -> bool {
+        self.0 & DISABLE_AVX2_SQUARE == 0
+    }
+
     fn ifma_usable(self, e: Exponentiation) -> bool {
         let off = match e {
             Exponentiation::Ifma256 | Exponentiation::Ifma256VectorQuotient => DISABLE_IFMA256,
@@ -838,6 +878,7 @@ impl fmt::Display for Selection {
             (DISABLE_AVX512_BATCH, "avx512-batch"),
             (DISABLE_AVX512_RADIX28, "avx512-radix28"),
             (DISABLE_IFMA_SQUARE, "ifma-square"),
+            (DISABLE_AVX2_SQUARE, "avx2-square"),
         ];
         let mut first = true;
         for (bit, name) in off {
@@ -976,6 +1017,7 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("avx512-batch") => DISABLE_AVX512_BATCH,
             w if w.eq_ignore_ascii_case("avx512-radix28") => DISABLE_AVX512_RADIX28,
             w if w.eq_ignore_ascii_case("ifma-square") => DISABLE_IFMA_SQUARE,
+            w if w.eq_ignore_ascii_case("avx2-square") => DISABLE_AVX2_SQUARE,
             w if w.eq_ignore_ascii_case("avx512") => DISABLE_AVX512,
             w if w.eq_ignore_ascii_case("batch") => {
                 DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
@@ -1013,6 +1055,7 @@ mod tests {
         assert_eq!(parse_disable("avx512-batch"), DISABLE_AVX512_BATCH);
         assert_eq!(parse_disable("avx512-radix28"), DISABLE_AVX512_RADIX28);
         assert_eq!(parse_disable("ifma-square"), DISABLE_IFMA_SQUARE);
+        assert_eq!(parse_disable("avx2-square"), DISABLE_AVX2_SQUARE);
         assert_eq!(parse_disable("ifma-batch"), DISABLE_IFMA_BATCH);
         assert_eq!(
             parse_disable("ifma512,neon,bogus"),

@@ -204,10 +204,15 @@ pub(crate) fn takes(n: usize) -> bool {
 }
 
 /// Runs `job`, an exponentiation, on this backend's arithmetic for the `K`
-/// moduli of `ctxs` (of one limb count), as the IFMA backend's `run` does.
-/// Returns `false`, having done nothing, when the CPU lacks AVX2 or the
-/// size has no kernel (see [`takes`]).
-pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_, '_, K>) -> bool {
+/// moduli of `ctxs` (of one limb count), as the IFMA backend's `run` does;
+/// with `squares`, squares run on the dedicated square. Returns `false`,
+/// having done nothing, when the CPU lacks AVX2 or the size has no kernel
+/// (see [`takes`]).
+pub(crate) fn run<const K: usize>(
+    limbs: &dyn LimbMontgomery,
+    squares: bool,
+    job: ExpJob<'_, '_, '_, K>,
+) -> bool {
     let Some(avx2) = Avx2::detect() else {
         return false;
     };
@@ -218,6 +223,9 @@ pub(crate) fn run<const K: usize>(limbs: &dyn LimbMontgomery, job: ExpJob<'_, '_
         let mut arith = Amm::<V, K> {
             avx2,
             kernel,
+            square: squares
+                .then(|| generated::ams_kernel(vectors, digits))
+                .flatten(),
             m: Aligned([[[0; LANES]; V]; K]),
             consts: Aligned([[[0; 4]; 4]; K]),
             acc: Aligned([[0; LANES]; V]),
@@ -239,6 +247,9 @@ struct Amm<const V: usize, const K: usize> {
     /// Proof that the CPU has what the kernels need.
     avx2: Avx2,
     kernel: AmmKernel,
+    /// The dedicated square for the size, where it is chosen (called with
+    /// `b = a`).
+    square: Option<AmmKernel>,
     /// The digits of each `m'`; the lowest is `2^28 − 1`.
     m: Aligned<Elem<LANES, V, K>>,
     consts: Aligned<[Consts; K]>,
@@ -247,6 +258,40 @@ struct Amm<const V: usize, const K: usize> {
     acc: Aligned<[Lanes; V]>,
     /// `N`, the digit count (at most `4V`; the kernel is made for it).
     digits: usize,
+}
+
+impl<const V: usize, const K: usize> Amm<V, K> {
+    /// `kernel` (the multiplication or the square, for `b = a`) on every
+    /// value.
+    fn run_kernel(&mut self, kernel: AmmKernel, out: &mut [u64], a: &[u64], b: &[u64]) {
+        let len = V * LANES;
+        let (out, a, b) = (&mut out[..K * len], &a[..K * len], &b[..K * len]);
+        for k in 0..K {
+            let (r, a, b) = (&mut out[k * len..][..len], &a[k * len..], &b[k * len..]);
+            // SAFETY: `self.avx2` proves the CPU has AVX2 and BMI2. `r`,
+            // `a`, `b` and `self.m.0[k]` hold 4V digits (checked above; `m`
+            // by its type), `self.consts.0[k]` is the 16-word constant block
+            // and `self.acc` has room for V scratch vectors, both 64-byte
+            // aligned; `kernel` is a kernel made for `self.digits` digits in
+            // V vectors (`shape`), given its group count, and a square is
+            // given `b = a`; the operands are below twice their moduli, their
+            // digits below 2^28 + 2^8 and zero past `digits` (the conversions
+            // and the kernels keep them so), as the kernel requires. `r` does
+            // not alias `a` or `b` (the `MontMul` contract; `&mut` enforces
+            // it here).
+            unsafe {
+                kernel(
+                    r.as_mut_ptr(),
+                    a.as_ptr(),
+                    b.as_ptr(),
+                    self.m.0[k].as_ptr().cast(),
+                    self.consts.0[k].as_ptr().cast(),
+                    self.acc.0.as_mut_ptr().cast(),
+                    self.digits / V,
+                )
+            };
+        }
+    }
 }
 
 impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
@@ -277,32 +322,13 @@ impl<const V: usize, const K: usize> VectorMontMul for Amm<V, K> {
     }
 
     fn amm(&mut self, out: &mut [u64], a: &[u64], b: &[u64]) {
-        let len = V * LANES;
-        let (out, a, b) = (&mut out[..K * len], &a[..K * len], &b[..K * len]);
-        for k in 0..K {
-            let (r, a, b) = (&mut out[k * len..][..len], &a[k * len..], &b[k * len..]);
-            // SAFETY: `self.avx2` proves the CPU has AVX2 and BMI2. `r`,
-            // `a`, `b` and `self.m.0[k]` hold 4V digits (checked above; `m`
-            // by its type), `self.consts.0[k]` is the 16-word constant block
-            // and `self.acc` has room for V scratch vectors, both 64-byte
-            // aligned; `self.kernel` is the kernel made
-            // for `self.digits` digits in V vectors (`shape`), given its group
-            // count; the operands are below twice their moduli, their digits
-            // below 2^28 + 2^8 and zero past `digits` (the conversions and the
-            // kernels keep them so), as the kernel requires. `r` does not
-            // alias `a` or `b` (the `MontMul` contract; `&mut` enforces it
-            // here).
-            unsafe {
-                (self.kernel)(
-                    r.as_mut_ptr(),
-                    a.as_ptr(),
-                    b.as_ptr(),
-                    self.m.0[k].as_ptr().cast(),
-                    self.consts.0[k].as_ptr().cast(),
-                    self.acc.0.as_mut_ptr().cast(),
-                    self.digits / V,
-                )
-            };
+        self.run_kernel(self.kernel, out, a, b);
+    }
+
+    fn amm_sqr(&mut self, out: &mut [u64], a: &[u64]) {
+        match self.square {
+            Some(square) => self.run_kernel(square, out, a, a),
+            None => self.amm(out, a, a),
         }
     }
 
