@@ -422,8 +422,9 @@ ZMM_PAIR_MAX_VECTORS = 12
 ZMM_TAILS = {5: [38], 10: [75]}
 
 
-def zmm_kernel(V, N, K):
-    """AMM of K independent multiplications of N digits, V zmm vectors each."""
+def zmm_kernel(V, N, K, square=False):
+    """AMM of K independent multiplications of N digits, V zmm vectors each,
+    or with `square` the dedicated square (b = a), as the AVX2 kernels'."""
     acc = [[k * V + v for v in range(V)] for k in range(K)]
     B = [K * V + 3 * k for k in range(K)]
     Q = [K * V + 3 * k + 1 for k in range(K)]
@@ -442,19 +443,37 @@ def zmm_kernel(V, N, K):
     e(f'"vpxord zmm{ZERO}, zmm{ZERO}, zmm{ZERO}"')
 
     # One iteration: `off` is the byte offset of b_i from the loop's b
-    # pointer, then the register of each logical vector, multiplication by
-    # multiplication.
-    macro = f"avx512_amm_step_z{V}_x{K}_d{N}"
-    params = [f"r{k}_{v}" for k in range(K) for v in range(V)]
+    # pointer, then (in a square) the class of the iteration's digit, then
+    # the register of each logical vector, multiplication by multiplication.
+    name = "ams" if square else "amm"
+    macro = f"avx512_{name}_step_z{V}_x{K}_d{N}"
+    params = (["u"] if square else []) + [f"r{k}_{v}" for k in range(K) for v in range(V)]
     e(f'".macro {macro} off, {", ".join(params)}"')
+
+    def when(cond, then):
+        """`then`, in a square only where `cond` holds."""
+        if square:
+            e(f'".if {cond}"')
+        then()
+        if square:
+            e('".endif"')
+
     for k in range(K):
         s, t, q = (f"{{{x}}}" for x in regs[k])
         base = k * stride
         # b_i's broadcast from memory takes a load port, not a vector port.
         e(f'"vpbroadcastq zmm{B[k]}, qword ptr [{{b}} + {base} + \\\\off]"')
+        # The row's product at the lowest position (in a square, in rows of
+        # class 0 only: a0·a_i).
+        if square:
+            e('".if \\\\u == 0"')
         e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
         e(f'"imul {t}, [{{a}} + {base}]"')
         e(f'"add {t}, {s}"')
+        if square:
+            e('".else"')
+            e(f'"mov {t}, {s}"')
+            e('".endif"')
         e(f'"mov {q}, {t}"')
         e(f'"and {q}, [{{consts}} + {8 * K}]"')
         e(f'"vpbroadcastq zmm{Q[k]}, {q}"')
@@ -463,20 +482,41 @@ def zmm_kernel(V, N, K):
         # before this iteration's vector work.
         e(f'"vmovq {s}, xmm\\\\r{k}_1"')
         e(f'"add {s}, {t}"')
-        e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
-        e(f'"imul {t}, [{{a}} + {base} + {ZB}]"')  # a1·b_i (vector 1, lane 0)
-        e(f'"add {s}, {t}"')
+
+        def second():
+            """The row's product at position 1 (vector 1, lane 0): a1·b_i;
+            in a square 2·a1·a_i in rows of class 0, a1·a_i in class 1."""
+            e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
+            e(f'"imul {t}, [{{a}} + {base} + {ZB}]"')
+            if square:
+                e('".if \\\\u == 0"')
+                e(f'"add {t}, {t}"')
+                e('".endif"')
+            e(f'"add {s}, {t}"')
+
+        when("\\\\u <= 1", second)
         e(f'"imul {q}, [{{consts}} + {8 * k}]"')
         e(f'"add {s}, {q}"')
     # The vector work, the multiplications' alternating, b_i's products
     # (ready first) before q_i's, and of those first logical vector 2's,
     # whose lane the next iteration reads: the loop-carried chain goes
     # through it, and the scheduler issues the oldest first.
+    # In a square, vector u takes a_i and the vectors above 2·a_i (B
+    # doubled after vector u's product); those below nothing of a.
     for v in range(V):
-        for k in range(K):
-            reg = f"zmm\\\\r{k}_{v}"
-            e(f'"vpmuludq zmm{T[k]}, zmm{B[k]}, [{{a}} + {k * stride + ZB * v}]"')
-            e(f'"vpaddq {reg}, {reg}, zmm{T[k]}"')
+
+        def products(v=v):
+            for k in range(K):
+                reg = f"zmm\\\\r{k}_{v}"
+                e(f'"vpmuludq zmm{T[k]}, zmm{B[k]}, [{{a}} + {k * stride + ZB * v}]"')
+                e(f'"vpaddq {reg}, {reg}, zmm{T[k]}"')
+            if square and v < V - 1:
+                e(f'".if \\\\u == {v}"')
+                for k in range(K):
+                    e(f'"vpaddq zmm{B[k]}, zmm{B[k]}, zmm{B[k]}"')
+                e('".endif"')
+
+        when(f"\\\\u <= {v}", products)
     for v in [2] + [v for v in range(V) if v != 2]:
         for k in range(K):
             reg = f"zmm\\\\r{k}_{v}"
@@ -489,8 +529,8 @@ def zmm_kernel(V, N, K):
 
     def iteration(u):
         """Iteration u of a group of V: logical vector v is slot (v + u) % V."""
-        slots = ", ".join(str(acc[k][(v + u) % V]) for k in range(K) for v in range(V))
-        e(f'"{macro} {u * ZB}, {slots}"')
+        slots = [str(acc[k][(v + u) % V]) for k in range(K) for v in range(V)]
+        e(f'"{macro} {u * ZB}, {", ".join(([str(u)] if square else []) + slots)}"')
 
     tail = loop(e, V, N, iteration)
     e(f'".purgem {macro}"')
@@ -521,13 +561,14 @@ def zmm_kernel(V, N, K):
             e(f'"vmovdqu64 [{{r}} + {base}], {X}"')
     e('"vzeroupper"')
 
-    name = f"amm_z{V}_x{K}_d{N}"
+    name = f"{name}_z{V}_x{K}_d{N}"
     lines = "\n".join(f"            {line}," for line in out)
     scalars = "".join(f"            {x} = out(reg) _,\n" for k in range(K) for x in regs[k])
     clobbers = "".join(f'            out("zmm{i}") _,\n' for i in range(32))
     which = "one multiplication" if K == 1 else f"{K} interleaved multiplications"
+    what = "AMS (called with `b` equal to `a`)" if square else "AMM"
     return f'''
-/// AMM of {N}-digit operands ({V} zmm vectors, strided), {which}.
+/// {what} of {N}-digit operands ({V} zmm vectors, strided), {which}.
 ///
 /// # Safety
 /// The CPU has AVX-512F. `r`, `a`, `b` and `m` point to {K} × {8 * V}
@@ -570,7 +611,7 @@ def main_zmm():
             for k in (1, 2):
                 if k == 1 or v <= ZMM_PAIR_MAX_VECTORS:
                     kernels.append((v, digits, k))
-    print("//! The AVX-512F almost-Montgomery multiplications, radix 2^28.")
+    print("//! The AVX-512F almost-Montgomery multiplications and squares, radix 2^28.")
     print("//!")
     print("//! GENERATED by `tools/gen_avx2_x86_64.py --zmm`; do not edit by hand")
     print("//! (`.ci/run` checks that this file matches the script). The script has")
@@ -587,8 +628,20 @@ def main_zmm():
     print("        _ => None,")
     print("    }")
     print("}")
+    print()
+    print("/// The dedicated square for the same, if there is one (called with `b`")
+    print("/// equal to `a`).")
+    print("pub(super) fn ams_kernel(vectors: usize, digits: usize, interleave: usize) -> Option<ZmmKernel> {")
+    print("    match (vectors, digits, interleave) {")
+    for v, d, k in kernels:
+        print(f"        ({v}, {d}, {k}) => Some(ams_z{v}_x{k}_d{d}),")
+    print("        _ => None,")
+    print("    }")
+    print("}")
     for v, d, k in kernels:
         print(zmm_kernel(v, d, k), end="")
+    for v, d, k in kernels:
+        print(zmm_kernel(v, d, k, square=True), end="")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,8 @@
 //!    exponentiation, the batch kernel included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
 //!    `avx512-batch`, `avx512-radix28`, `ifma-square` (the 256-bit IFMA
-//!    kernels' dedicated squares), `avx2-square` (the AVX2 kernels'),
+//!    kernels' dedicated squares), `avx2-square` (those of the
+//!    radix-2^28 kernels, AVX2's and AVX-512F's),
 //!    `batch` (every batch kernel),
 //!    `avx512` (every AVX-512 kernel: IFMA, and AVX-512F's in radix 2^28),
 //!    `neon`, each of which turns that backend off
@@ -397,7 +398,7 @@ fn run_vector_exponentiation<const K: usize>(
     dispatch!(k => match (backend, ifma_variant(backend)) {
         (_, Some(variant)) => x86_64_ifma::run(&k, variant, selection().ifma_squares(), job),
         (Exponentiation::Avx2, None) => x86_64_avx2::run(&k, selection().avx2_squares(), job),
-        (Exponentiation::Avx512, None) => x86_64_avx2::zmm::run(&k, job),
+        (Exponentiation::Avx512, None) => x86_64_avx2::zmm::run(&k, selection().avx2_squares(), job),
         (Exponentiation::IfmaBatch, None) => x86_64_mb::ifma::run(&k, job),
         (Exponentiation::Avx2Batch, None) => x86_64_mb::avx2::run(&k, job),
         (Exponentiation::Avx512Batch, None) => x86_64_mb::avx512::run(&k, job),
@@ -798,7 +799,8 @@ impl Selection {
         self.0 & DISABLE_IFMA_SQUARE == 0
     }
 
-    /// The same for the AVX2 kernels (`NUMCRYPT_DISABLE=avx2-square`).
+    /// The same for the radix-2^28 kernels, AVX2's and AVX-512F's
+    /// (`NUMCRYPT_DISABLE=avx2-square`).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
     pub(crate) fn avx2_squares(self) -> bool {
         self.0 & DISABLE_AVX2_SQUARE == 0

@@ -209,16 +209,16 @@ pub(crate) const KNOWN: &[Known] = &[
         // up to 2432 bits (the dedicated squares put the scalar quotient
         // 6 to 11 % ahead of the vector one and of apart from 2112 bits, where
         // it was 3 to 7 % behind), apart above; batches on the IFMA batch
-        // kernel. With IFMA off: AVX2 up to 2496 bits (since its dedicated
-        // square; 5 to 17 % ahead) and AVX-512F's radix-2^28 kernels above,
-        // pairs interleaved on them or apart (level), and the AVX2 batch kernel
-        // 4 to 9 % ahead of AVX-512F's eight lanes; a pass of a batch kernel
-        // costs about as much as three signatures one at a time. Zen 3 models
-        // not listed above take this row (it skips what they lack). To a short
-        // public exponent: IFMA (Zen 4's RSA verification at 0.6 of AWS-LC's
-        // time, whose `mulx` kernels are level with the limb kernels), else the
-        // limb kernels, measured ahead of AVX2 on Zen 3 (AVX-512F's radix-2^28
-        // kernels, with the same conversions, modelled alike).
+        // kernel. With IFMA off: AVX2 up to 1280 bits and AVX-512F's radix-2^28
+        // kernels above (both with their dedicated squares), pairs interleaved
+        // on them or apart (level), and the AVX2 batch kernel 4 to 9 % ahead of
+        // AVX-512F's eight lanes; a pass of a batch kernel costs about as much
+        // as three signatures one at a time. Zen 3 models not listed above take
+        // this row (it skips what they lack). To a short public exponent: IFMA
+        // (Zen 4's RSA verification at 0.6 of AWS-LC's time, whose `mulx`
+        // kernels are level with the limb kernels), else the limb kernels,
+        // measured ahead of AVX2 on Zen 3 (AVX-512F's radix-2^28 kernels, with
+        // the same conversions, modelled alike).
         name: "AMD Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
@@ -250,12 +250,12 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[Apart, Ifma512, Ifma256, Avx512, Avx2, LimbKernels],
             },
             Row {
-                limbs: 1..=39,
+                limbs: 1..=20,
                 shapes: ONE,
                 fastest_first: &[Ifma256, Ifma512, Avx2, Avx512, LimbKernels],
             },
             Row {
-                limbs: 40..=103,
+                limbs: 21..=103,
                 shapes: ONE,
                 fastest_first: &[Ifma256, Ifma512, Avx512, Avx2, LimbKernels],
             },
@@ -941,12 +941,12 @@ mod tests {
         assert!(ahead(Avx512, &spr_guest, 32, 2));
         assert!(!ahead(Avx512, &spr_guest, 16, 1));
         assert!(!ahead(Avx512, &spr_guest, 16, 2));
-        // On Zen 4 with IFMA off: AVX2 up to 2496 bits (since its dedicated
-        // square), AVX-512F above.
-        for n in [24, 32, 39] {
-            assert!(before(Avx2, Avx512, &zen4, n, 1));
+        // On Zen 4 with IFMA off: AVX2 up to 1280 bits, AVX-512F above (both
+        // with their dedicated squares).
+        assert!(before(Avx2, Avx512, &zen4, 20, 1));
+        for n in [21, 32, 45] {
+            assert!(before(Avx512, Avx2, &zen4, n, 1));
         }
-        assert!(before(Avx512, Avx2, &zen4, 40, 1));
         // And the AVX2 batch kernel (four lanes) ahead of its eight-lane
         // sibling on zmm registers, which Zen 4 runs as two halves.
         assert!(before(Avx2Batch, Avx512Batch, &zen4, 16, BATCH));
