@@ -121,15 +121,14 @@ def loop(e, V, N, iteration):
     return tail
 
 
-def iteration_body(e, V, nreg, square, B, Q, T0, T1, xmm, slot_mem):
-    """One iteration's instructions: AMM's or, for the dedicated square,
-    those of a row of class u (the macro's parameter, tested by `.if`):
-    a_i times vector u, 2·a_i times the vectors above u, nothing of a below
-    u (see the module docstring)."""
+def class_code(e, square):
+    """The helpers a square's class-dependent code is written with:
+    `when(cond, then, otherwise)` emits `then` (AMM: always; a square:
+    under `.if cond`, `otherwise` under `.else`), and `square_only(cond,
+    then)` emits `then` under `.if cond` in a square and nothing in AMM.
+    `cond` tests the macro's class parameter `u`."""
 
-    def when(cond, then, otherwise=()):
-        """`then` where the square's `cond` holds, else `otherwise`; AMM's
-        `then` alone."""
+    def when(cond, then, otherwise=None):
         if not square:
             then()
             return
@@ -141,10 +140,18 @@ def iteration_body(e, V, nreg, square, B, Q, T0, T1, xmm, slot_mem):
         e('".endif"')
 
     def square_only(cond, then):
-        """`then` where the square's `cond` holds; nothing in AMM."""
         if square:
             when(cond, then)
 
+    return when, square_only
+
+
+def iteration_body(e, V, nreg, square, B, Q, T0, T1, xmm, slot_mem):
+    """One iteration's instructions: AMM's or, for the dedicated square,
+    those of a row of class u (the macro's parameter, tested by `.if`):
+    a_i times vector u, 2·a_i times the vectors above u, nothing of a below
+    u (see the module docstring)."""
+    when, square_only = class_code(e, square)
     e('"mov rdx, [{b} + \\\\off]"')
     e(f'"vpbroadcastq {B}, qword ptr [{{b}} + \\\\off]"')
 
@@ -450,14 +457,7 @@ def zmm_kernel(V, N, K, square=False):
     params = (["u"] if square else []) + [f"r{k}_{v}" for k in range(K) for v in range(V)]
     e(f'".macro {macro} off, {", ".join(params)}"')
 
-    def when(cond, then):
-        """`then`, in a square only where `cond` holds."""
-        if square:
-            e(f'".if {cond}"')
-        then()
-        if square:
-            e('".endif"')
-
+    when, square_only = class_code(e, square)
     for k in range(K):
         s, t, q = (f"{{{x}}}" for x in regs[k])
         base = k * stride
@@ -465,15 +465,12 @@ def zmm_kernel(V, N, K, square=False):
         e(f'"vpbroadcastq zmm{B[k]}, qword ptr [{{b}} + {base} + \\\\off]"')
         # The row's product at the lowest position (in a square, in rows of
         # class 0 only: a0·a_i).
-        if square:
-            e('".if \\\\u == 0"')
-        e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
-        e(f'"imul {t}, [{{a}} + {base}]"')
-        e(f'"add {t}, {s}"')
-        if square:
-            e('".else"')
-            e(f'"mov {t}, {s}"')
-            e('".endif"')
+        def lowest():
+            e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
+            e(f'"imul {t}, [{{a}} + {base}]"')
+            e(f'"add {t}, {s}"')
+
+        when("\\\\u == 0", lowest, lambda: e(f'"mov {t}, {s}"'))
         e(f'"mov {q}, {t}"')
         e(f'"and {q}, [{{consts}} + {8 * K}]"')
         e(f'"vpbroadcastq zmm{Q[k]}, {q}"')
@@ -488,10 +485,7 @@ def zmm_kernel(V, N, K, square=False):
             in a square 2·a1·a_i in rows of class 0, a1·a_i in class 1."""
             e(f'"mov {t}, [{{b}} + {base} + \\\\off]"')
             e(f'"imul {t}, [{{a}} + {base} + {ZB}]"')
-            if square:
-                e('".if \\\\u == 0"')
-                e(f'"add {t}, {t}"')
-                e('".endif"')
+            square_only("\\\\u == 0", lambda: e(f'"add {t}, {t}"'))
             e(f'"add {s}, {t}"')
 
         when("\\\\u <= 1", second)
@@ -503,6 +497,10 @@ def zmm_kernel(V, N, K, square=False):
     # through it, and the scheduler issues the oldest first.
     # In a square, vector u takes a_i and the vectors above 2·a_i (B
     # doubled after vector u's product); those below nothing of a.
+    def double():
+        for k in range(K):
+            e(f'"vpaddq zmm{B[k]}, zmm{B[k]}, zmm{B[k]}"')
+
     for v in range(V):
 
         def products(v=v):
@@ -510,11 +508,8 @@ def zmm_kernel(V, N, K, square=False):
                 reg = f"zmm\\\\r{k}_{v}"
                 e(f'"vpmuludq zmm{T[k]}, zmm{B[k]}, [{{a}} + {k * stride + ZB * v}]"')
                 e(f'"vpaddq {reg}, {reg}, zmm{T[k]}"')
-            if square and v < V - 1:
-                e(f'".if \\\\u == {v}"')
-                for k in range(K):
-                    e(f'"vpaddq zmm{B[k]}, zmm{B[k]}, zmm{B[k]}"')
-                e('".endif"')
+            if v < V - 1:
+                square_only(f"\\\\u == {v}", double)
 
         when(f"\\\\u <= {v}", products)
     for v in [2] + [v for v in range(V) if v != 2]:
