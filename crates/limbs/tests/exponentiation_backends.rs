@@ -21,13 +21,14 @@ use proptest::prelude::*;
 /// lower bound, digit counts on both sides of a vector boundary, the RSA
 /// sizes, one width for each of the 256-bit IFMA kernels' dedicated squares
 /// (pairs of 5 to 12 vectors: 16, 17, 20, 24, 25, 28, 32, 33 and 37 limbs;
-/// lone operands of 9 to 16: 28, 32, 33, 37, 40, 45, 48 and 50), their upper
-/// bounds (AVX2 and AVX-512F 45, AVX-512F pairs 41, NEON 64, IFMA 103) and
-/// the first widths past them.
+/// lone operands of 9 to 16: 28, 32, 33, 37, 40, 45, 48 and 50) and of
+/// the 512-bit ones (every vector count, 3 to 16; 72 and 88 limbs for 12
+/// and 14), their upper bounds (AVX2 and AVX-512F 45, AVX-512F pairs 41,
+/// NEON 64, IFMA 103) and the first widths past them.
 #[cfg(not(target_arch = "aarch64"))]
 const WIDTHS: &[usize] = &[
     15, 16, 17, 19, 20, 24, 25, 28, 31, 32, 33, 37, 39, 40, 41, 42, 45, 46, 48, 50, 56, 63, 64, 65,
-    80, 96, 103, 104,
+    72, 80, 88, 96, 103, 104,
 ];
 /// On aarch64 (run under qemu, where every case costs a hundred times
 /// more), the widths around NEON's size classes only: beyond 65 limbs only

@@ -32,8 +32,8 @@
 //!    feature only): a comma-separated list of `adx`, `avx2` (AVX2
 //!    exponentiation, the batch kernel included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
-//!    `avx512-batch`, `avx512-radix28`, `ifma-square` (the 256-bit IFMA
-//!    kernels' dedicated squares), `avx2-square` (those of the
+//!    `avx512-batch`, `avx512-radix28`, `ifma-square` (the IFMA kernels'
+//!    dedicated squares, 256- and 512-bit), `avx2-square` (those of the
 //!    radix-2^28 kernels, AVX2's and AVX-512F's),
 //!    `batch` (every batch kernel),
 //!    `avx512` (every AVX-512 kernel: IFMA, and AVX-512F's in radix 2^28),
@@ -791,8 +791,8 @@ impl Selection {
         self.0 & HAS_IFMA != 0 && self.0 & DISABLE_IFMA512 == 0
     }
 
-    /// Whether the 256-bit IFMA kernels square with their dedicated squares
-    /// where they have one (`NUMCRYPT_DISABLE=ifma-square` runs the
+    /// Whether the IFMA kernels (256- and 512-bit) square with their
+    /// dedicated squares where they have one (`NUMCRYPT_DISABLE=ifma-square` runs the
     /// multiplication instead, for comparisons).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
     pub(crate) fn ifma_squares(self) -> bool {

@@ -35,7 +35,8 @@
 //! - `zmm` ([`Exponentiation::Ifma512`](crate::backend::Exponentiation::Ifma512)): intrinsics on 512-bit registers,
 //!   modulo `m·k0` so that no multiplication sits on the quotient's chain,
 //!   the products summed outside the accumulator: the shortest chains, for
-//!   cores with full-width units, such as Zen 5.
+//!   cores with full-width units, such as Zen 5. Squares run on a dedicated
+//!   square at every size (`NUMCRYPT_DISABLE=ifma-square` turns it off too).
 //!
 //! The backend chooses between them by measurement (`backend::preference`).
 //! Both run two independent exponentiations in one loop (RSA's CRT halves),
@@ -146,7 +147,9 @@ pub(crate) fn run<const K: usize>(
             ymm::shape(n, K, vector_quotient)
                 .is_some_and(|shape| ymm::run(limbs, ifma, shape, squares, job))
         }
-        Variant::Zmm => zmm::shape(n, K).is_some_and(|shape| zmm::run(limbs, ifma, shape, job)),
+        Variant::Zmm => {
+            zmm::shape(n, K).is_some_and(|shape| zmm::run(limbs, ifma, shape, squares, job))
+        }
     }
 }
 
