@@ -82,7 +82,7 @@ is what row i − 1 lost from them; its part at class u is added back as
 vector u, masked by t_(i−1), one vector a row. (a < 2m < 2^(52N − 1), so the
 top digit carries nothing out.)
 
-- **One loop** (pairs of 5 to 9 vectors, lone operands of 9 to 16): AMM's
+- **One loop** (pairs of 5 to 12 vectors, lone operands of 9 to 16): AMM's
   loop, style A, where the iteration of class u (static: the loop body is V
   iterations) takes the products of a_i and d_i for vectors u to V − 1 only,
   adds the masked vector u, and adds in scalar code the row's part at the
@@ -109,8 +109,11 @@ top digit carries nothing out.)
   positions the logical vector holds, so the column is added whole. The same
   IFMA count as one loop, scheduled otherwise: on Zen 4 it is the faster
   from 10 vectors, the one loop below that (benches/RESULTS.md,
-  "zen4-one-loop-squares"); at 5 and 6 vectors its reduction, alone, is a
-  serial chain longer than its products.
+  "zen4-one-loop-squares"), where `llvm-mca`'s Intel models put the one
+  loop ahead at every size; at 5 and 6 vectors its reduction, alone, is a
+  serial chain longer than its products. Pairs of 10 to 12 vectors have
+  both forms (the two phases' names end in `_2p`); which one runs is the
+  CPU's, a datum of the selection (`backend::preference`).
 
 Constant time: every loop count is public (the digit count), no branch or
 address depends on a value, and IFMA, mulx, imul, pdep, pext, bt, sbb
@@ -143,12 +146,13 @@ VECTOR_QUOTIENT = [v for v in VECTORS if v <= 12]
 # halves (24 limbs, 30 digits rather than 32). Every other size runs 4V.
 TAILS = {8: [30]}
 
-# Dedicated squares (AMS) for pairs in style A, in one loop up to 9
-# vectors and in two phases above (measured on Zen 4: benches/RESULTS.md,
-# "zen4-one-loop-squares"). The scratch holds, per element, for one loop:
-# a, the doubled digits and the rows' masks (3V vectors); for two phases:
-# the square's columns (at most 5V vectors) and the doubled digits (V).
-ONE_LOOP_SQUARES = range(5, 10)
+# Dedicated squares (AMS) for pairs in style A, in one loop, and from 10
+# vectors in two phases too (measured faster on Zen 4 there, modelled
+# slower on Intel: benches/RESULTS.md, "zen4-one-loop-squares"). The
+# scratch holds, per element, for one loop: a, the doubled digits and the
+# rows' masks (3V vectors); for two phases: the square's columns (at most
+# 5V vectors) and the doubled digits (V).
+ONE_LOOP_SQUARES = range(5, 13)
 TWO_PHASE_SQUARES = range(10, 13)
 # Lone squares (K = 1), in one loop, from 9 vectors (benches/RESULTS.md,
 # "zen4-single-squares": measured on Zen 4, modelled for Intel).
@@ -649,7 +653,7 @@ def reduction_step(e, k, s, q, o, next_lowest, wide=False):
 def square_function(V, K, digits, out, form, a_operand):
     """The Rust function around a square's instructions `out` (`form` names
     it in the documentation; `a_operand` is how the block takes `a`)."""
-    name = square_name(V, K, digits)
+    name = square_name(V, K, digits, form == "two phases")
     lines = "\n".join(f"            {line}," for line in out)
     temporaries = asm_temporaries(K, 6)
     return f'''
@@ -810,8 +814,8 @@ def normalise(e, R, S, V, K, tail, scalar):
             e(f'"vpandq {L(v)}, {L(v)}, {MASK}"')
             e(f'"vmovdqu64 [{{n}} + {o + v * VB}], {L(v)}"')
 
-def square_name(V, K, digits):
-    return f"ams_y{V}_x{K}_d{digits}"
+def square_name(V, K, digits, two_phases=False):
+    return f"ams_y{V}_x{K}_d{digits}{'_2p' if two_phases else ''}"
 
 
 def kernel_name(V, K, style, digits):
@@ -857,30 +861,41 @@ def main():
     print("    }")
     print("}")
     squares = [
-        (v, k, d)
-        for k, vectors in ((1, SINGLE_SQUARES), (2, [*ONE_LOOP_SQUARES, *TWO_PHASE_SQUARES]))
+        (v, k, d, two_phases)
+        for k, vectors, two_phases in (
+            (1, SINGLE_SQUARES, False),
+            (2, ONE_LOOP_SQUARES, False),
+            (2, TWO_PHASE_SQUARES, True),
+        )
         for v in vectors
         for d in [4 * v] + TAILS.get(v, [])
     ]
+    both = {(v, k, d) for v, k, d, two_phases in squares if two_phases}
     print()
     print("/// The scratch a dedicated square takes per element, in units of `V`")
     print("/// 256-bit vectors (the most either form of the square takes).")
     print(f"pub(super) const SQUARE_SCRATCH_VECTORS: usize = {SCRATCH_VECTORS};")
     print()
     print("/// The dedicated square for `vectors` 256-bit vectors, `interleave`")
-    print("/// operands and `digits` digits, if there is one.")
-    print("pub(super) fn ams_kernel(vectors: usize, interleave: usize, digits: usize) -> Option<SqrKernel> {")
-    print("    match (vectors, interleave, digits) {")
-    for v, k, d in squares:
-        print(f"        ({v}, {k}, {d}) => Some({square_name(v, k, d)}),")
+    print("/// operands and `digits` digits, in two phases or in one loop where it")
+    print("/// comes in both forms, if there is one.")
+    print("pub(super) fn ams_kernel(")
+    print("    vectors: usize,")
+    print("    interleave: usize,")
+    print("    digits: usize,")
+    print("    two_phases: bool,")
+    print(") -> Option<SqrKernel> {")
+    print("    match (vectors, interleave, digits, two_phases) {")
+    for v, k, d, two_phases in squares:
+        form = str(two_phases).lower() if (v, k, d) in both else "_"
+        print(f"        ({v}, {k}, {d}, {form}) => Some({square_name(v, k, d, two_phases)}),")
     print("        _ => None,")
     print("    }")
     print("}")
     for v, k, style, d in kernels:
         print(kernel(v, k, style, d), end="")
-    for v, k, d in squares:
-        one_loop = k == 1 or v in ONE_LOOP_SQUARES
-        square = one_loop_square_kernel if one_loop else two_phase_square_kernel
+    for v, k, d, two_phases in squares:
+        square = two_phase_square_kernel if two_phases else one_loop_square_kernel
         print(square(v, k, d), end="")
 
 

@@ -791,12 +791,22 @@ impl Selection {
         self.0 & HAS_IFMA != 0 && self.0 & DISABLE_IFMA512 == 0
     }
 
-    /// Whether the IFMA kernels (256- and 512-bit) square with their
-    /// dedicated squares where they have one (`NUMCRYPT_DISABLE=ifma-square` runs the
-    /// multiplication instead, for comparisons).
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
-    pub(crate) fn ifma_squares(self) -> bool {
-        self.0 & DISABLE_IFMA_SQUARE == 0
+    /// Which dedicated squares the IFMA kernels (256- and 512-bit) run:
+    /// none under `NUMCRYPT_DISABLE=ifma-square` (the multiplication
+    /// squares, for comparisons), else every one they have, pairs of 10 to
+    /// 12 vectors in the form this CPU's row names.
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn ifma_squares(self) -> x86_64_ifma::Squares {
+        if self.0 & DISABLE_IFMA_SQUARE != 0 {
+            return x86_64_ifma::Squares::Off;
+        }
+        x86_64_ifma::Squares::On {
+            two_phase_pairs: self
+                .known()
+                .map_or(preference::UNMEASURED_TWO_PHASE_PAIR_SQUARES, |k| {
+                    k.two_phase_pair_squares
+                }),
+        }
     }
 
     /// The same for the radix-2^28 kernels, AVX2's and AVX-512F's

@@ -73,6 +73,11 @@ pub(crate) struct Known {
     needs_amx: bool,
     pub(crate) source: Source,
     rows: &'static [Row],
+    /// Whether the 256-bit IFMA kernels square pairs of 10 to 12 vectors
+    /// (RSA-4096's CRT halves up to 2496 bits) in two phases rather than in
+    /// AMM's loop (`tools/gen_ifma_x86_64.py` makes both there).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
+    pub(crate) two_phase_pair_squares: bool,
     /// What a pass of the batch kernel its batch order ranks first costs,
     /// in exponentiations in pairs, rounded up: a batch's last pass of
     /// fewer operands runs them in pairs ([`UNMEASURED_PASS`] where batches
@@ -138,6 +143,11 @@ pub(crate) const UNMEASURED_BATCH: &[Exponentiation] =
 /// were timed.
 pub(crate) const UNMEASURED_PASS: usize = 4;
 
+/// The same for [`Known::two_phase_pair_squares`]: two phases, the form
+/// measured faster on the one CPU that timed both (Zen 4).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
+pub(crate) const UNMEASURED_TWO_PHASE_PAIR_SQUARES: bool = true;
+
 /// The CPUs the project has measured or modelled (`benches/RESULTS.md`
 /// has the figures under each name).
 pub(crate) const KNOWN: &[Known] = &[
@@ -200,6 +210,7 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[LimbKernels, Avx2],
             },
         ],
+        two_phase_pair_squares: UNMEASURED_TWO_PHASE_PAIR_SQUARES,
         pass_in_pairs: 7,
     },
     Known {
@@ -208,8 +219,10 @@ pub(crate) const KNOWN: &[Known] = &[
         // size (Zen 4 runs a 512-bit operation as two halves), pairs interleaved
         // up to 2432 bits (the dedicated squares put the scalar quotient
         // 6 to 11 % ahead of the vector one and of apart from 2112 bits, where
-        // it was 3 to 7 % behind), apart above; batches on the IFMA batch
-        // kernel. With IFMA off: AVX2 up to 1280 bits and AVX-512F's radix-2^28
+        // it was 3 to 7 % behind; pairs of 10 to 12 vectors square in two
+        // phases, 0.88 to 0.98 of the one loop's time), apart above; batches
+        // on the IFMA batch kernel. With IFMA off: AVX2 up to 1280 bits and
+        // AVX-512F's radix-2^28
         // kernels above (both with their dedicated squares), pairs interleaved
         // on them or apart (level), and the AVX2 batch kernel 4 to 9 % ahead of
         // AVX-512F's eight lanes; a pass of a batch kernel costs about as much
@@ -270,6 +283,7 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[Ifma256, Ifma512, LimbKernels, Avx2, Avx512],
             },
         ],
+        two_phase_pair_squares: true,
         pass_in_pairs: 7,
     },
     Known {
@@ -286,13 +300,16 @@ pub(crate) const KNOWN: &[Known] = &[
             shapes: BOTH,
             fastest_first: &[Ifma512, Ifma256, Avx2, Apart, LimbKernels],
         }],
+        two_phase_pair_squares: UNMEASURED_TWO_PHASE_PAIR_SQUARES,
         pass_in_pairs: UNMEASURED_PASS,
     },
     Known {
         // Measured as RSA's CRT pairs only (issue 34): the 512-bit pair
         // ahead at 1536 bits, the 256-bit one at 1024 and 2048; with IFMA
         // off AVX2 ahead at 1536 and 2048 bits, behind at 1024. One
-        // exponentiation at a time calibrates.
+        // exponentiation at a time calibrates. Pairs of 10 to 12 vectors
+        // square in one loop, in 0.87 to 0.92 of two phases' time in
+        // `llvm-mca`'s model of this core (modelled, not measured).
         name: "Intel Ice Lake-SP",
         vendor: "GenuineIntel",
         family: 6,
@@ -316,6 +333,7 @@ pub(crate) const KNOWN: &[Known] = &[
                 fastest_first: &[Ifma256, Ifma512, Avx2, Apart, LimbKernels],
             },
         ],
+        two_phase_pair_squares: false,
         pass_in_pairs: UNMEASURED_PASS,
     },
     Known {
@@ -328,7 +346,9 @@ pub(crate) const KNOWN: &[Known] = &[
         // of the limb kernels from 1536 bits (7 to 12 %; a pair runs apart,
         // on them, as fast as interleaved), behind at 1024; AVX2 last.
         // Batches: the IFMA batch kernel ahead of IFMA pairs, and with IFMA
-        // off the AVX-512F batch kernel.
+        // off the AVX-512F batch kernel. The squares came later: pairs of 10
+        // to 12 vectors square in one loop, in 0.86 to 0.93 of two phases'
+        // time in `llvm-mca`'s model (modelled, not measured).
         name: "Intel Xeon, Sapphire Rapids class",
         vendor: "GenuineIntel",
         family: 6,
@@ -396,6 +416,7 @@ pub(crate) const KNOWN: &[Known] = &[
                 ],
             },
         ],
+        two_phase_pair_squares: false,
         pass_in_pairs: 4,
     },
     Known {
@@ -413,6 +434,7 @@ pub(crate) const KNOWN: &[Known] = &[
             shapes: BOTH,
             fastest_first: &[Neon, LimbKernels],
         }],
+        two_phase_pair_squares: UNMEASURED_TWO_PHASE_PAIR_SQUARES,
         pass_in_pairs: UNMEASURED_PASS,
     },
 ];

@@ -124,17 +124,28 @@ pub(crate) fn takes(variant: Variant, n: usize, interleave: usize) -> bool {
     }
 }
 
+/// Which dedicated squares run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Squares {
+    /// None: the multiplication squares.
+    Off,
+    /// Every one there is for the shape; pairs of 10 to 12 vectors on the
+    /// 256-bit kernels, which have two forms, in two phases or in one loop
+    /// (`tools/gen_ifma_x86_64.py`).
+    On { two_phase_pairs: bool },
+}
+
 /// Runs `job` on `variant`'s arithmetic: converts the bases (limb
 /// Montgomery form) into the AMM domain, runs the exponentiation there on
 /// elements that hold all `K` values, and converts the results back, fully
-/// reduced (the conversions on `limbs`); with `squares`, squares run on
-/// the dedicated squares where `variant` has one for the shape. Returns
+/// reduced (the conversions on `limbs`); squares run on the dedicated
+/// squares `squares` names where `variant` has one for the shape. Returns
 /// `false`, having done nothing, when the CPU lacks IFMA or `variant` does
 /// not take the size (see [`takes`]).
 pub(crate) fn run<const K: usize>(
     limbs: &dyn LimbMontgomery,
     variant: Variant,
-    squares: bool,
+    squares: Squares,
     job: ExpJob<'_, '_, '_, K>,
 ) -> bool {
     let (Some(ifma), Some(n)) = (Ifma::detect(), job.nlimbs()) else {
@@ -143,12 +154,17 @@ pub(crate) fn run<const K: usize>(
     match variant {
         Variant::Ymm | Variant::YmmVectorQuotient => {
             let vector_quotient = variant == Variant::YmmVectorQuotient;
-            let squares = squares && !vector_quotient;
+            let squares = if vector_quotient {
+                Squares::Off
+            } else {
+                squares
+            };
             ymm::shape(n, K, vector_quotient)
                 .is_some_and(|shape| ymm::run(limbs, ifma, shape, squares, job))
         }
         Variant::Zmm => {
-            zmm::shape(n, K).is_some_and(|shape| zmm::run(limbs, ifma, shape, squares, job))
+            let square = squares != Squares::Off;
+            zmm::shape(n, K).is_some_and(|shape| zmm::run(limbs, ifma, shape, square, job))
         }
     }
 }
