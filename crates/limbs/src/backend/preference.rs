@@ -222,12 +222,12 @@ pub(crate) const KNOWN: &[Known] = &[
         // it was 3 to 7 % behind; pairs of 10 to 12 vectors square in two
         // phases, 0.88 to 0.98 of the one loop's time), apart above; batches
         // on the IFMA batch kernel. With IFMA off: AVX2 up to 1280 bits and
-        // AVX-512F's radix-2^28
-        // kernels above (both with their dedicated squares), pairs interleaved
-        // on them or apart (level), and the AVX2 batch kernel 4 to 9 % ahead of
-        // AVX-512F's eight lanes; a pass of a batch kernel costs about as much
-        // as three signatures one at a time. Zen 3 models not listed above take
-        // this row (it skips what they lack). To a short public exponent: IFMA
+        // AVX-512F's radix-2^28 kernels above (both with their dedicated
+        // squares), pairs interleaved on them or apart (level), and the AVX2
+        // batch kernel 4 to 9 % ahead of AVX-512F's eight lanes; a pass of a
+        // batch kernel costs about as much as three signatures one at a time.
+        // Zen 3 models not listed above take this row (it skips what they
+        // lack). To a short public exponent: IFMA
         // (Zen 4's RSA verification at 0.6 of AWS-LC's time, whose `mulx`
         // kernels are level with the limb kernels), else the limb kernels,
         // measured ahead of AVX2 on Zen 3 (AVX-512F's radix-2^28 kernels, with
