@@ -172,6 +172,38 @@ fn store(x: &mut Lanes, v: __m512i) {
     unsafe { _mm512_storeu_si512(x.as_mut_ptr().cast(), v) }
 }
 
+/// The `K` values of an element `[[Lanes; V]; K]`, in registers (a macro:
+/// a function returns them through the stack, closures are not inlined).
+macro_rules! load_elem {
+    ($x:expr) => {{
+        let mut out = [[_mm512_setzero_si512(); V]; K];
+        for (out, x) in out.iter_mut().zip($x) {
+            for (out, x) in out.iter_mut().zip(x) {
+                *out = load(x);
+            }
+        }
+        out
+    }};
+}
+
+/// Writes the accumulators to `r`, carried into 52-bit digits, with the
+/// lowest position (lane 0, held in `s` during the loop) put back.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn finish<const V: usize, const K: usize>(
+    r: &mut Elem<LANES, V, K>,
+    acc: [[__m512i; V]; K],
+    s: [u64; K],
+) {
+    for ((r, mut acc), s) in r.iter_mut().zip(acc).zip(s) {
+        acc[0] = _mm512_mask_set1_epi64(acc[0], 1, s as i64);
+        normalize(&mut acc);
+        for (o, x) in r.iter_mut().zip(acc) {
+            store(o, x);
+        }
+    }
+}
+
 /// The AMM kernel, `K` independent multiplications interleaved:
 /// `r[k] = a[k]·b[k]·2^(−52·digits) mod m[k]`, below `2m[k]`, for `a[k]`,
 /// `b[k]` below `2m[k]`; every digit below `2^52`, the digits from
@@ -187,14 +219,7 @@ fn amm<const V: usize, const K: usize>(
     digits: usize,
 ) {
     let zero = _mm512_setzero_si512();
-    let mut av = [[zero; V]; K];
-    let mut mv = [[zero; V]; K];
-    for k in 0..K {
-        for v in 0..V {
-            av[k][v] = load(&a[k][v]);
-            mv[k][v] = load(&m[k][v]);
-        }
-    }
+    let (av, mv) = (load_elem!(a), load_elem!(m));
     // Lane j of `acc[k]` holds position i + j (lane 0 is stale: `s[k]`
     // holds it).
     let mut acc = [[zero; V]; K];
@@ -235,13 +260,7 @@ fn amm<const V: usize, const K: usize>(
             }
         }
     }
-    for ((r, mut acc), s) in r.iter_mut().zip(acc).zip(s) {
-        acc[0] = _mm512_mask_set1_epi64(acc[0], 1, s as i64);
-        normalize(&mut acc);
-        for (o, x) in r.iter_mut().zip(acc) {
-            store(o, x);
-        }
-    }
+    finish(r, acc, s);
 }
 
 /// Position `i + 1` as the earlier iterations left it (lane 1 of the
@@ -290,14 +309,7 @@ fn ams<const V: usize, const K: usize>(
     digits: usize,
 ) {
     let zero = _mm512_setzero_si512();
-    let mut av = [[zero; V]; K];
-    let mut mv = [[zero; V]; K];
-    for k in 0..K {
-        for v in 0..V {
-            av[k][v] = load(&a[k][v]);
-            mv[k][v] = load(&m[k][v]);
-        }
-    }
+    let (av, mv) = (load_elem!(a), load_elem!(m));
     // The doubled digits d_j, each lane with the top bit of the digit below
     // (lane 7 of the vector below, for lane 0), for the rows to broadcast:
     // 2·a_j + t_(j−1), whose low 52 bits, all that IFMA reads, are d_j.
@@ -331,13 +343,7 @@ fn ams<const V: usize, const K: usize>(
     }
     const { assert!(MAX_VECTORS == 16) };
     blocks!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-    for ((r, mut acc), s) in r.iter_mut().zip(acc).zip(s) {
-        acc[0] = _mm512_mask_set1_epi64(acc[0], 1, s as i64);
-        normalize(&mut acc);
-        for (o, x) in r.iter_mut().zip(acc) {
-            store(o, x);
-        }
-    }
+    finish(r, acc, s);
 }
 
 /// What [`ams`]'s rows read: the operand and the moduli, in memory and in
