@@ -826,7 +826,7 @@ fn exp_ct_pair(
     ctxs: [&MontyCtx<'_>; 2],
 ) {
     run_job(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
-        pow::pow_ct(a, out, base, &exps, exp_bits, one, s)
+        pow::pow_ct(a, out, base, &exps[..], exp_bits, one, s)
     });
 }
 
@@ -903,11 +903,11 @@ fn batch_passes<U: Unsigned, const L: usize>(
         let mut results = ops.map(|(params, _, _)| params.modulus.zero_like());
         exp_ct_batch(
             backend,
-            results.each_mut().map(|r| r.as_mut()),
-            ops.map(|(_, base, _)| base.0.as_ref()),
-            ops.map(|(_, _, exp)| exp),
+            &mut results.each_mut().map(|r| r.as_mut()),
+            &ops.map(|(_, base, _)| base.0.as_ref()),
+            &ops.map(|(_, _, exp)| exp),
             exp_bits.min(width),
-            ctxs.each_ref(),
+            &ctxs.each_ref(),
         );
         let mut results = results.into_iter();
         for (o, r) in out.iter_mut().zip(&mut results) {
@@ -933,11 +933,11 @@ fn vartime_passes<U: Unsigned, const L: usize>(
             core::array::from_fn(|k| chunk.get(k).copied().unwrap_or(chunk[0]));
         let ctxs = ops.map(|(params, _)| params.ctx());
         let mut results = ops.map(|(params, _)| params.modulus.zero_like());
-        run_job(
+        run_lanes(
             backend,
-            results.each_mut().map(|r| r.as_mut()),
-            ops.map(|(_, base)| base.0.as_ref()),
-            ctxs.each_ref(),
+            &mut results.each_mut().map(|r| r.as_mut()),
+            &ops.map(|(_, base)| base.0.as_ref()),
+            &ctxs.each_ref(),
             &mut |a, out, base, one, s| pow::pow_vartime(a, out, base, exp, one, s),
         );
         for (o, r) in out.iter_mut().zip(results) {
@@ -946,18 +946,62 @@ fn vartime_passes<U: Unsigned, const L: usize>(
     }
 }
 
-/// `L` constant-time exponentiations at once on `backend` (a batch kernel
-/// of `L` lanes that takes them): `outs[k] = bases[k]^e_k` modulo
-/// `ctxs[k].m`, `e_k` the low `exp_bits` bits of `exps[k]`.
-fn exp_ct_batch<const L: usize>(
+/// Constant-time exponentiations in the lanes of `backend`, a batch kernel
+/// that takes them (`outs`, `bases`, `exps` and `ctxs` of its lane count):
+/// `outs[k] = bases[k]^e_k` modulo `ctxs[k].m`, `e_k` the low `exp_bits`
+/// bits of `exps[k]`.
+fn exp_ct_batch(
     backend: Exponentiation,
-    outs: [&mut [Limb]; L],
-    bases: [&[Limb]; L],
-    exps: [&[Limb]; L],
+    outs: &mut [&mut [Limb]],
+    bases: &[&[Limb]],
+    exps: &[&[Limb]],
     exp_bits: u32,
-    ctxs: [&MontyCtx<'_>; L],
+    ctxs: &[&MontyCtx<'_>],
 ) {
-    run_job(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
-        pow::pow_ct(a, out, base, &exps, exp_bits, one, s)
+    run_lanes(backend, outs, bases, ctxs, &mut |a, out, base, one, s| {
+        pow::pow_ct(a, out, base, exps, exp_bits, one, s)
     });
+}
+
+/// Runs `f` in the lanes of `backend`, a batch kernel that takes the
+/// moduli, one lane each (every slice of its lane count, 4 or 8).
+///
+/// Not generic, unlike its callers: crates that instantiate those link
+/// this crate's one compiled copy of the backends instead of compiling
+/// their own (rustc compiles the private code a generic function reaches
+/// into every crate that instantiates it).
+fn run_lanes(
+    backend: Exponentiation,
+    outs: &mut [&mut [Limb]],
+    bases: &[&[Limb]],
+    ctxs: &[&MontyCtx<'_>],
+    f: &mut ExpTask<'_>,
+) {
+    fn run<const L: usize>(
+        backend: Exponentiation,
+        outs: &mut [&mut [Limb]],
+        bases: &[&[Limb]],
+        ctxs: &[&MontyCtx<'_>],
+        f: &mut ExpTask<'_>,
+    ) -> bool {
+        let (Ok(outs), Ok(bases), Ok(ctxs)) = (
+            <&mut [_; L]>::try_from(outs),
+            <&[_; L]>::try_from(bases),
+            <&[_; L]>::try_from(ctxs),
+        ) else {
+            return false;
+        };
+        let job = ExpJob {
+            outs: outs.each_mut().map(|out| &mut **out),
+            bases: *bases,
+            ctxs: *ctxs,
+            f,
+        };
+        run_exponentiation(backend, job)
+    }
+    let ran = match outs.len() {
+        8 => run::<8>(backend, outs, bases, ctxs, f),
+        _ => run::<4>(backend, outs, bases, ctxs, f),
+    };
+    assert!(ran, "the caller checked that the backend takes the job");
 }

@@ -72,9 +72,9 @@ impl Windows for [Limb] {
     }
 }
 
-impl<const K: usize> Windows for [&[Limb]; K] {
+impl Windows for [&[Limb]] {
     fn count(&self) -> usize {
-        K
+        self.len()
     }
     fn window(&self, pos: u32, width: u32, out: &mut [Limb]) {
         for (o, exp) in out.iter_mut().zip(self) {
