@@ -19,7 +19,14 @@
 // count that 40 runs of that input here did not repeat.)
 // A stop for any signal other than the step's own trap is not an
 // instruction: it is not counted, and the signal is suppressed.
+//
+// The tracer pins itself, and so the program, to the CPU it starts on: a
+// step wakes the tracer and then the program, and on a virtual machine a
+// wake-up from one CPU to another costs an interrupt between them, which
+// made a lone count several times as slow (benches/RESULTS.md, `ci-time`).
+// Two counts started together start on different CPUs where both are idle.
 #define _GNU_SOURCE
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +55,14 @@ int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: icount PROGRAM [ARGS...]\n");
         return 2;
+    }
+    int cpu = sched_getcpu();
+    if (cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        // Only speed depends on it: a failure leaves the count as it was.
+        (void)sched_setaffinity(0, sizeof one, &one);
     }
     pid_t pid = fork();
     if (pid < 0) die("fork");
