@@ -966,10 +966,11 @@ fn exp_ct_batch(
 /// Runs `f` in the lanes of `backend`, a batch kernel that takes the
 /// moduli, one lane each (every slice of its lane count, 4 or 8).
 ///
-/// Not generic, unlike its callers: crates that instantiate those link
-/// this crate's one compiled copy of the backends instead of compiling
-/// their own (rustc compiles the private code a generic function reaches
-/// into every crate that instantiates it).
+/// Not generic, unlike its callers: a generic function is compiled in
+/// every crate that instantiates it, with the generic code it calls, and
+/// through the lane count the backends came along into each (see
+/// benches/RESULTS.md, `ci-time`); this way those crates link this crate's
+/// one compiled copy.
 fn run_lanes(
     backend: Exponentiation,
     outs: &mut [&mut [Limb]],
