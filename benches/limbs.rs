@@ -571,12 +571,24 @@ fn selection_check() {
             ("batch", backend::BATCH),
             ("e", backend::SHORT_EXPONENT),
         ] {
-            let timed = backend::time_variant_rounds(limbs, k, 64 * limbs as u32, 21);
             let chosen = match k {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),
                 _ => backend::selection().exponentiation(limbs, k),
             };
-            let verdict = match backend::check_choice(&timed, chosen) {
+            // A size that races: the selection's own path is checked.
+            let racers = backend::selection().racers(limbs, k);
+            let (timed, raced) = match racers {
+                Some(_) => backend::time_selection_rounds(limbs, k, 64 * limbs as u32, 21),
+                None => (
+                    backend::time_variant_rounds(limbs, k, 64 * limbs as u32, 21),
+                    Vec::new(),
+                ),
+            };
+            let check = match racers {
+                Some(_) => backend::check_selection(&timed, &raced),
+                None => backend::check_choice(&timed, chosen),
+            };
+            let verdict = match check {
                 backend::ChoiceVerdict::Alone => {
                     println!(
                         "  {:>4} bits {shape:>5}: only {} takes it",
@@ -595,11 +607,24 @@ fn selection_check() {
                     "selected: undecided"
                 }
             };
-            let mine = timed.iter().find(|(e, _)| *e == chosen).map(|(_, t)| t);
+            let mine = match racers {
+                Some(racers) => {
+                    let names: Vec<_> = racers.backends().iter().map(|e| e.name()).collect();
+                    println!(
+                        "  {:>4} bits {shape:>5}: {:>10.1} µs {:>18} the race of {} {verdict}",
+                        64 * limbs,
+                        median(raced.clone()).as_secs_f64() * 1e6,
+                        "",
+                        names.join(", ")
+                    );
+                    Some(&raced)
+                }
+                None => timed.iter().find(|(e, _)| *e == chosen).map(|(_, t)| t),
+            };
             for (e, t) in &timed {
                 let typical = median(t.clone());
                 let (paired, verdict) = match mine.and_then(|m| backend::PairedRatio::of(m, t)) {
-                    _ if *e == chosen => (String::new(), verdict),
+                    _ if *e == chosen && racers.is_none() => (String::new(), verdict),
                     Some(r) => (format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high), ""),
                     None => (String::new(), ""),
                 };

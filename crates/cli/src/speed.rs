@@ -399,13 +399,28 @@ fn variants(rounds: usize) {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),
                 _ => backend::selection().exponentiation(limbs, k),
             };
-            let timed = backend::time_variant_rounds(limbs, k, bits, rounds);
-            let Some((_, mine)) = timed.iter().find(|(v, _)| *v == chosen) else {
-                flagged.push(format!(
-                    "{bits} bits, {shape}: {} did not run",
-                    chosen.name()
-                ));
-                continue;
+            // A size that races two backends: the selection's own path is
+            // timed (and checked) beside them.
+            let racers = backend::selection().racers(limbs, k);
+            let (timed, raced) = match racers {
+                Some(_) => backend::time_selection_rounds(limbs, k, bits, rounds),
+                None => (
+                    backend::time_variant_rounds(limbs, k, bits, rounds),
+                    Vec::new(),
+                ),
+            };
+            let mine = match racers {
+                Some(_) => raced.as_slice(),
+                None => match timed.iter().find(|(v, _)| *v == chosen) {
+                    Some((_, t)) => t.as_slice(),
+                    None => {
+                        flagged.push(format!(
+                            "{bits} bits, {shape}: {} did not run",
+                            chosen.name()
+                        ));
+                        continue;
+                    }
+                },
             };
             if timed.len() < 2 {
                 // Nothing to compare: not timed.
@@ -432,7 +447,7 @@ fn variants(rounds: usize) {
                 .fold(f64::INFINITY, f64::min);
             for (variant, t) in &timed {
                 let (mark, paired) = match backend::PairedRatio::of(mine, t) {
-                    _ if *variant == chosen => ("*", String::new()),
+                    _ if *variant == chosen && racers.is_none() => ("*", String::new()),
                     Some(r) => (" ", format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high)),
                     None => (" ", String::new()),
                 };
@@ -445,17 +460,38 @@ fn variants(rounds: usize) {
                     variant.name()
                 );
             }
+            let choice = match racers {
+                Some(racers) => {
+                    let names: Vec<_> = racers.backends().iter().map(|e| e.name()).collect();
+                    format!("the race of {}", names.join(", "))
+                }
+                None => chosen.name().to_owned(),
+            };
+            if racers.is_some() {
+                let t = median(mine);
+                outln!(
+                    "{bits:>6} {shape:>5} {:>12} {:>12.1} {:>9.2} {:>22} * {choice} (leading: {})",
+                    format_seconds(t),
+                    1.0 / t,
+                    t / fastest,
+                    "",
+                    backend::selection().exponentiation(limbs, k).name()
+                );
+            }
             let at = |than: Exponentiation, r: backend::PairedRatio| {
                 format!(
-                    "{bits} bits, {shape}: {} takes {:.2}× the time of {} (95 %: {:.2}–{:.2})",
-                    chosen.name(),
+                    "{bits} bits, {shape}: {choice} takes {:.2}× the time of {} (95 %: {:.2}–{:.2})",
                     r.median,
                     than.name(),
                     r.low,
                     r.high
                 )
             };
-            match backend::check_choice(&timed, chosen) {
+            let verdict = match racers {
+                Some(_) => backend::check_selection(&timed, mine),
+                None => backend::check_choice(&timed, chosen),
+            };
+            match verdict {
                 ChoiceVerdict::NotFastest { than, ratio } => flagged.push(at(than, ratio)),
                 ChoiceVerdict::Undecided { than, ratio } => undecided.push(at(than, ratio)),
                 ChoiceVerdict::Within | ChoiceVerdict::Alone => {}

@@ -4,6 +4,7 @@
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
 
+use crate::backend::race::Lap;
 use crate::backend::{
     BATCH, DataIndependentTiming, Exponentiation, SHORT_EXPONENT, SHORT_EXPONENT_BITS, dispatch,
     run_exponentiation, selection,
@@ -328,8 +329,11 @@ impl<U: Unsigned> MontyParams<U> {
         exp: &impl AsRef<[Limb]>,
         exp_bits: u32,
     ) -> MontyForm<U> {
-        let backend = selection().exponentiation(self.modulus.nlimbs(), 1);
-        self.pow_ct_on(backend, base, exp, exp_bits)
+        let n = self.modulus.nlimbs();
+        let (backend, lap) = selection().exponentiation_to_run(n, 1);
+        let out = self.pow_ct_on(backend, base, exp, exp_bits);
+        lap.finish(n, exp_bits);
+        out
     }
 
     /// [`pow_bounded`](Self::pow_bounded) on the implementation named, or
@@ -361,11 +365,13 @@ impl<U: Unsigned> MontyParams<U> {
     /// chooses for its size.
     pub fn pow_bounded_pair(pair: [PowOperand<'_, U>; 2], exp_bits: u32) -> [MontyForm<U>; 2] {
         let n = pair[0].0.modulus.nlimbs();
-        let backend = match pair[1].0.modulus.nlimbs() == n {
-            true => selection().exponentiation(n, 2),
-            false => Exponentiation::Apart,
+        let (backend, lap) = match pair[1].0.modulus.nlimbs() == n {
+            true => selection().exponentiation_to_run(n, 2),
+            false => (Exponentiation::Apart, Lap::idle()),
         };
-        Self::pow_pair_on(backend, pair, exp_bits)
+        let out = Self::pow_pair_on(backend, pair, exp_bits);
+        lap.finish(n, exp_bits);
+        out
     }
 
     /// [`pow_bounded_pair`](Self::pow_bounded_pair) on the implementation
@@ -689,8 +695,16 @@ impl<U: Unsigned> MontyParams<U> {
     /// [`SHORT_EXPONENT`], a longer one on its choice for one.
     pub fn pow_vartime(&self, base: &MontyForm<U>, exp: &impl AsRef<[Limb]>) -> MontyForm<U> {
         let n = self.modulus.nlimbs();
-        let backend = selection().exponentiation(n, vartime_shape(exp.as_ref()));
-        self.pow_with_vartime(backend, base, exp)
+        // To a short exponent the backends may race; the time of one to a
+        // long exponent (its bits public) is not counted: the races time
+        // the constant-time ones.
+        let (backend, lap) = match vartime_shape(exp.as_ref()) {
+            SHORT_EXPONENT => selection().exponentiation_to_run(n, SHORT_EXPONENT),
+            shape => (selection().exponentiation(n, shape), Lap::idle()),
+        };
+        let out = self.pow_with_vartime(backend, base, exp);
+        lap.finish(n, ct::bit_length(exp.as_ref()));
+        out
     }
 
     /// [`pow_vartime`](Self::pow_vartime) on the implementation named, or

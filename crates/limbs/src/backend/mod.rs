@@ -37,14 +37,18 @@
 //!    radix-2^28 kernels, AVX2's and AVX-512F's),
 //!    `batch` (every batch kernel),
 //!    `avx512` (every AVX-512 kernel: IFMA, and AVX-512F's in radix 2^28),
-//!    `neon`, each of which turns that backend off
+//!    `neon`, each of which turns that backend off (and `race`, which
+//!    turns the races between backends off: see below)
 //!    for the whole process, as `OPENSSL_ia32cap` does for OpenSSL and
 //!    AWS-LC; unknown words are ignored;
 //! 3. for the exponentiation, which backend is fastest on this CPU at each
 //!    modulus size and shape: `preference`'s table of measured CPUs, or,
 //!    on a CPU (or a size) nobody measured, a calibration that times the
 //!    backends on public inputs the first time a size is needed (with
-//!    `std`); and for NEON's field kernels, `neon_rule`.
+//!    `std`); and for NEON's field kernels, `neon_rule`. Where a row names
+//!    backends whose order changes with the machine's load, they race
+//!    (`race`, with `std`): each exponentiation is timed and the fastest
+//!    runs.
 //!
 //! Everything else asks [`selection`]: the slice and field kernels'
 //! `dispatch!`, the exponentiations, and the benches, which print it.
@@ -56,6 +60,7 @@ use crate::Limb;
 use crate::ops::montmul::ExpJob;
 
 pub use cpu::Cpu;
+pub use race::Racers;
 
 /// The shape that stands for a batch where the selection and
 /// `time_variant_rounds` (with `std`) take a number of exponentiations at once
@@ -76,7 +81,10 @@ pub const SHORT_EXPONENT: usize = 9;
 /// conversions weigh little).
 pub const SHORT_EXPONENT_BITS: u32 = 17;
 #[cfg(feature = "std")]
-pub use preference::{ChoiceVerdict, PairedRatio, check_choice, time_variant_rounds};
+pub use preference::{
+    ChoiceVerdict, PairedRatio, check_choice, check_selection, time_selection_rounds,
+    time_variant_rounds,
+};
 
 /// How much slower than the fastest backend the selection's choice may run
 /// at a size before a selection check (`numcrypt speed --variants`, the
@@ -118,6 +126,7 @@ pub(crate) mod barrier;
 pub(crate) mod cpu;
 pub(crate) mod portable;
 pub(crate) mod preference;
+pub(crate) mod race;
 #[cfg(feature = "ct-audit")]
 pub(crate) mod valgrind;
 
@@ -622,6 +631,7 @@ const DISABLE_AVX512_BATCH: u32 = 1 << 7;
 const DISABLE_AVX512_RADIX28: u32 = 1 << 12;
 const DISABLE_IFMA_SQUARE: u32 = 1 << 15;
 const DISABLE_AVX2_SQUARE: u32 = 1 << 24;
+const DISABLE_RACE: u32 = 1 << 25;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -654,6 +664,7 @@ const _: () = {
         DISABLE_AVX512_RADIX28,
         DISABLE_IFMA_SQUARE,
         DISABLE_AVX2_SQUARE,
+        DISABLE_RACE,
         HAS_ADX,
         HAS_IFMA,
         HAS_AVX512,
@@ -710,7 +721,56 @@ impl Selection {
     /// (or modelled) for this CPU at this size and shape; where there is
     /// none, the fastest of a calibration (with `std`), else the first that
     /// can run of `preference::UNMEASURED`. The limb kernels always can.
+    ///
+    /// Where this CPU's row races two backends ([`racers`](Self::racers)),
+    /// the one that leads now.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
+        match self.racers(nlimbs, interleave) {
+            Some(racers) => race::leader(nlimbs, interleave, racers),
+            None => self.fixed_exponentiation(nlimbs, interleave),
+        }
+    }
+
+    /// [`exponentiation`](Self::exponentiation) for one about to run, with
+    /// the lap that times it where the size races: then the backend that
+    /// trails runs one time in 64.
+    pub(crate) fn exponentiation_to_run(
+        self,
+        nlimbs: usize,
+        interleave: usize,
+    ) -> (Exponentiation, race::Lap) {
+        match self.racers(nlimbs, interleave) {
+            Some(racers) => race::start(nlimbs, interleave, racers),
+            None => (
+                self.fixed_exponentiation(nlimbs, interleave),
+                race::Lap::idle(),
+            ),
+        }
+    }
+
+    /// The backends that race for `interleave` (1 or 2) constant-time
+    /// exponentiations modulo `nlimbs`-limb moduli, or one variable-time
+    /// to a short exponent ([`SHORT_EXPONENT`]), if this CPU's row races
+    /// them: its first two or three that can run, the row's order first. A
+    /// process with a clock (`std`, not an audit build) times them on its
+    /// exponentiations and runs the fastest; elsewhere, and under
+    /// `NUMCRYPT_DISABLE=race`, the first runs.
+    pub fn racers(self, nlimbs: usize, interleave: usize) -> Option<Racers> {
+        let row = self.known()?.row(nlimbs, interleave)?;
+        if !matches!(interleave, 1 | 2 | SHORT_EXPONENT) || self.0 & DISABLE_RACE != 0 {
+            return None;
+        }
+        let runs = row
+            .fastest_first
+            .iter()
+            .copied()
+            .filter(|e| e.available(nlimbs, interleave));
+        Racers::of(runs, row.racers())
+    }
+
+    /// The choice without a race: a row's first backend that can run, else
+    /// a calibration's, else `UNMEASURED`'s.
+    fn fixed_exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         let first_that_runs = |order: &[Exponentiation]| {
             order
                 .iter()
@@ -718,8 +778,8 @@ impl Selection {
                 .find(|e| e.available(nlimbs, interleave))
                 .unwrap_or(Exponentiation::LimbKernels)
         };
-        if let Some(order) = self.known().and_then(|k| k.order(nlimbs, interleave)) {
-            return first_that_runs(order);
+        if let Some(row) = self.known().and_then(|k| k.row(nlimbs, interleave)) {
+            return first_that_runs(row.fastest_first);
         }
         #[cfg(all(feature = "std", not(feature = "ct-audit")))]
         return preference::calibrate(nlimbs, interleave);
@@ -763,8 +823,8 @@ impl Selection {
     pub fn batch_exponentiation(self, nlimbs: usize) -> Exponentiation {
         let first_that_runs =
             |order: &[Exponentiation]| order.iter().copied().find(|&e| e.available(nlimbs, BATCH));
-        let choice = match self.known().and_then(|k| k.order(nlimbs, BATCH)) {
-            Some(order) => first_that_runs(order),
+        let choice = match self.known().and_then(|k| k.row(nlimbs, BATCH)) {
+            Some(row) => first_that_runs(row.fastest_first),
             #[cfg(all(feature = "std", not(feature = "ct-audit")))]
             None => Some(preference::calibrate(nlimbs, BATCH)),
             #[cfg(not(all(feature = "std", not(feature = "ct-audit"))))]
@@ -891,6 +951,7 @@ impl fmt::Display for Selection {
             (DISABLE_AVX512_RADIX28, "avx512-radix28"),
             (DISABLE_IFMA_SQUARE, "ifma-square"),
             (DISABLE_AVX2_SQUARE, "avx2-square"),
+            (DISABLE_RACE, "race"),
         ];
         let mut first = true;
         for (bit, name) in off {
@@ -1030,6 +1091,7 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("avx512-radix28") => DISABLE_AVX512_RADIX28,
             w if w.eq_ignore_ascii_case("ifma-square") => DISABLE_IFMA_SQUARE,
             w if w.eq_ignore_ascii_case("avx2-square") => DISABLE_AVX2_SQUARE,
+            w if w.eq_ignore_ascii_case("race") => DISABLE_RACE,
             w if w.eq_ignore_ascii_case("avx512") => DISABLE_AVX512,
             w if w.eq_ignore_ascii_case("batch") => {
                 DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
@@ -1068,6 +1130,7 @@ mod tests {
         assert_eq!(parse_disable("avx512-radix28"), DISABLE_AVX512_RADIX28);
         assert_eq!(parse_disable("ifma-square"), DISABLE_IFMA_SQUARE);
         assert_eq!(parse_disable("avx2-square"), DISABLE_AVX2_SQUARE);
+        assert_eq!(parse_disable("race"), DISABLE_RACE);
         assert_eq!(parse_disable("ifma-batch"), DISABLE_IFMA_BATCH);
         assert_eq!(
             parse_disable("ifma512,neon,bogus"),

@@ -53,12 +53,28 @@ const BATCHES: u8 = 4;
 /// One exponentiation to a short public exponent ([`SHORT_EXPONENT`]); a
 /// CPU with no row for it takes its order for one.
 const SHORT: u8 = 8;
+/// Not shapes: the row's first two (or three) backends that can run trade
+/// places with the machine's load (some slow more than others when the
+/// core's sibling thread is busy), so a process with a clock races them on
+/// its own exponentiations (`race`). One constant-time exponentiation, a
+/// pair, or one to a short exponent.
+const RACE_TWO: u8 = 2 << 4;
+const RACE_THREE: u8 = 3 << 4;
 
 /// The backends from fastest to slowest for some sizes and shapes.
 pub(crate) struct Row {
     limbs: RangeInclusive<usize>,
+    /// The shapes, and how many backends race ([`RACE_TWO`]).
     shapes: u8,
-    fastest_first: &'static [Exponentiation],
+    pub(crate) fastest_first: &'static [Exponentiation],
+}
+
+impl Row {
+    /// How many of the first backends that can run race (see
+    /// [`RACE_TWO`]): 0, 2 or 3.
+    pub(crate) fn racers(&self) -> usize {
+        usize::from(self.shapes >> 4)
+    }
 }
 
 /// A CPU, or a family of them, with what was found there.
@@ -95,11 +111,18 @@ impl Known {
 
     /// The order for `nlimbs`-limb moduli, `interleave` at once, if a row
     /// covers them.
+    #[cfg(test)]
     pub(crate) fn order(
         &self,
         nlimbs: usize,
         interleave: usize,
     ) -> Option<&'static [Exponentiation]> {
+        self.row(nlimbs, interleave).map(|row| row.fastest_first)
+    }
+
+    /// The row for `nlimbs`-limb moduli, `interleave` at once, if one
+    /// covers them.
+    pub(crate) fn row(&self, nlimbs: usize, interleave: usize) -> Option<&'static Row> {
         let shape = match interleave {
             1 => ONE,
             2 => PAIR,
@@ -107,11 +130,10 @@ impl Known {
             SHORT_EXPONENT => SHORT,
             _ => return None,
         };
+        let rows: &'static [Row] = self.rows;
         let row = |shape: u8| {
-            self.rows
-                .iter()
+            rows.iter()
                 .find(|row| row.limbs.contains(&nlimbs) && row.shapes & shape != 0)
-                .map(|row| row.fastest_first)
         };
         match shape {
             SHORT => row(SHORT).or_else(|| row(ONE)),
@@ -227,7 +249,11 @@ pub(crate) const KNOWN: &[Known] = &[
         // batch kernel 4 to 9 % ahead of AVX-512F's eight lanes; a pass of a
         // batch kernel costs about as much as three signatures one at a time.
         // Zen 3 models not listed above take this row (it skips what they
-        // lack). To a short public exponent: IFMA
+        // lack). Where a busy neighbour reorders them, the first two or
+        // three race: the scalar quotient's pairs slow by up to a fifth
+        // beside one, the vector quotient's and apart's less; one
+        // exponentiation of 1536 bits and one to `e` swap 256- and 512-bit
+        // IFMA. To a short public exponent: IFMA
         // (Zen 4's RSA verification at 0.6 of AWS-LC's time, whose `mulx`
         // kernels are level with the limb kernels), else the limb kernels,
         // measured ahead of AVX2 on Zen 3 (AVX-512F's radix-2^28 kernels, with
@@ -241,12 +267,33 @@ pub(crate) const KNOWN: &[Known] = &[
         rows: &[
             Row {
                 limbs: 1..=20,
-                shapes: PAIR,
-                fastest_first: &[Ifma256, Ifma512, Avx2, Apart, Avx512, LimbKernels],
+                shapes: PAIR | RACE_TWO,
+                fastest_first: &[
+                    Ifma256,
+                    Ifma256VectorQuotient,
+                    Ifma512,
+                    Avx2,
+                    Apart,
+                    Avx512,
+                    LimbKernels,
+                ],
             },
             Row {
-                limbs: 21..=38,
-                shapes: PAIR,
+                limbs: 21..=28,
+                shapes: PAIR | RACE_TWO,
+                fastest_first: &[
+                    Ifma256,
+                    Ifma256VectorQuotient,
+                    Apart,
+                    Ifma512,
+                    Avx512,
+                    Avx2,
+                    LimbKernels,
+                ],
+            },
+            Row {
+                limbs: 29..=38,
+                shapes: PAIR | RACE_THREE,
                 fastest_first: &[
                     Ifma256,
                     Ifma256VectorQuotient,
@@ -264,11 +311,16 @@ pub(crate) const KNOWN: &[Known] = &[
             },
             Row {
                 limbs: 1..=20,
-                shapes: ONE,
+                shapes: ONE | RACE_TWO,
                 fastest_first: &[Ifma256, Ifma512, Avx2, Avx512, LimbKernels],
             },
             Row {
-                limbs: 21..=103,
+                limbs: 21..=28,
+                shapes: ONE | RACE_TWO,
+                fastest_first: &[Ifma256, Ifma512, Avx512, Avx2, LimbKernels],
+            },
+            Row {
+                limbs: 29..=103,
                 shapes: ONE,
                 fastest_first: &[Ifma256, Ifma512, Avx512, Avx2, LimbKernels],
             },
@@ -276,6 +328,11 @@ pub(crate) const KNOWN: &[Known] = &[
                 limbs: 1..=103,
                 shapes: BATCHES,
                 fastest_first: &[IfmaBatch, Avx2Batch, Avx512Batch, LimbKernels],
+            },
+            Row {
+                limbs: 21..=28,
+                shapes: SHORT | RACE_TWO,
+                fastest_first: &[Ifma256, Ifma512, LimbKernels, Avx2, Avx512],
             },
             Row {
                 limbs: 1..=103,
@@ -451,7 +508,10 @@ pub(crate) const CAN_CALIBRATE: bool = cfg!(all(feature = "std", not(feature = "
 #[cfg(all(feature = "std", not(feature = "ct-audit")))]
 pub(crate) use calibration::calibrate;
 #[cfg(feature = "std")]
-pub use calibration::{ChoiceVerdict, PairedRatio, check_choice, time_variant_rounds};
+pub use calibration::{
+    ChoiceVerdict, PairedRatio, check_choice, check_selection, time_selection_rounds,
+    time_variant_rounds,
+};
 
 /// The calibration: every backend that can run, timed on public inputs.
 #[cfg(feature = "std")]
@@ -567,12 +627,47 @@ mod calibration {
         exp_bits: u32,
         runs: usize,
     ) -> Vec<(Exponentiation, Vec<Duration>)> {
-        let candidates: Vec<Exponentiation> = ALL
+        rounds(nlimbs, interleave, exp_bits, runs, false).0
+    }
+
+    /// [`time_variant_rounds`] with, in the same rounds, the selection's
+    /// own path (`pow_bounded`, `pow_bounded_pair`, `pow_vartime`: a race
+    /// where this size has one) for `interleave` 1, 2 or
+    /// [`SHORT_EXPONENT`], after 256 untimed runs of it (past its race's
+    /// first, more exploring runs): its times second (none for a batch).
+    pub fn time_selection_rounds(
+        nlimbs: usize,
+        interleave: usize,
+        exp_bits: u32,
+        runs: usize,
+    ) -> (Vec<(Exponentiation, Vec<Duration>)>, Vec<Duration>) {
+        let with_selection = matches!(interleave, 1 | 2 | SHORT_EXPONENT);
+        rounds(nlimbs, interleave, exp_bits, runs, with_selection)
+    }
+
+    /// Runs of the selection's path before its timed rounds: a process
+    /// that has run a while, past its race's first, more exploring runs.
+    const SELECTION_WARM_UP: usize = super::super::race::EARLY as usize;
+
+    /// The rounds of both: `None` in the candidates is the selection's path.
+    fn rounds(
+        nlimbs: usize,
+        interleave: usize,
+        exp_bits: u32,
+        runs: usize,
+        with_selection: bool,
+    ) -> (Vec<(Exponentiation, Vec<Duration>)>, Vec<Duration>) {
+        let mut candidates: Vec<Option<Exponentiation>> = ALL
             .into_iter()
             .filter(|&e| e.available(nlimbs, interleave))
+            .map(Some)
             .collect();
         if candidates.len() < 2 {
-            return candidates.into_iter().map(|e| (e, Vec::new())).collect();
+            let timed = candidates.into_iter().flatten().map(|e| (e, Vec::new()));
+            return (timed.collect(), Vec::new());
+        }
+        if with_selection {
+            candidates.push(None);
         }
         let mut state = 0x6a09_e667_f3bc_c908_u64 ^ nlimbs as u64;
         let mut word = move || {
@@ -593,7 +688,7 @@ mod calibration {
         };
         let count = if interleave == BATCH { BATCH } else { 2 };
         let Some(operands) = (0..count).map(|_| operand()).collect::<Option<Vec<_>>>() else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         let operands: Vec<_> = operands
             .iter()
@@ -601,28 +696,51 @@ mod calibration {
             .collect();
         let mut out = std::vec![operands[0].0.zero(); count];
         let exp_bits = exp_bits.min(nlimbs as u32 * 64);
-        let mut run = |e: Exponentiation| -> Duration {
+        let mut run = |e: Option<Exponentiation>| -> Duration {
             let start = Instant::now();
-            let ran = match interleave {
-                SHORT_EXPONENT => {
+            let ran = match (interleave, e) {
+                (1, None) => {
+                    let (p, b, x) = operands[0];
+                    let _ = core::hint::black_box(p.pow_bounded(b, &x, exp_bits));
+                    true
+                }
+                (2, None) => {
+                    let pair = [operands[0], operands[1]];
+                    let _ = core::hint::black_box(MontyParams::pow_bounded_pair(pair, exp_bits));
+                    true
+                }
+                (SHORT_EXPONENT, None) => {
+                    let (p, b, _) = operands[0];
+                    let _ = core::hint::black_box(p.pow_vartime(b, &[65537]));
+                    true
+                }
+                (_, None) => false,
+                (SHORT_EXPONENT, Some(e)) => {
                     let (p, b, _) = operands[0];
                     p.pow_on_vartime(e, b, &[65537]).is_some()
                 }
-                1 => {
+                (1, Some(e)) => {
                     let (p, b, x) = operands[0];
                     p.pow_bounded_on(e, b, &x, exp_bits).is_some()
                 }
-                2 => {
+                (2, Some(e)) => {
                     let pair = [operands[0], operands[1]];
                     MontyParams::pow_bounded_pair_on(e, pair, exp_bits).is_some()
                 }
-                _ => MontyParams::pow_bounded_batch_on(e, &operands, exp_bits, &mut out).is_ok(),
+                (_, Some(e)) => {
+                    MontyParams::pow_bounded_batch_on(e, &operands, exp_bits, &mut out).is_ok()
+                }
             };
             match ran {
                 true => start.elapsed(),
                 false => Duration::MAX,
             }
         };
+        if with_selection {
+            for _ in 0..SELECTION_WARM_UP {
+                run(None);
+            }
+        }
         let runs = runs.max(1);
         let mut times = std::vec![Vec::with_capacity(runs); candidates.len()];
         for round in 0..=runs {
@@ -633,7 +751,12 @@ mod calibration {
                 }
             }
         }
-        candidates.into_iter().zip(times).collect()
+        let selection = match with_selection {
+            true => times.pop().unwrap_or_default(),
+            false => Vec::new(),
+        };
+        let timed = candidates.into_iter().flatten().zip(times).collect();
+        (timed, selection)
     }
 
     /// One backend's time ÷ another's, round by round: the median of the
@@ -729,10 +852,24 @@ mod calibration {
         let Some((_, mine)) = rounds.iter().find(|(e, _)| *e == chosen) else {
             return ChoiceVerdict::Alone;
         };
-        let others = rounds
-            .iter()
-            .filter(|(e, _)| *e != chosen)
-            .filter_map(|(e, t)| Some((*e, PairedRatio::of(mine, t)?)));
+        check_times(mine, rounds.iter().filter(|(e, _)| *e != chosen))
+    }
+
+    /// The verdict on the times `mine`, taken in the same rounds as every
+    /// backend's of `rounds` (the selection's own path, from
+    /// [`time_selection_rounds`]), against each of them.
+    pub fn check_selection(
+        rounds: &[(Exponentiation, Vec<Duration>)],
+        mine: &[Duration],
+    ) -> ChoiceVerdict {
+        check_times(mine, rounds.iter())
+    }
+
+    fn check_times<'a>(
+        mine: &[Duration],
+        rounds: impl Iterator<Item = &'a (Exponentiation, Vec<Duration>)>,
+    ) -> ChoiceVerdict {
+        let others = rounds.filter_map(|(e, t)| Some((*e, PairedRatio::of(mine, t)?)));
         let mut slower: Option<(Exponentiation, PairedRatio)> = None;
         let mut highest: Option<(Exponentiation, PairedRatio)> = None;
         for (e, r) in others {
@@ -922,6 +1059,29 @@ mod tests {
         let rocket_lake = cpu(b"GenuineIntel", 6, 0xa7, false);
         assert_eq!(order(&zen4, 32, 2), Some(Ifma256));
         assert_eq!(order(&zen5, 32, 2), Some(Ifma512));
+        // Zen 4's pairs up to 38 limbs race the scalar quotient against the
+        // vector one; one exponentiation races up to 28 limbs.
+        let racers = |c: &Cpu, n, k| {
+            known(c)
+                .and_then(|i| KNOWN[i].row(n, k))
+                .map_or(0, Row::racers)
+        };
+        for (n, k, racing) in [
+            (16, 2, 2),
+            (24, 2, 2),
+            (32, 2, 3),
+            (38, 2, 3),
+            (39, 2, 0),
+            (16, 1, 2),
+            (24, 1, 2),
+            (32, 1, 0),
+            (24, SHORT_EXPONENT, 2),
+            (16, SHORT_EXPONENT, 0),
+            (16, BATCH, 0),
+        ] {
+            assert_eq!(racers(&zen4, n, k), racing, "{n} limbs, {k}");
+        }
+        assert_eq!(racers(&spr_guest, 16, 2), 0);
         assert_eq!(order(&icx, 24, 2), Some(Ifma512));
         assert_eq!(order(&icx, 32, 2), Some(Ifma256));
         // Ice Lake's single exponentiations were never timed: calibrated.
