@@ -41,6 +41,7 @@ fn each_setting() {
         "ifma,avx512-radix28",
         "avx512",
         "batch",
+        "race",
     ] {
         let out = Command::new(&exe)
             .args(["--exact", "child", "--nocapture", "--test-threads=1"])
@@ -118,6 +119,14 @@ fn child() {
         if off("neon") {
             assert_ne!(chosen, Exponentiation::Neon);
             assert!(!Exponentiation::Neon.available(n, k));
+        }
+        // Where backends race, the choice is one of them.
+        let racers = selection.racers(n, k);
+        if off("race") {
+            assert_eq!(racers, None);
+        }
+        if let Some(racers) = racers {
+            assert!(racers.backends().contains(&chosen), "{racers:?}");
         }
         assert!(chosen.available(n, k), "{chosen:?} chosen but unavailable");
     }
