@@ -722,8 +722,8 @@ impl Selection {
     /// none, the fastest of a calibration (with `std`), else the first that
     /// can run of `preference::UNMEASURED`. The limb kernels always can.
     ///
-    /// Where this CPU's row races two backends ([`racers`](Self::racers)),
-    /// the one that leads now.
+    /// Where this CPU's row races backends ([`racers`](Self::racers)), the
+    /// one that leads now.
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         match self.racers(nlimbs, interleave) {
             Some(racers) => race::leader(nlimbs, interleave, racers),
@@ -732,8 +732,8 @@ impl Selection {
     }
 
     /// [`exponentiation`](Self::exponentiation) for one about to run, with
-    /// the lap that times it where the size races: then the backend that
-    /// trails runs one time in 64.
+    /// the lap that times it where the size races (where, now and then, a
+    /// racer behind runs instead: see `race`).
     pub(crate) fn exponentiation_to_run(
         self,
         nlimbs: usize,

@@ -170,6 +170,18 @@ pub(crate) const UNMEASURED_PASS: usize = 4;
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
 pub(crate) const UNMEASURED_TWO_PHASE_PAIR_SQUARES: bool = true;
 
+/// Zen 4's order for pairs of 21 to 38 limbs, whose first two race, and
+/// from 29 limbs (where a busy neighbour puts `Apart` ahead) three.
+const ZEN4_PAIRS: &[Exponentiation] = &[
+    Ifma256,
+    Ifma256VectorQuotient,
+    Apart,
+    Ifma512,
+    Avx512,
+    Avx2,
+    LimbKernels,
+];
+
 /// The CPUs the project has measured or modelled (`benches/RESULTS.md`
 /// has the figures under each name).
 pub(crate) const KNOWN: &[Known] = &[
@@ -281,28 +293,12 @@ pub(crate) const KNOWN: &[Known] = &[
             Row {
                 limbs: 21..=28,
                 shapes: PAIR | RACE_TWO,
-                fastest_first: &[
-                    Ifma256,
-                    Ifma256VectorQuotient,
-                    Apart,
-                    Ifma512,
-                    Avx512,
-                    Avx2,
-                    LimbKernels,
-                ],
+                fastest_first: ZEN4_PAIRS,
             },
             Row {
                 limbs: 29..=38,
                 shapes: PAIR | RACE_THREE,
-                fastest_first: &[
-                    Ifma256,
-                    Ifma256VectorQuotient,
-                    Apart,
-                    Ifma512,
-                    Avx512,
-                    Avx2,
-                    LimbKernels,
-                ],
+                fastest_first: ZEN4_PAIRS,
             },
             Row {
                 limbs: 39..=103,
