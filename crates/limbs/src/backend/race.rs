@@ -13,9 +13,9 @@
 //! What it sees: durations of constant-time exponentiations, which do not
 //! depend on their operands (`.ci/ct-check`), and of variable-time ones to
 //! public exponents: the machine's doing. What it steers: which of two or
-//! three kernels runs. Builds without `std`
-//! (no clock) and audit builds (whose instruction counts must not depend on
-//! timings) do not race: the row's first backend runs.
+//! three kernels runs. Builds without `std` (no clock) and audit builds
+//! (whose instruction counts must not depend on timings) do not race: the
+//! row's first backend runs.
 
 use super::Exponentiation;
 
@@ -34,7 +34,8 @@ pub struct Racers {
 }
 
 impl Racers {
-    /// The first two to [`MAX_RACERS`] of `order`; `None` for fewer than two.
+    /// The first `len` of `order` (at most [`MAX_RACERS`]); `None` for
+    /// fewer than two.
     pub(crate) fn of(mut order: impl Iterator<Item = Exponentiation>, len: usize) -> Option<Self> {
         let mut backends = [Exponentiation::LimbKernels; MAX_RACERS];
         let mut n = 0;
