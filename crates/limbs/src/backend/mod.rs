@@ -751,15 +751,22 @@ impl Selection {
     /// The backends that race for `interleave` (1 or 2) constant-time
     /// exponentiations modulo `nlimbs`-limb moduli, or one variable-time
     /// to a short exponent ([`SHORT_EXPONENT`]), if this CPU's row races
-    /// them: its first two or three that can run, the row's order first. A
+    /// them (its first two or three that can run, the row's order first),
+    /// or, where no row covers the size, if the calibration's runner-up
+    /// came within 10 % of its choice (the two, the choice first). A
     /// process with a clock (`std`, not an audit build) times them on its
     /// exponentiations and runs the fastest; elsewhere, and under
     /// `NUMCRYPT_DISABLE=race`, the first runs.
     pub fn racers(self, nlimbs: usize, interleave: usize) -> Option<Racers> {
-        let row = self.known()?.row(nlimbs, interleave)?;
         if !matches!(interleave, 1 | 2 | SHORT_EXPONENT) || self.0 & DISABLE_RACE != 0 {
             return None;
         }
+        let Some(row) = self.known().and_then(|k| k.row(nlimbs, interleave)) else {
+            #[cfg(all(feature = "std", not(feature = "ct-audit")))]
+            return preference::calibrated_racers(nlimbs, interleave);
+            #[allow(unreachable_code)]
+            return None;
+        };
         let runs = row
             .fastest_first
             .iter()

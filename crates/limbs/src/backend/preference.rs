@@ -10,7 +10,8 @@
 //! row applies — another CPU, or a size or shape nobody timed — a process
 //! built with `std` times every backend that can run, on public inputs
 //! from a fixed seed, the first time it needs that size and shape, and
-//! keeps the fastest for the process ([`calibrate`]). Without `std` there
+//! keeps the fastest for the process ([`calibrate`]), racing it against
+//! the runner-up where that came within 10 % (`race`). Without `std` there
 //! is no clock: [`UNMEASURED`]. A modelled row stands until someone
 //! measures the CPU: it rests on a study of the core (and, for Neoverse
 //! N1, on AWS-LC's choice on that hardware), where a calibration at first
@@ -501,13 +502,13 @@ pub(crate) fn known(cpu: &Cpu) -> Option<usize> {
 /// audit build, whose instruction counts must not depend on timings.
 pub(crate) const CAN_CALIBRATE: bool = cfg!(all(feature = "std", not(feature = "ct-audit")));
 
-#[cfg(all(feature = "std", not(feature = "ct-audit")))]
-pub(crate) use calibration::calibrate;
 #[cfg(feature = "std")]
 pub use calibration::{
     ChoiceVerdict, PairedRatio, check_choice, check_selection, time_selection_rounds,
     time_variant_rounds,
 };
+#[cfg(all(feature = "std", not(feature = "ct-audit")))]
+pub(crate) use calibration::{calibrate, calibrated_racers};
 
 /// The calibration: every backend that can run, timed on public inputs.
 #[cfg(feature = "std")]
@@ -519,7 +520,7 @@ mod calibration {
     use std::time::{Duration, Instant};
     use std::vec::Vec;
 
-    use super::super::{BATCH, Exponentiation, SELECTION_TOLERANCE, SHORT_EXPONENT};
+    use super::super::{BATCH, Exponentiation, Racers, SELECTION_TOLERANCE, SHORT_EXPONENT};
     use crate::{BoxedUint, MontyParams};
 
     /// Every backend, in the order the cache numbers them.
@@ -544,6 +545,17 @@ mod calibration {
     /// than its index in [`ALL`].
     static CHOSEN: [AtomicU8; SHAPES.len() * (MAX_LIMBS + 1)] =
         [const { AtomicU8::new(0) }; SHAPES.len() * (MAX_LIMBS + 1)];
+
+    /// The runner-up per size and shape where it came within
+    /// [`RACE_WITHIN`] of the choice (it races it: `race`), as [`CHOSEN`];
+    /// set before the choice.
+    static RUNNER_UP: [AtomicU8; SHAPES.len() * (MAX_LIMBS + 1)] =
+        [const { AtomicU8::new(0) }; SHAPES.len() * (MAX_LIMBS + 1)];
+
+    /// How close a calibration's runner-up must come to race the fastest:
+    /// five runs at one moment cannot tell closer backends apart, nor say
+    /// which a busy neighbour will favour.
+    const RACE_WITHIN: f64 = 1.10;
 
     /// One calibration at a time: two at once would time each other.
     static TIMING: Mutex<()> = Mutex::new(());
@@ -570,20 +582,38 @@ mod calibration {
             super::super::selection().exponentiation(nlimbs, 2);
         }
         let slot = &CHOSEN[shape * (MAX_LIMBS + 1) + nlimbs];
-        if let Some(&e) = ALL.get(usize::from(slot.load(Ordering::Relaxed)).wrapping_sub(1)) {
+        if let Some(&e) = ALL.get(usize::from(slot.load(Ordering::Acquire)).wrapping_sub(1)) {
             return e;
         }
         let _one_at_a_time = TIMING.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&e) = ALL.get(usize::from(slot.load(Ordering::Relaxed)).wrapping_sub(1)) {
+        if let Some(&e) = ALL.get(usize::from(slot.load(Ordering::Acquire)).wrapping_sub(1)) {
             return e;
         }
-        let fastest = time_variants(nlimbs, interleave, EXP_BITS, RUNS)
-            .into_iter()
-            .min_by_key(|&(_, t)| t)
-            .map_or(Exponentiation::LimbKernels, |(e, _)| e);
-        let index = ALL.iter().position(|&e| e == fastest).unwrap_or(0);
-        slot.store(index as u8 + 1, Ordering::Relaxed);
+        let mut timed = time_variants(nlimbs, interleave, EXP_BITS, RUNS);
+        timed.sort_by_key(|&(_, t)| t);
+        let fastest = timed
+            .first()
+            .map_or(Exponentiation::LimbKernels, |&(e, _)| e);
+        let number = |e: Exponentiation| ALL.iter().position(|&a| a == e).unwrap_or(0) as u8 + 1;
+        if let [(_, t0), (second, t1), ..] = timed[..]
+            && interleave != BATCH
+            && t1.as_secs_f64() <= t0.as_secs_f64() * RACE_WITHIN
+        {
+            RUNNER_UP[shape * (MAX_LIMBS + 1) + nlimbs].store(number(second), Ordering::Relaxed);
+        }
+        slot.store(number(fastest), Ordering::Release);
         fastest
+    }
+
+    /// The calibration's choice and its runner-up, where that came within
+    /// [`RACE_WITHIN`] of it: they race (`race`).
+    #[cfg_attr(feature = "ct-audit", allow(dead_code))] // audit builds never race
+    pub(crate) fn calibrated_racers(nlimbs: usize, interleave: usize) -> Option<Racers> {
+        let first = calibrate(nlimbs, interleave);
+        let shape = SHAPES.iter().position(|&s| s == interleave)?;
+        let runner_up = RUNNER_UP.get(shape * (MAX_LIMBS + 1) + nlimbs)?;
+        let second = *ALL.get(usize::from(runner_up.load(Ordering::Relaxed)).wrapping_sub(1))?;
+        Racers::of([first, second].into_iter(), 2)
     }
 
     /// Every backend that can run `interleave` (1, 2 or [`BATCH`])
@@ -1039,8 +1069,18 @@ mod tests {
             let first = calibrate(n, k);
             assert!(first.available(n, k), "{first:?} at {n} limbs");
             assert_eq!(calibrate(n, k), first, "remembered");
+            // A runner-up close enough races the choice; never in batches.
+            if let Some(racers) = calibrated_racers(n, k) {
+                assert_ne!(k, BATCH);
+                let [a, b] = racers.backends() else {
+                    panic!("{racers:?}")
+                };
+                assert_eq!(*a, first);
+                assert!(a != b && b.available(n, k), "{racers:?}");
+            }
         }
         assert_eq!(calibrate(104, 1), LimbKernels);
+        assert_eq!(calibrated_racers(104, 1), None);
         assert_eq!(calibrate(16, 3), LimbKernels);
     }
 
