@@ -399,7 +399,7 @@ fn variants(rounds: usize) {
                 backend::BATCH => backend::selection().batch_exponentiation(limbs),
                 _ => backend::selection().exponentiation(limbs, k),
             };
-            // A size that races two backends: the selection's own path is
+            // A size whose backends race: the selection's own path is
             // timed (and checked) beside them.
             let racers = backend::selection().racers(limbs, k);
             let (timed, raced) = match racers {
