@@ -52,11 +52,11 @@
 //!   1536, 2048, 3072 and 4096 bits, one at a time (`<bits>/one/<backend>`)
 //!   and as a CRT pair of two moduli of that size (`<bits>/pair/<backend>`),
 //!   full-width exponents, the results checked equal first. Before timing,
-//!   a selection check (`backend::time_variant_rounds`, 21 interleaved
+//!   a selection check (`backend::selection_check`, 21 interleaved
 //!   runs of each) prints each size's median times with the selection's
 //!   choice, for one, a pair and a batch of eight (batch kernels, and
 //!   pairs on every other backend), with the choice's time ÷ each other's
-//!   round by round (median and 95 % interval, `backend::check_choice`),
+//!   round by round (median and 95 % interval),
 //!   and flags `NOT THE FASTEST` where that interval lies above 1.03, or
 //!   `undecided` where it holds 1.03 (skipped under a filter that
 //!   `exp_variants/selection_check` does not contain). (`rsa_batch` times
@@ -559,7 +559,7 @@ fn bench_modexp_ct<M: Measurement>(c: &mut Criterion<M>) {
 
 /// Prints, per size and shape, every backend's median time with the
 /// selection's choice marked and compared with it round by round
-/// (`backend::check_choice`), flagging a choice more than 3 % slower than
+/// (`backend::selection_check`), flagging a choice more than 3 % slower than
 /// another backend and naming a size the rounds cannot decide.
 fn selection_check() {
     println!("selection check: {}", backend::selection());
@@ -571,23 +571,14 @@ fn selection_check() {
             ("batch", backend::BATCH),
             ("e", backend::SHORT_EXPONENT),
         ] {
-            let chosen = match k {
-                backend::BATCH => backend::selection().batch_exponentiation(limbs),
-                _ => backend::selection().exponentiation(limbs, k),
-            };
             // A size that races: the selection's own path is checked.
-            let racers = backend::selection().racers(limbs, k);
-            let (timed, raced) = match racers {
-                Some(_) => backend::time_selection_rounds(limbs, k, 64 * limbs as u32, 21),
-                None => (
-                    backend::time_variant_rounds(limbs, k, 64 * limbs as u32, 21),
-                    Vec::new(),
-                ),
-            };
-            let check = match racers {
-                Some(_) => backend::check_selection(&timed, &raced),
-                None => backend::check_choice(&timed, chosen),
-            };
+            let backend::SelectionCheck {
+                chosen,
+                racers,
+                timed,
+                mine,
+                verdict: check,
+            } = backend::selection_check(limbs, k, 64 * limbs as u32, 21);
             let verdict = match check {
                 backend::ChoiceVerdict::Alone => {
                     println!(
@@ -607,27 +598,24 @@ fn selection_check() {
                     "selected: undecided"
                 }
             };
-            let mine = match racers {
-                Some(racers) => {
-                    let names: Vec<_> = racers.backends().iter().map(|e| e.name()).collect();
-                    println!(
-                        "  {:>4} bits {shape:>5}: {:>10.1} µs {:>18} the race of {} {verdict}",
-                        64 * limbs,
-                        median(raced.clone()).as_secs_f64() * 1e6,
-                        "",
-                        names.join(", ")
-                    );
-                    Some(&raced)
-                }
-                None => timed.iter().find(|(e, _)| *e == chosen).map(|(_, t)| t),
-            };
+            if let (Some(racers), Some(raced)) = (racers, &mine) {
+                let names: Vec<_> = racers.backends().iter().map(|e| e.name()).collect();
+                println!(
+                    "  {:>4} bits {shape:>5}: {:>10.1} µs {:>18} the race of {} {verdict}",
+                    64 * limbs,
+                    median(raced.clone()).as_secs_f64() * 1e6,
+                    "",
+                    names.join(", ")
+                );
+            }
             for (e, t) in &timed {
                 let typical = median(t.clone());
-                let (paired, verdict) = match mine.and_then(|m| backend::PairedRatio::of(m, t)) {
-                    _ if *e == chosen && racers.is_none() => (String::new(), verdict),
-                    Some(r) => (format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high), ""),
-                    None => (String::new(), ""),
-                };
+                let (paired, verdict) =
+                    match mine.as_ref().and_then(|m| backend::PairedRatio::of(m, t)) {
+                        _ if *e == chosen && racers.is_none() => (String::new(), verdict),
+                        Some(r) => (format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high), ""),
+                        None => (String::new(), ""),
+                    };
                 println!(
                     "  {:>4} bits {shape:>5}: {:>10.1} µs {paired:>18} {:<32} {verdict}",
                     64 * limbs,

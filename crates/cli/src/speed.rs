@@ -9,11 +9,11 @@
 //! from a fixed seed, so that two runs time the same work. `--variants`
 //! times every exponentiation backend the CPU has at each size, marking the
 //! one chosen: what to paste into a bug report about speed. It runs the
-//! backends in turn, round by round (`backend::time_variant_rounds`, as
-//! the benches' selection check does), so that a shared machine's slow
+//! backends in turn, round by round (`backend::selection_check`, as the
+//! benches' selection check does), so that a shared machine's slow
 //! stretches hit every backend alike, and judges the choice by the rounds'
-//! ratios (`backend::check_choice`): a ratio within a round holds where
-//! medians of separate times drift apart.
+//! ratios: a ratio within a round holds where medians of separate times
+//! drift apart.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -395,32 +395,19 @@ fn variants(rounds: usize) {
             ("batch", backend::BATCH),
             ("e", backend::SHORT_EXPONENT),
         ] {
-            let chosen = match k {
-                backend::BATCH => backend::selection().batch_exponentiation(limbs),
-                _ => backend::selection().exponentiation(limbs, k),
-            };
-            // A size whose backends race: the selection's own path is
-            // timed (and checked) beside them.
-            let racers = backend::selection().racers(limbs, k);
-            let (timed, raced) = match racers {
-                Some(_) => backend::time_selection_rounds(limbs, k, bits, rounds),
-                None => (
-                    backend::time_variant_rounds(limbs, k, bits, rounds),
-                    Vec::new(),
-                ),
-            };
-            let mine = match racers {
-                Some(_) => raced.as_slice(),
-                None => match timed.iter().find(|(v, _)| *v == chosen) {
-                    Some((_, t)) => t.as_slice(),
-                    None => {
-                        flagged.push(format!(
-                            "{bits} bits, {shape}: {} did not run",
-                            chosen.name()
-                        ));
-                        continue;
-                    }
-                },
+            let backend::SelectionCheck {
+                chosen,
+                racers,
+                timed,
+                mine,
+                verdict,
+            } = backend::selection_check(limbs, k, bits, rounds);
+            let Some(mine) = mine else {
+                flagged.push(format!(
+                    "{bits} bits, {shape}: {} did not run",
+                    chosen.name()
+                ));
+                continue;
             };
             if timed.len() < 2 {
                 // Nothing to compare: not timed.
@@ -446,7 +433,7 @@ fn variants(rounds: usize) {
                 .map(|(_, t)| median(t))
                 .fold(f64::INFINITY, f64::min);
             for (variant, t) in &timed {
-                let (mark, paired) = match backend::PairedRatio::of(mine, t) {
+                let (mark, paired) = match backend::PairedRatio::of(&mine, t) {
                     _ if *variant == chosen && racers.is_none() => ("*", String::new()),
                     Some(r) => (" ", format!("{:.2} ({:.2}–{:.2})", r.median, r.low, r.high)),
                     None => (" ", String::new()),
@@ -468,14 +455,14 @@ fn variants(rounds: usize) {
                 None => chosen.name().to_owned(),
             };
             if racers.is_some() {
-                let t = median(mine);
+                let t = median(&mine);
                 outln!(
                     "{bits:>6} {shape:>5} {:>12} {:>12.1} {:>9.2} {:>22} * {choice} (leading: {})",
                     format_seconds(t),
                     1.0 / t,
                     t / fastest,
                     "",
-                    backend::selection().exponentiation(limbs, k).name()
+                    chosen.name()
                 );
             }
             let at = |than: Exponentiation, r: backend::PairedRatio| {
@@ -486,10 +473,6 @@ fn variants(rounds: usize) {
                     r.low,
                     r.high
                 )
-            };
-            let verdict = match racers {
-                Some(_) => backend::check_selection(&timed, mine),
-                None => backend::check_choice(&timed, chosen),
             };
             match verdict {
                 ChoiceVerdict::NotFastest { than, ratio } => flagged.push(at(than, ratio)),

@@ -428,7 +428,10 @@ impl<U: Unsigned> MontyParams<U> {
     /// (one of fewer operands than a pass costs exponentiations in pairs
     /// on this CPU: four on Sapphire Rapids, seven on Zen 4); otherwise
     /// they run in pairs
-    /// ([`pow_bounded_pair`](Self::pow_bounded_pair)).
+    /// ([`pow_bounded_pair`](Self::pow_bounded_pair)). Where batch kernels
+    /// and pairs race at this size
+    /// ([`Selection::racers`](crate::backend::Selection::racers)), the one
+    /// leading runs, and now and then another.
     /// The time depends on the number of operands, the widths and
     /// `exp_bits` only.
     ///
@@ -442,20 +445,28 @@ impl<U: Unsigned> MontyParams<U> {
         if out.len() != operands.len() {
             return Err(Error::LengthMismatch);
         }
-        match uniform_limbs(operands.iter().map(|op| op.0)) {
-            Some(n) => {
-                let backend = selection().batch_exponentiation(n);
-                if backend.lanes() == 1 {
-                    // No batch kernel wins here: pairs, on their choice.
-                    Self::pow_in_pairs(operands, exp_bits, out);
-                    return Ok(());
-                }
-                let full = in_passes(operands.len(), backend.lanes());
-                Self::pow_batch_on(backend, &operands[..full], exp_bits, &mut out[..full]);
-                Self::pow_in_pairs(&operands[full..], exp_bits, &mut out[full..]);
+        let Some(n) = uniform_limbs(operands.iter().map(|op| op.0)) else {
+            Self::pow_in_pairs(operands, exp_bits, out);
+            return Ok(());
+        };
+        let (backend, lap) = selection().batch_exponentiation_to_run(n);
+        // What runs at the backend's full width, and what its lap counts:
+        // the passes (every lane), or, where no batch kernel is chosen, the
+        // pairs, on their own choice.
+        let (full, counted) = match backend.lanes() {
+            1 => (operands.len() & !1, operands.len() & !1),
+            lanes => {
+                let full = in_passes(operands.len(), lanes);
+                (full, full.div_ceil(lanes) * lanes)
             }
-            None => Self::pow_in_pairs(operands, exp_bits, out),
+        };
+        let ((ops, rest), (outs, rest_out)) = (operands.split_at(full), out.split_at_mut(full));
+        match backend.lanes() {
+            1 => Self::pow_in_pairs(ops, exp_bits, outs),
+            _ => Self::pow_batch_on(backend, ops, exp_bits, outs),
         }
+        lap.finish_shared(n, exp_bits, counted);
+        Self::pow_in_pairs(rest, exp_bits, rest_out);
         Ok(())
     }
 

@@ -82,8 +82,7 @@ pub const SHORT_EXPONENT: usize = 9;
 pub const SHORT_EXPONENT_BITS: u32 = 17;
 #[cfg(feature = "std")]
 pub use preference::{
-    ChoiceVerdict, PairedRatio, check_choice, check_selection, time_selection_rounds,
-    time_variant_rounds,
+    ChoiceVerdict, PairedRatio, SelectionCheck, check_choice, selection_check, time_variant_rounds,
 };
 
 /// How much slower than the fastest backend the selection's choice may run
@@ -748,17 +747,20 @@ impl Selection {
         }
     }
 
-    /// The backends that race for `interleave` (1 or 2) constant-time
-    /// exponentiations modulo `nlimbs`-limb moduli, or one variable-time
-    /// to a short exponent ([`SHORT_EXPONENT`]), if this CPU's row races
-    /// them (its first two or three that can run, the row's order first),
-    /// or, where no row covers the size, if the calibration's runner-up
-    /// came within 10 % of its choice (the two, the choice first). A
-    /// process with a clock (`std`, not an audit build) times them on its
-    /// exponentiations and runs the fastest; elsewhere, and under
-    /// `NUMCRYPT_DISABLE=race`, the first runs.
+    /// The backends that race for `interleave` (1, 2 or [`BATCH`])
+    /// constant-time exponentiations modulo `nlimbs`-limb moduli, or one
+    /// variable-time to a short exponent ([`SHORT_EXPONENT`]), if this
+    /// CPU's row races them (its first two or three that can run, the
+    /// row's order first; in a batch's order a backend without lanes
+    /// stands for pairs; some rows race only where their first backend
+    /// cannot run), or, where no row covers the size, if the calibration's
+    /// runner-up came within 10 % of its choice (the two, the choice
+    /// first; not for batches). A process with a clock (`std`, not an
+    /// audit build) times them on its exponentiations and runs the
+    /// fastest; elsewhere, and under `NUMCRYPT_DISABLE=race`, the first
+    /// runs.
     pub fn racers(self, nlimbs: usize, interleave: usize) -> Option<Racers> {
-        if !matches!(interleave, 1 | 2 | SHORT_EXPONENT) || self.0 & DISABLE_RACE != 0 {
+        if !matches!(interleave, 1 | 2 | BATCH | SHORT_EXPONENT) || self.0 & DISABLE_RACE != 0 {
             return None;
         }
         let Some(row) = self.known().and_then(|k| k.row(nlimbs, interleave)) else {
@@ -767,6 +769,14 @@ impl Selection {
             #[allow(unreachable_code)]
             return None;
         };
+        if row.races_only_without_first()
+            && row
+                .fastest_first
+                .first()
+                .is_some_and(|e| e.available(nlimbs, interleave))
+        {
+            return None;
+        }
         let runs = row
             .fastest_first
             .iter()
@@ -827,20 +837,54 @@ impl Selection {
     /// `preference::UNMEASURED_BATCH`. A batch kernel runs the batch as
     /// many a pass as it has lanes; any other backend in that order means
     /// the batch runs in pairs, on what `exponentiation(nlimbs, 2)` chooses.
+    ///
+    /// Where this CPU's row races batches ([`racers`](Self::racers)), the
+    /// one that leads now.
     pub fn batch_exponentiation(self, nlimbs: usize) -> Exponentiation {
-        let first_that_runs =
-            |order: &[Exponentiation]| order.iter().copied().find(|&e| e.available(nlimbs, BATCH));
-        let choice = match self.known().and_then(|k| k.row(nlimbs, BATCH)) {
-            Some(row) => first_that_runs(row.fastest_first),
-            #[cfg(all(feature = "std", not(feature = "ct-audit")))]
-            None => Some(preference::calibrate(nlimbs, BATCH)),
-            #[cfg(not(all(feature = "std", not(feature = "ct-audit"))))]
-            None => first_that_runs(preference::UNMEASURED_BATCH),
+        let choice = match self.racers(nlimbs, BATCH) {
+            Some(racers) => race::leader(nlimbs, BATCH, racers),
+            None => self.fixed_batch_exponentiation(nlimbs),
         };
-        match choice {
-            Some(batch) if batch.lanes() > 1 => batch,
-            _ => self.exponentiation(nlimbs, 2),
+        self.batch_or_pairs(nlimbs, choice)
+    }
+
+    /// [`batch_exponentiation`](Self::batch_exponentiation) for a batch
+    /// about to run, with the lap that times its passes (or pairs) where
+    /// the size races.
+    pub(crate) fn batch_exponentiation_to_run(self, nlimbs: usize) -> (Exponentiation, race::Lap) {
+        let (choice, lap) = match self.racers(nlimbs, BATCH) {
+            Some(racers) => race::start(nlimbs, BATCH, racers),
+            None => (self.fixed_batch_exponentiation(nlimbs), race::Lap::idle()),
+        };
+        (self.batch_or_pairs(nlimbs, choice), lap)
+    }
+
+    /// A batch kernel chosen, or for any other backend the pair choice
+    /// (which it stands for in a batch's order).
+    fn batch_or_pairs(self, nlimbs: usize, choice: Exponentiation) -> Exponentiation {
+        match choice.lanes() > 1 {
+            true => choice,
+            false => self.exponentiation(nlimbs, 2),
         }
+    }
+
+    /// The batch choice without a race: a row's first backend that can
+    /// run, else a calibration's, else `UNMEASURED_BATCH`'s.
+    fn fixed_batch_exponentiation(self, nlimbs: usize) -> Exponentiation {
+        let first_that_runs = |order: &[Exponentiation]| {
+            order
+                .iter()
+                .copied()
+                .find(|&e| e.available(nlimbs, BATCH))
+                .unwrap_or(Exponentiation::LimbKernels)
+        };
+        if let Some(row) = self.known().and_then(|k| k.row(nlimbs, BATCH)) {
+            return first_that_runs(row.fastest_first);
+        }
+        #[cfg(all(feature = "std", not(feature = "ct-audit")))]
+        return preference::calibrate(nlimbs, BATCH);
+        #[allow(unreachable_code)]
+        first_that_runs(preference::UNMEASURED_BATCH)
     }
 
     /// Operands below which a batch's last pass on a batch kernel runs in

@@ -57,10 +57,14 @@ const SHORT: u8 = 8;
 /// Not shapes: the row's first two (or three) backends that can run trade
 /// places with the machine's load (some slow more than others when the
 /// core's sibling thread is busy), so a process with a clock races them on
-/// its own exponentiations (`race`). One constant-time exponentiation, a
-/// pair, or one to a short exponent.
+/// its own exponentiations (`race`). Any shape.
 const RACE_TWO: u8 = 2 << 4;
 const RACE_THREE: u8 = 3 << 4;
+/// With a race: only where the row's first backend cannot run (turned
+/// off), the next ones racing. A first backend far ahead of the others
+/// (the IFMA batch kernel) would otherwise race them, and each racer runs
+/// once before the race settles.
+const RACE_WITHOUT_FIRST: u8 = 1 << 7;
 
 /// The backends from fastest to slowest for some sizes and shapes.
 pub(crate) struct Row {
@@ -74,7 +78,13 @@ impl Row {
     /// How many of the first backends that can run race (see
     /// [`RACE_TWO`]): 0, 2 or 3.
     pub(crate) fn racers(&self) -> usize {
-        usize::from(self.shapes >> 4)
+        usize::from((self.shapes >> 4) & 7)
+    }
+
+    /// Whether they race only where the first backend cannot run
+    /// ([`RACE_WITHOUT_FIRST`]).
+    pub(crate) fn races_only_without_first(&self) -> bool {
+        self.shapes & RACE_WITHOUT_FIRST != 0
     }
 }
 
@@ -258,9 +268,12 @@ pub(crate) const KNOWN: &[Known] = &[
         // phases, 0.88 to 0.98 of the one loop's time), apart above; batches
         // on the IFMA batch kernel. With IFMA off: AVX2 up to 1280 bits and
         // AVX-512F's radix-2^28 kernels above (both with their dedicated
-        // squares), pairs interleaved on them or apart (level), and the AVX2
-        // batch kernel 4 to 9 % ahead of AVX-512F's eight lanes; a pass of a
-        // batch kernel costs about as much as three signatures one at a time.
+        // squares), pairs interleaved on them or apart (level); for
+        // batches AVX-512F's eight lanes, AVX2's four and pairs within a
+        // fifth of each other, in an order that changes from run to run
+        // (AVX2's 7 to 9 % ahead at 1536 and 2048 bits in one run, 5 to
+        // 15 % behind in the others): they race. A pass of a batch kernel
+        // costs about as much as three signatures one at a time.
         // Zen 3 models not listed above take this row (it skips what they
         // lack). Where a busy neighbour reorders them, the first two or
         // three race: the scalar quotient's pairs slow by up to a fifth
@@ -268,9 +281,11 @@ pub(crate) const KNOWN: &[Known] = &[
         // exponentiation of 1536 bits and one to `e` swap 256- and 512-bit
         // IFMA. To a short public exponent: IFMA
         // (Zen 4's RSA verification at 0.6 of AWS-LC's time, whose `mulx`
-        // kernels are level with the limb kernels), else the limb kernels,
-        // measured ahead of AVX2 on Zen 3 (AVX-512F's radix-2^28 kernels, with
-        // the same conversions, modelled alike).
+        // kernels are level with the limb kernels), else up to 1280 bits
+        // the limb kernels (0.85 of AVX-512F's radix-2^28 kernels' time at
+        // 1024 bits, and measured ahead of AVX2 on Zen 3), from 1344 bits
+        // AVX-512F's (0.90 to 0.97 of the limb kernels' time at 1536 and
+        // 2048 bits in five runs with IFMA off).
         name: "AMD Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
@@ -323,13 +338,18 @@ pub(crate) const KNOWN: &[Known] = &[
             },
             Row {
                 limbs: 1..=103,
-                shapes: BATCHES,
-                fastest_first: &[IfmaBatch, Avx2Batch, Avx512Batch, LimbKernels],
+                shapes: BATCHES | RACE_THREE | RACE_WITHOUT_FIRST,
+                fastest_first: &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels],
             },
             Row {
                 limbs: 21..=28,
                 shapes: SHORT | RACE_TWO,
-                fastest_first: &[Ifma256, Ifma512, LimbKernels, Avx2, Avx512],
+                fastest_first: &[Ifma256, Ifma512, Avx512, LimbKernels, Avx2],
+            },
+            Row {
+                limbs: 29..=103,
+                shapes: SHORT,
+                fastest_first: &[Ifma256, Ifma512, Avx512, LimbKernels, Avx2],
             },
             Row {
                 limbs: 1..=103,
@@ -504,8 +524,7 @@ pub(crate) const CAN_CALIBRATE: bool = cfg!(all(feature = "std", not(feature = "
 
 #[cfg(feature = "std")]
 pub use calibration::{
-    ChoiceVerdict, PairedRatio, check_choice, check_selection, time_selection_rounds,
-    time_variant_rounds,
+    ChoiceVerdict, PairedRatio, SelectionCheck, check_choice, selection_check, time_variant_rounds,
 };
 #[cfg(all(feature = "std", not(feature = "ct-audit")))]
 pub(crate) use calibration::{calibrate, calibrated_racers};
@@ -657,18 +676,17 @@ mod calibration {
     }
 
     /// [`time_variant_rounds`] with, in the same rounds, the selection's
-    /// own path (`pow_bounded`, `pow_bounded_pair`, `pow_vartime`: a race
-    /// where this size has one) for `interleave` 1, 2 or
-    /// [`SHORT_EXPONENT`], after 256 untimed runs of it (past its race's
-    /// first, more exploring runs): its times second (none for a batch).
-    pub fn time_selection_rounds(
+    /// own path (`pow_bounded`, `pow_bounded_pair`, `pow_bounded_batch`,
+    /// `pow_vartime`: a race where this size has one), after 256 untimed
+    /// runs of it (past its race's first, more exploring runs): its times
+    /// second.
+    fn time_selection_rounds(
         nlimbs: usize,
         interleave: usize,
         exp_bits: u32,
         runs: usize,
     ) -> (Vec<(Exponentiation, Vec<Duration>)>, Vec<Duration>) {
-        let with_selection = matches!(interleave, 1 | 2 | SHORT_EXPONENT);
-        rounds(nlimbs, interleave, exp_bits, runs, with_selection)
+        rounds(nlimbs, interleave, exp_bits, runs, true)
     }
 
     /// Runs of the selection's path before its timed rounds: a process
@@ -740,7 +758,7 @@ mod calibration {
                     let _ = core::hint::black_box(p.pow_vartime(b, &[65537]));
                     true
                 }
-                (_, None) => false,
+                (_, None) => MontyParams::pow_bounded_batch(&operands, exp_bits, &mut out).is_ok(),
                 (SHORT_EXPONENT, Some(e)) => {
                     let (p, b, _) = operands[0];
                     p.pow_on_vartime(e, b, &[65537]).is_some()
@@ -884,11 +902,76 @@ mod calibration {
     /// The verdict on the times `mine`, taken in the same rounds as every
     /// backend's of `rounds` (the selection's own path, from
     /// [`time_selection_rounds`]), against each of them.
-    pub fn check_selection(
+    fn check_selection(
         rounds: &[(Exponentiation, Vec<Duration>)],
         mine: &[Duration],
     ) -> ChoiceVerdict {
         check_times(mine, rounds.iter())
+    }
+
+    /// The selection check at one size and shape ([`selection_check`]).
+    pub struct SelectionCheck {
+        /// What the selection runs there: its choice, or where the size
+        /// races, the racer that leads after the rounds.
+        pub chosen: Exponentiation,
+        /// The racers, where the size races.
+        pub racers: Option<Racers>,
+        /// Every backend that can run the size and shape, with its times,
+        /// round by round (empty where only one can).
+        pub timed: Vec<(Exponentiation, Vec<Duration>)>,
+        /// The selection's times in the same rounds: its own path where the
+        /// size races, else its choice's; `None` when its choice did not
+        /// run.
+        pub mine: Option<Vec<Duration>>,
+        /// The selection against every backend, round by round.
+        pub verdict: ChoiceVerdict,
+    }
+
+    /// Times every backend that can run `interleave` (1, 2, [`BATCH`] or
+    /// [`SHORT_EXPONENT`]) exponentiations modulo `nlimbs`-limb moduli
+    /// to `exp_bits`-bit exponents, `runs` rounds in turn, with the
+    /// selection's own path beside them where the size races, and checks
+    /// the selection against each ([`check_choice`]): what `numcrypt speed
+    /// --variants` and the `exp_variants` bench print.
+    pub fn selection_check(
+        nlimbs: usize,
+        interleave: usize,
+        exp_bits: u32,
+        runs: usize,
+    ) -> SelectionCheck {
+        let selection = super::super::selection();
+        let racers = selection.racers(nlimbs, interleave);
+        let (timed, raced) = match racers {
+            Some(_) => time_selection_rounds(nlimbs, interleave, exp_bits, runs),
+            None => (
+                time_variant_rounds(nlimbs, interleave, exp_bits, runs),
+                Vec::new(),
+            ),
+        };
+        let chosen = match interleave {
+            BATCH => selection.batch_exponentiation(nlimbs),
+            _ => selection.exponentiation(nlimbs, interleave),
+        };
+        let (mine, verdict) = match racers {
+            Some(_) => {
+                let verdict = check_selection(&timed, &raced);
+                (Some(raced), verdict)
+            }
+            None => (
+                timed
+                    .iter()
+                    .find(|(e, _)| *e == chosen)
+                    .map(|(_, t)| t.clone()),
+                check_choice(&timed, chosen),
+            ),
+        };
+        SelectionCheck {
+            chosen,
+            racers,
+            timed,
+            mine,
+            verdict,
+        }
     }
 
     fn check_times<'a>(
@@ -1096,7 +1179,8 @@ mod tests {
         assert_eq!(order(&zen4, 32, 2), Some(Ifma256));
         assert_eq!(order(&zen5, 32, 2), Some(Ifma512));
         // Zen 4's pairs up to 38 limbs race the scalar quotient against the
-        // vector one; one exponentiation races up to 28 limbs.
+        // vector one; one exponentiation races up to 28 limbs; batches race
+        // where the IFMA batch kernel is off.
         let racers = |c: &Cpu, n, k| {
             known(c)
                 .and_then(|i| KNOWN[i].row(n, k))
@@ -1113,10 +1197,19 @@ mod tests {
             (32, 1, 0),
             (24, SHORT_EXPONENT, 2),
             (16, SHORT_EXPONENT, 0),
-            (16, BATCH, 0),
+            (16, BATCH, 3),
+            (32, BATCH, 3),
         ] {
             assert_eq!(racers(&zen4, n, k), racing, "{n} limbs, {k}");
         }
+        let without_first = |c: &Cpu, n, k| {
+            known(c)
+                .and_then(|i| KNOWN[i].row(n, k))
+                .is_some_and(Row::races_only_without_first)
+        };
+        assert!(without_first(&zen4, 16, BATCH));
+        assert!(!without_first(&zen4, 16, 2));
+        assert_eq!(racers(&zen3, 16, BATCH), 0);
         assert_eq!(racers(&spr_guest, 16, 2), 0);
         assert_eq!(order(&icx, 24, 2), Some(Ifma512));
         assert_eq!(order(&icx, 32, 2), Some(Ifma256));
@@ -1165,9 +1258,15 @@ mod tests {
         for n in [21, 32, 45] {
             assert!(before(Avx512, Avx2, &zen4, n, 1));
         }
-        // And the AVX2 batch kernel (four lanes) ahead of its eight-lane
-        // sibling on zmm registers, which Zen 4 runs as two halves.
-        assert!(before(Avx2Batch, Avx512Batch, &zen4, 16, BATCH));
+        // With IFMA off, Zen 4's batch kernels and pairs race.
+        assert!(before(Avx512Batch, Avx2Batch, &zen4, 16, BATCH));
+        assert!(before(Avx2Batch, LimbKernels, &zen4, 16, BATCH));
+        // To a short public exponent with IFMA off, the limb kernels up to
+        // 1280 bits, AVX-512F's kernels above.
+        assert!(before(LimbKernels, Avx512, &zen4, 16, SHORT_EXPONENT));
+        for n in [24, 32] {
+            assert!(before(Avx512, LimbKernels, &zen4, n, SHORT_EXPONENT));
+        }
         // To a short public exponent on Zen 3 and 4: IFMA, else the limb
         // kernels ahead of AVX2's conversions, at every size AVX2 takes;
         // where no row says, the order for one.

@@ -7,8 +7,8 @@
 //! to a fifth and one that keeps them in the vector unit does not
 //! (benches/RESULTS.md, "A race between kernels"); no fixed order wins in
 //! both states. Each exponentiation of a racing size is timed (two clock
-//! reads); the leader runs, and one in 64 runs another, in turn, so that
-//! every time stays current.
+//! reads; a batch's passes, or its pairs, at once); the leader runs, and
+//! one in 64 runs another, in turn, so that every time stays current.
 //!
 //! What it sees: durations of constant-time exponentiations, which do not
 //! depend on their operands (`.ci/ct-check`), and of variable-time ones to
@@ -60,7 +60,7 @@ mod timed {
     use core::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering::Relaxed};
     use std::time::Instant;
 
-    use super::super::SHORT_EXPONENT;
+    use super::super::{BATCH, SHORT_EXPONENT};
     use super::{EARLY, Exponentiation, MAX_RACERS, Racers};
 
     /// One exponentiation in this many runs a backend that is behind...
@@ -77,8 +77,9 @@ mod timed {
     const MAX_LIMBS: usize = 128;
 
     /// The shapes that race, in the cells' order: one constant-time
-    /// exponentiation, a pair, one variable-time to a short exponent.
-    const SHAPES: [usize; 3] = [1, 2, SHORT_EXPONENT];
+    /// exponentiation, a pair, one variable-time to a short exponent, a
+    /// batch.
+    const SHAPES: [usize; 4] = [1, 2, SHORT_EXPONENT, BATCH];
 
     /// The state of one size and shape.
     pub(super) struct Cell {
@@ -186,10 +187,21 @@ mod timed {
         /// Constant-time exponentiations to short exponents, whose fixed
         /// costs (the table, the conversions) weigh more, are not counted.
         pub(crate) fn finish(self, nlimbs: usize, exp_bits: u32) {
+            self.finish_shared(nlimbs, exp_bits, 1);
+        }
+
+        /// [`finish`](Self::finish) for a lap that ran `exponentiations` at
+        /// once (a batch's passes, every lane counted, or its pairs), each
+        /// counted at its share of the time; a lap that ran none counts
+        /// nothing.
+        pub(crate) fn finish_shared(self, nlimbs: usize, exp_bits: u32, exponentiations: usize) {
             let Lap(Some(t)) = self else {
                 return;
             };
-            let nanos = u64::try_from(t.start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+            let Some(share) = u64::try_from(exponentiations).ok().filter(|&n| n > 0) else {
+                return;
+            };
+            let nanos = u64::try_from(t.start.elapsed().as_nanos()).unwrap_or(u64::MAX) / share;
             let sample = match t.interleave {
                 SHORT_EXPONENT => nanos,
                 _ if (exp_bits as usize) < 16 * nlimbs => return,
@@ -239,6 +251,9 @@ mod timed {
         }
 
         pub(crate) fn finish(self, _nlimbs: usize, _exp_bits: u32) {}
+
+        pub(crate) fn finish_shared(self, _nlimbs: usize, _exp_bits: u32, _exponentiations: usize) {
+        }
     }
 
     pub(crate) fn start(
