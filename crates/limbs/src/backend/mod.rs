@@ -722,7 +722,9 @@ impl Selection {
     /// can run of `preference::UNMEASURED`. The limb kernels always can.
     ///
     /// Where this CPU's row races backends ([`racers`](Self::racers)), the
-    /// one that leads now.
+    /// one that leads now. ([`BATCH`] gives the batch order's entry, where
+    /// a backend without lanes stands for pairs:
+    /// [`batch_exponentiation`](Self::batch_exponentiation) resolves it.)
     pub fn exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         match self.racers(nlimbs, interleave) {
             Some(racers) => race::leader(nlimbs, interleave, racers),
@@ -786,7 +788,8 @@ impl Selection {
     }
 
     /// The choice without a race: a row's first backend that can run, else
-    /// a calibration's, else `UNMEASURED`'s.
+    /// a calibration's, else `UNMEASURED`'s (`UNMEASURED_BATCH`'s for a
+    /// batch, whose order may name a backend without lanes for pairs).
     fn fixed_exponentiation(self, nlimbs: usize, interleave: usize) -> Exponentiation {
         let first_that_runs = |order: &[Exponentiation]| {
             order
@@ -801,7 +804,10 @@ impl Selection {
         #[cfg(all(feature = "std", not(feature = "ct-audit")))]
         return preference::calibrate(nlimbs, interleave);
         #[allow(unreachable_code)]
-        first_that_runs(preference::UNMEASURED)
+        first_that_runs(match interleave {
+            BATCH => preference::UNMEASURED_BATCH,
+            _ => preference::UNMEASURED,
+        })
     }
 
     /// This CPU's entry in the table of measured and modelled CPUs.
@@ -841,21 +847,14 @@ impl Selection {
     /// Where this CPU's row races batches ([`racers`](Self::racers)), the
     /// one that leads now.
     pub fn batch_exponentiation(self, nlimbs: usize) -> Exponentiation {
-        let choice = match self.racers(nlimbs, BATCH) {
-            Some(racers) => race::leader(nlimbs, BATCH, racers),
-            None => self.fixed_batch_exponentiation(nlimbs),
-        };
-        self.batch_or_pairs(nlimbs, choice)
+        self.batch_or_pairs(nlimbs, self.exponentiation(nlimbs, BATCH))
     }
 
     /// [`batch_exponentiation`](Self::batch_exponentiation) for a batch
     /// about to run, with the lap that times its passes (or pairs) where
     /// the size races.
     pub(crate) fn batch_exponentiation_to_run(self, nlimbs: usize) -> (Exponentiation, race::Lap) {
-        let (choice, lap) = match self.racers(nlimbs, BATCH) {
-            Some(racers) => race::start(nlimbs, BATCH, racers),
-            None => (self.fixed_batch_exponentiation(nlimbs), race::Lap::idle()),
-        };
+        let (choice, lap) = self.exponentiation_to_run(nlimbs, BATCH);
         (self.batch_or_pairs(nlimbs, choice), lap)
     }
 
@@ -866,25 +865,6 @@ impl Selection {
             true => choice,
             false => self.exponentiation(nlimbs, 2),
         }
-    }
-
-    /// The batch choice without a race: a row's first backend that can
-    /// run, else a calibration's, else `UNMEASURED_BATCH`'s.
-    fn fixed_batch_exponentiation(self, nlimbs: usize) -> Exponentiation {
-        let first_that_runs = |order: &[Exponentiation]| {
-            order
-                .iter()
-                .copied()
-                .find(|&e| e.available(nlimbs, BATCH))
-                .unwrap_or(Exponentiation::LimbKernels)
-        };
-        if let Some(row) = self.known().and_then(|k| k.row(nlimbs, BATCH)) {
-            return first_that_runs(row.fastest_first);
-        }
-        #[cfg(all(feature = "std", not(feature = "ct-audit")))]
-        return preference::calibrate(nlimbs, BATCH);
-        #[allow(unreachable_code)]
-        first_that_runs(preference::UNMEASURED_BATCH)
     }
 
     /// Operands below which a batch's last pass on a batch kernel runs in

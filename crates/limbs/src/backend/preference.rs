@@ -166,7 +166,6 @@ pub(crate) const UNMEASURED: &[Exponentiation] = &[Ifma256, Ifma512, Apart, Limb
 /// the AVX2 ones on zmm registers before them (as many lane products a
 /// cycle as on ymm on Zen 4 and 5, 1.33 times on Sapphire Rapids, twice on
 /// Skylake-SP to Ice Lake: benches/RESULTS.md, "AVX-512F without IFMA").
-#[cfg_attr(all(feature = "std", not(feature = "ct-audit")), allow(dead_code))] // else calibrated
 pub(crate) const UNMEASURED_BATCH: &[Exponentiation] =
     &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels];
 
