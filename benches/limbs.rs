@@ -599,7 +599,7 @@ fn selection_check() {
                 }
             };
             if let (Some(racers), Some(raced)) = (racers, &mine) {
-                let names: Vec<_> = racers.backends().iter().map(|e| e.name()).collect();
+                let names: Vec<_> = racers.backends().iter().map(|e| e.racer_name(k)).collect();
                 println!(
                     "  {:>4} bits {shape:>5}: {:>10.1} µs {:>18} the race of {} {verdict}",
                     64 * limbs,

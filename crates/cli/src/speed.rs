@@ -449,7 +449,7 @@ fn variants(rounds: usize) {
             }
             let choice = match racers {
                 Some(racers) => {
-                    let names: Vec<_> = racers.backends().iter().map(|e| e.name()).collect();
+                    let names: Vec<_> = racers.backends().iter().map(|e| e.racer_name(k)).collect();
                     format!("the race of {}", names.join(", "))
                 }
                 None => chosen.name().to_owned(),

@@ -449,23 +449,26 @@ impl<U: Unsigned> MontyParams<U> {
             Self::pow_in_pairs(operands, exp_bits, out);
             return Ok(());
         };
-        let (backend, lap) = selection().batch_exponentiation_to_run(n);
-        // What runs at the backend's full width, and what its lap counts:
-        // the passes (every lane), or, where no batch kernel is chosen, the
-        // pairs, on their own choice.
-        let (full, counted) = match backend.lanes() {
-            1 => (operands.len() & !1, operands.len() & !1),
-            lanes => {
-                let full = in_passes(operands.len(), lanes);
-                (full, full.div_ceil(lanes) * lanes)
-            }
+        // A race times only batches that every racer runs at its full
+        // width (a pass of eight lanes, two of four, four pairs at least)
+        // to full-length exponents; others run on the leader.
+        let (backend, lap) = match operands.len() >= BATCH && exp_bits as usize >= 16 * n {
+            true => selection().batch_exponentiation_to_run(n),
+            false => (selection().batch_exponentiation(n), Lap::idle()),
+        };
+        // What runs at the backend's full width, its lap counting each
+        // operand's share: the passes, or, where no batch kernel is
+        // chosen, the pairs (on their own choice).
+        let full = match backend.lanes() {
+            1 => operands.len() & !1,
+            lanes => in_passes(operands.len(), lanes),
         };
         let ((ops, rest), (outs, rest_out)) = (operands.split_at(full), out.split_at_mut(full));
         match backend.lanes() {
             1 => Self::pow_in_pairs(ops, exp_bits, outs),
             _ => Self::pow_batch_on(backend, ops, exp_bits, outs),
         }
-        lap.finish_shared(n, exp_bits, counted);
+        lap.finish_shared(n, exp_bits, full);
         Self::pow_in_pairs(rest, exp_bits, rest_out);
         Ok(())
     }

@@ -127,9 +127,6 @@ pub struct BatchSigner {
     state: Mutex<State>,
     /// The most batches signed at once: the cores this process may use.
     cores: usize,
-    /// Requests that fill one pass of the batch exponentiation (two CRT
-    /// halves each): the least a batch beside a running one takes.
-    full_pass: usize,
 }
 
 #[derive(Default)]
@@ -206,11 +203,6 @@ impl BatchSigner {
         scheme.check_key(&key)?;
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         Ok(Self {
-            full_pass: (numcrypt_limbs::backend::selection()
-                .batch_exponentiation(key.prime_limbs())
-                .lanes()
-                / 2)
-            .max(1),
             key,
             scheme,
             state: Mutex::new(State::default()),
@@ -307,7 +299,12 @@ impl BatchSigner {
                 0 => queued >= could_queue.min(MAX_BATCH),
                 // As many as a pass holds, or as could join: the callers
                 // seen at once lately, less those being signed.
-                _ => queued >= self.full_pass.min(state.peak.saturating_sub(state.signing)),
+                _ => {
+                    queued
+                        >= self
+                            .full_pass()
+                            .min(state.peak.saturating_sub(state.signing))
+                }
             };
             let mine_queued = state.waiting.iter().any(|r| r.ticket == ticket);
             if !mine_queued || state.combiners >= self.cores || !enough {
@@ -405,6 +402,16 @@ impl BatchSigner {
     fn lock(&self) -> MutexGuard<'_, State> {
         // Nothing panics while the lock is held; the state stays usable.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Requests that fill one pass of the batch exponentiation (two CRT
+    /// halves each): the least a batch beside a running one takes. Asked
+    /// each time, as the kernel that leads a race of batch kernels may
+    /// change.
+    fn full_pass(&self) -> usize {
+        let batch =
+            numcrypt_limbs::backend::selection().batch_exponentiation(self.key.prime_limbs());
+        (batch.lanes() / 2).max(1)
     }
 }
 

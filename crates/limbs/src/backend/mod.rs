@@ -288,6 +288,16 @@ impl Exponentiation {
             Self::Apart => "apart, each on the single choice",
         }
     }
+
+    /// [`name`](Self::name) as a racer of `interleave` at once: in a
+    /// batch's race a backend without lanes stands for pairs, on the pair
+    /// choice.
+    pub const fn racer_name(self, interleave: usize) -> &'static str {
+        match interleave == BATCH && self.lanes() == 1 {
+            true => "pairs, on the pair choice",
+            false => self.name(),
+        }
+    }
 }
 
 /// Runs `$body` with `$k` bound to the slice kernels [`selection`] chose.

@@ -61,7 +61,7 @@ const SHORT: u8 = 8;
 const RACE_TWO: u8 = 2 << 4;
 const RACE_THREE: u8 = 3 << 4;
 /// With a race: only where the row's first backend cannot run (turned
-/// off), the next ones racing. A first backend far ahead of the others
+/// off, or missing on this CPU), the next ones racing. A first backend far ahead of the others
 /// (the IFMA batch kernel) would otherwise race them, and each racer runs
 /// once before the race settles.
 const RACE_WITHOUT_FIRST: u8 = 1 << 7;
@@ -282,9 +282,10 @@ pub(crate) const KNOWN: &[Known] = &[
         // (Zen 4's RSA verification at 0.6 of AWS-LC's time, whose `mulx`
         // kernels are level with the limb kernels), else up to 1280 bits
         // the limb kernels (0.85 of AVX-512F's radix-2^28 kernels' time at
-        // 1024 bits, and measured ahead of AVX2 on Zen 3), from 1344 bits
-        // AVX-512F's (0.90 to 0.97 of the limb kernels' time at 1536 and
-        // 2048 bits in five runs with IFMA off).
+        // 1024 bits, and measured ahead of AVX2 on Zen 3), from 1344 to
+        // 2880 bits AVX-512F's (0.90 to 0.97 of the limb kernels' time at
+        // 1536 and 2048 bits in five runs with IFMA off), the limb kernels
+        // above, where AVX-512F's stop.
         name: "AMD Zen 4",
         vendor: "AuthenticAMD",
         family: 0x19,
@@ -916,7 +917,7 @@ mod calibration {
         /// The racers, where the size races.
         pub racers: Option<Racers>,
         /// Every backend that can run the size and shape, with its times,
-        /// round by round (empty where only one can).
+        /// round by round (a lone backend's are empty).
         pub timed: Vec<(Exponentiation, Vec<Duration>)>,
         /// The selection's times in the same rounds: its own path where the
         /// size races, else its choice's; `None` when its choice did not
@@ -930,7 +931,7 @@ mod calibration {
     /// [`SHORT_EXPONENT`]) exponentiations modulo `nlimbs`-limb moduli
     /// to `exp_bits`-bit exponents, `runs` rounds in turn, with the
     /// selection's own path beside them where the size races, and checks
-    /// the selection against each ([`check_choice`]): what `numcrypt speed
+    /// the selection against each, round by round: what `numcrypt speed
     /// --variants` and the `exp_variants` bench print.
     pub fn selection_check(
         nlimbs: usize,

@@ -7,7 +7,7 @@
 //! to a fifth and one that keeps them in the vector unit does not
 //! (benches/RESULTS.md, "A race between kernels"); no fixed order wins in
 //! both states. Each exponentiation of a racing size is timed (two clock
-//! reads; a batch's passes, or its pairs, at once); the leader runs, and
+//! reads; a batch's passes or pairs at once); the leader runs, and
 //! one in 64 runs another, in turn, so that every time stays current.
 //!
 //! What it sees: durations of constant-time exponentiations, which do not
@@ -191,9 +191,8 @@ mod timed {
         }
 
         /// [`finish`](Self::finish) for a lap that ran `exponentiations` at
-        /// once (a batch's passes, every lane counted, or its pairs), each
-        /// counted at its share of the time; a lap that ran none counts
-        /// nothing.
+        /// once (a batch's passes or its pairs), each counted at its share
+        /// of the time.
         pub(crate) fn finish_shared(self, nlimbs: usize, exp_bits: u32, exponentiations: usize) {
             let Lap(Some(t)) = self else {
                 return;
