@@ -202,12 +202,16 @@ impl BatchSigner {
     pub fn with_scheme(key: RsaPrivateKey, scheme: SignatureScheme) -> Result<Self, Error> {
         scheme.check_key(&key)?;
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
-        Ok(Self {
+        let signer = Self {
             key,
             scheme,
             state: Mutex::new(State::default()),
             cores,
-        })
+        };
+        // A CPU without a row calibrates the batch's size once: here, not
+        // later under the lock.
+        signer.full_pass();
+        Ok(signer)
     }
 
     /// At most `batches` (at least 1) batches signed at once; by default
