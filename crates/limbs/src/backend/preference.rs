@@ -61,9 +61,9 @@ const SHORT: u8 = 8;
 const RACE_TWO: u8 = 2 << 4;
 const RACE_THREE: u8 = 3 << 4;
 /// With a race: only where the row's first backend cannot run (turned
-/// off, or missing on this CPU), the next ones racing. A first backend far ahead of the others
-/// (the IFMA batch kernel) would otherwise race them, and each racer runs
-/// once before the race settles.
+/// off, or missing on this CPU), the next ones racing. A first backend far
+/// ahead of the others (the IFMA batch kernel) would otherwise race them,
+/// and each racer runs once before the race settles.
 const RACE_WITHOUT_FIRST: u8 = 1 << 7;
 
 /// The backends from fastest to slowest for some sizes and shapes.
