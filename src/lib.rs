@@ -6,9 +6,14 @@
 //! fields with pseudo-Mersenne and Montgomery reductions), [`rsa`]
 //! (RSA: keys, PKCS#1 v1.5 and PSS signatures, OAEP), [`dsa`] (FIPS
 //! 186-4 DSA) and [`elgamal`] (ElGamal encryption, KEM and signatures);
-//! with the `shared-rsa` feature (not a default: it needs `std`), also
-//! `shared_rsa` (Boneh–Franklin shared RSA key generation and threshold
-//! signing).
+//! with the `shared-rsa` feature (not a default: it brings a TLS stack),
+//! also `shared_rsa` (Boneh–Franklin shared RSA key generation and
+//! threshold signing).
+//!
+//! The crates are `no_std`; the default feature `std` lets the
+//! exponentiations race and calibrate their backends on the machine that
+//! runs them (see [`limbs::backend`]). Without it each size runs the first
+//! backend of the CPU's measured row, or a fixed guess on other CPUs.
 #![no_std]
 #![forbid(unsafe_code)]
 

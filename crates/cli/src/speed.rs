@@ -219,7 +219,8 @@ pub fn run(args: &SpeedArgs) -> Result<(), String> {
     }
     if args.variants {
         outln!(
-            "{} rounds of every backend in turn, one thread, the median counting\n",
+            "{} rounds of every backend in turn, one thread, the median counting \
+             (a race: a block of 64 runs a round, their mean)\n",
             args.rounds
         );
         variants(args.rounds.get());

@@ -679,7 +679,7 @@ mod calibration {
     /// own path (`pow_bounded`, `pow_bounded_pair`, `pow_bounded_batch`,
     /// `pow_vartime`: a race where this size has one), after 256 untimed
     /// runs of it (past its race's first, more exploring runs): its times
-    /// second.
+    /// second, each the mean of a block of [`SELECTION_BLOCK`] runs.
     fn time_selection_rounds(
         nlimbs: usize,
         interleave: usize,
@@ -692,6 +692,14 @@ mod calibration {
     /// Runs of the selection's path before its timed rounds: a process
     /// that has run a while, past its race's first, more exploring runs.
     const SELECTION_WARM_UP: usize = super::super::race::EARLY as usize;
+
+    /// Runs of the selection's path a round, timed together. A race runs
+    /// a backend behind once in this many and can hand over the lead only
+    /// then: with one run a round, its leader would be the one the warm-up
+    /// left, whatever the load did since, and its time would leave out
+    /// what exploring costs. A block of this many is what a process running
+    /// the race gets.
+    const SELECTION_BLOCK: u32 = super::super::race::EXPLORE;
 
     /// The rounds of both: `None` in the candidates is the selection's path.
     fn rounds(
@@ -785,6 +793,19 @@ mod calibration {
                 run(None);
             }
         }
+        let mut run = |e: Option<Exponentiation>| match e {
+            Some(_) => run(e),
+            None => {
+                let mut total = Duration::ZERO;
+                for _ in 0..SELECTION_BLOCK {
+                    match run(None) {
+                        Duration::MAX => return Duration::MAX,
+                        t => total += t,
+                    }
+                }
+                total / SELECTION_BLOCK
+            }
+        };
         let runs = runs.max(1);
         let mut times = std::vec![Vec::with_capacity(runs); candidates.len()];
         for round in 0..=runs {

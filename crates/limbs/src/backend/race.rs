@@ -23,6 +23,11 @@ use super::Exponentiation;
 #[cfg(feature = "std")]
 pub(crate) const EARLY: u32 = 256;
 
+/// Past the first [`EARLY`], one exponentiation in this many runs a
+/// backend that is behind.
+#[cfg(feature = "std")]
+pub(crate) const EXPLORE: u32 = 64;
+
 /// The most backends a row races.
 pub(crate) const MAX_RACERS: usize = 3;
 
@@ -61,12 +66,10 @@ mod timed {
     use std::time::Instant;
 
     use super::super::{BATCH, SHORT_EXPONENT};
-    use super::{EARLY, Exponentiation, MAX_RACERS, Racers};
+    use super::{EARLY, EXPLORE, Exponentiation, MAX_RACERS, Racers};
 
-    /// One exponentiation in this many runs a backend that is behind...
-    pub(super) const EXPLORE: u32 = 64;
-
-    /// ...and one in this many among a size's first [`EARLY`], so that a
+    /// One exponentiation in this many among a size's first [`EARLY`]
+    /// runs a backend that is behind (later one in [`EXPLORE`]), so that a
     /// first time taken on a cold cache or in a burst is soon replaced.
     pub(super) const EXPLORE_EARLY: u32 = 8;
 
@@ -272,8 +275,8 @@ pub(crate) use timed::{Lap, leader, start};
 
 #[cfg(all(test, feature = "std", not(feature = "ct-audit")))]
 mod tests {
-    use super::EARLY;
-    use super::timed::{Cell, EXPLORE, EXPLORE_EARLY};
+    use super::timed::{Cell, EXPLORE_EARLY};
+    use super::{EARLY, EXPLORE};
 
     /// Which racer each of `n` runs takes, each run recorded with the time
     /// `cost[which]`.
