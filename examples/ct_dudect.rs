@@ -450,6 +450,7 @@ fn main() -> ExitCode {
     for kernel in [
         Exponentiation::IfmaBatch,
         Exponentiation::Avx2Batch,
+        Exponentiation::FmaBatch,
         Exponentiation::Avx512Batch,
     ] {
         let lanes = kernel.lanes();

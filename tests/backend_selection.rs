@@ -37,6 +37,8 @@ fn each_setting() {
         " IFMA256 , bogus",
         "ifma-batch",
         "ifma,avx2-batch",
+        "ifma,fma-batch",
+        "ifma,avx2-batch,fma-batch",
         "ifma,avx512-batch",
         "ifma,avx512-radix28",
         "avx512",
@@ -136,6 +138,7 @@ fn child() {
             Exponentiation::IfmaBatch,
             Exponentiation::Avx2Batch,
             Exponentiation::Avx512Batch,
+            Exponentiation::FmaBatch,
         ];
         if off("batch") {
             assert!(!kernels.contains(&batch));
@@ -152,6 +155,10 @@ fn child() {
         if off("avx512") || off("avx512-batch") {
             assert_ne!(batch, Exponentiation::Avx512Batch);
             assert!(!Exponentiation::Avx512Batch.available(n, 8));
+        }
+        if off("avx2") || off("fma-batch") {
+            assert_ne!(batch, Exponentiation::FmaBatch);
+            assert!(!Exponentiation::FmaBatch.available(n, 4));
         }
         let at_once = match kernels.contains(&batch) {
             true => batch.lanes(),

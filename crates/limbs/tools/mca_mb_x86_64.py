@@ -7,7 +7,8 @@ Usage: python3 tools/mca_mb_x86_64.py [LLVM_MCA]   (default: llvm-mca-19,
 then /usr/lib/llvm-19/bin/llvm-mca)
 
 The instructions come from the generators themselves
-(`gen_mb_ifma_x86_64.py`, `gen_mb_avx2_x86_64.py`), so the model describes
+(`gen_mb_ifma_x86_64.py`, `gen_mb_avx2_x86_64.py`, `gen_mb_fma_x86_64.py`),
+so the model describes
 the code as it is: each kernel is written out whole (its loop, where it
 has one, unrolled to the passes it makes), the placeholders bound to
 registers, and llvm-mca runs it ten times back to back. Printed per kernel
@@ -18,7 +19,9 @@ models' own IFMA figures are listed first: llvm-mca's Zen 4 and Zen 5
 models give 512- and 256-bit IFMA one every two cycles, where Zen 4 was
 measured issuing two 256-bit IFMA a cycle (benches/RESULTS.md, "Zen 4"),
 so the ratios on those cores compare the kernels with the model's bound,
-not with the hardware's.
+not with the hardware's. The FMA kernels (radix 2^52 on the FMA units)
+are printed against the AVX2 kernels for moduli of the same size: their
+cycles a call ÷ the AVX2 kernel's.
 """
 
 import os
@@ -29,13 +32,15 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_mb_avx2_x86_64 as avx2  # noqa: E402
+import gen_mb_fma_x86_64 as fma  # noqa: E402
 import gen_mb_ifma_x86_64 as ifma  # noqa: E402
 
 CPUS = ("icelake-server", "sapphirerapids", "znver4", "znver5")
 AVX2_CPUS = ("skylake", "icelake-server", "sapphirerapids", "znver3", "znver4", "znver5")
 CALLS = 10
 REGS = {"r": "rdi", "a": "rsi", "b": "rdx", "m": "rcx", "k0": "r8", "s": "r9",
-        "n": "rax", "mask": "r10", "p": "r11", "q": "r12"}
+        "n": "rax", "mask": "r10", "p": "r11", "q": "r12", "t:e": "r13d", "k": "r14",
+        "bias": "r15"}
 
 
 def mca_binary():
@@ -117,14 +122,26 @@ def main():
                         1))
         kernels.append((f"AVX2 AMS, {n} digits", avx2.kernel(n, True), (3 * n * n - n) // 2, 4,
                         AVX2_CPUS, 1))
+    modelled = {}
     for name, lines, products, lanes, cpus, which in kernels:
         source = bind(straight_line(lines))
         cells = []
         for cpu in cpus:
             cycles = run(mca, cpu, source, CALLS) / CALLS
+            modelled[name, cpu] = cycles
             ideal = products * bound[cpu][which]
             cells.append(f"{cpu} {cycles:.0f} / {cycles / lanes:.0f} ({cycles / ideal:.2f})")
         print(f"{name}: " + "; ".join(cells))
+    print()
+    print("FMA kernel: per core, cycles a call (÷ the AVX2 kernel for the same modulus size)")
+    for n, n28 in zip(fma.SIZES, avx2.SIZES):
+        for square, what in ((False, "AMM"), (True, "AMS")):
+            source = bind(straight_line(fma.kernel(n, square)[0]))
+            cells = []
+            for cpu in AVX2_CPUS:
+                cycles = run(mca, cpu, source, CALLS) / CALLS
+                cells.append(f"{cpu} {cycles:.0f} ({cycles / modelled[f'AVX2 {what}, {n28} digits', cpu]:.2f})")
+            print(f"FMA {what}, {n} digits: " + "; ".join(cells))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@
 //! - `x86_64_mb`: multi-buffer ("vertical") exponentiations, one digit of
 //!   several independent numbers in each register, for batches: eight
 //!   lanes of radix 2^52 with AVX-512 IFMA ([`Exponentiation::IfmaBatch`]),
-//!   four of radix 2^28 with AVX2 ([`Exponentiation::Avx2Batch`]), eight
+//!   four of radix 2^28 with AVX2 ([`Exponentiation::Avx2Batch`]), four
+//!   of radix 2^52 on the FMA units ([`Exponentiation::FmaBatch`]), eight
 //!   of radix 2^28 with AVX-512F and no IFMA
 //!   ([`Exponentiation::Avx512Batch`]).
 //! - `radix`: what the exponentiations in a radix of their own share (the
@@ -30,9 +31,9 @@
 //! 1. what the CPU has (CPUID, through `cpufeatures`);
 //! 2. the environment variable `NUMCRYPT_DISABLE` (read under the `std`
 //!    feature only): a comma-separated list of `adx`, `avx2` (AVX2
-//!    exponentiation, the batch kernel included), `ifma` (every IFMA
+//!    exponentiation, the batch kernels included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
-//!    `avx512-batch`, `avx512-radix28`, `ifma-square` (the IFMA kernels'
+//!    `fma-batch`, `avx512-batch`, `avx512-radix28`, `ifma-square` (the IFMA kernels'
 //!    dedicated squares, 256- and 512-bit), `avx2-square` (those of the
 //!    radix-2^28 kernels, AVX2's and AVX-512F's),
 //!    `batch` (every batch kernel),
@@ -181,6 +182,12 @@ pub enum Exponentiation {
     /// [`Avx2Batch`](Self::Avx2Batch) kernels on zmm registers); moduli of
     /// 16, 24 and 32 limbs. For batches where IFMA is missing or off.
     Avx512Batch,
+    /// Multi-buffer: four exponentiations at once, each in a lane of
+    /// 256-bit registers, radix 2^52 on the FMA units (AVX2 and FMA3: each
+    /// digit product split exactly by two FMAs rounding down), generated
+    /// assembly; moduli of 16, 24 and 32 limbs. For batches where IFMA is
+    /// missing or off.
+    FmaBatch,
     /// Radix 2^28 with AVX-512F on 512-bit (zmm) registers: the
     /// [`Avx2`](Self::Avx2) algorithm with eight digits a vector, and a
     /// pair's two multiplications interleaved in one kernel; moduli of 16
@@ -198,7 +205,7 @@ pub enum Exponentiation {
 impl Exponentiation {
     /// Every implementation, in a fixed order (the calibration's cache
     /// numbers them by it).
-    pub const ALL: [Self; 11] = [
+    pub const ALL: [Self; 12] = [
         Self::LimbKernels,
         Self::Ifma256,
         Self::Ifma256VectorQuotient,
@@ -210,6 +217,7 @@ impl Exponentiation {
         Self::Apart,
         Self::Avx512Batch,
         Self::Avx512,
+        Self::FmaBatch,
     ];
 
     /// Whether this implementation can run `interleave` exponentiations
@@ -239,7 +247,7 @@ impl Exponentiation {
             Self::Neon => {
                 selection.neon_usable() && neon_takes(nlimbs) && (1..=2).contains(&interleave)
             }
-            Self::IfmaBatch | Self::Avx2Batch | Self::Avx512Batch => {
+            Self::IfmaBatch | Self::Avx2Batch | Self::Avx512Batch | Self::FmaBatch => {
                 selection.batch_usable(self)
                     && batch_takes(self, nlimbs)
                     && interleave == self.lanes()
@@ -260,7 +268,7 @@ impl Exponentiation {
     pub const fn lanes(self) -> usize {
         match self {
             Self::IfmaBatch | Self::Avx512Batch => 8,
-            Self::Avx2Batch => 4,
+            Self::Avx2Batch | Self::FmaBatch => 4,
             Self::LimbKernels
             | Self::Ifma256
             | Self::Ifma256VectorQuotient
@@ -285,6 +293,7 @@ impl Exponentiation {
             Self::IfmaBatch => "AVX-512 IFMA, 8 lanes",
             Self::Avx2Batch => "AVX2, 4 lanes",
             Self::Avx512Batch => "AVX-512F, 8 lanes",
+            Self::FmaBatch => "FMA, 4 lanes",
             Self::Apart => "apart, each on the single choice",
         }
     }
@@ -373,6 +382,7 @@ fn batch_takes(e: Exponentiation, nlimbs: usize) -> bool {
         Exponentiation::IfmaBatch => x86_64_mb::ifma::takes(nlimbs),
         Exponentiation::Avx2Batch => x86_64_mb::avx2::takes(nlimbs),
         Exponentiation::Avx512Batch => x86_64_mb::avx512::takes(nlimbs),
+        Exponentiation::FmaBatch => x86_64_mb::fma::takes(nlimbs),
         _ => false,
     }
 }
@@ -420,6 +430,7 @@ fn run_vector_exponentiation<const K: usize>(
         (Exponentiation::IfmaBatch, None) => x86_64_mb::ifma::run(&k, job),
         (Exponentiation::Avx2Batch, None) => x86_64_mb::avx2::run(&k, job),
         (Exponentiation::Avx512Batch, None) => x86_64_mb::avx512::run(&k, job),
+        (Exponentiation::FmaBatch, None) => x86_64_mb::fma::run(&k, job),
         _ => false,
     })
 }
@@ -641,6 +652,7 @@ const DISABLE_AVX512_RADIX28: u32 = 1 << 12;
 const DISABLE_IFMA_SQUARE: u32 = 1 << 15;
 const DISABLE_AVX2_SQUARE: u32 = 1 << 24;
 const DISABLE_RACE: u32 = 1 << 25;
+const DISABLE_FMA_BATCH: u32 = 1 << 26;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -648,6 +660,8 @@ const HAS_ADX: u32 = 1 << 8;
 const HAS_IFMA: u32 = 1 << 9;
 const HAS_AVX512: u32 = 1 << 10;
 const HAS_AVX2: u32 = 1 << 11;
+/// AVX2 and FMA, with FMAs that round as MXCSR says (`x86_64_mb::fma`).
+const HAS_FMA: u32 = 1 << 27;
 #[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))] // aarch64 CPUs only
 const HAS_NEON: u32 = 1 << 13;
 /// `neon_rule` prefers NEON's field kernels here.
@@ -674,10 +688,12 @@ const _: () = {
         DISABLE_IFMA_SQUARE,
         DISABLE_AVX2_SQUARE,
         DISABLE_RACE,
+        DISABLE_FMA_BATCH,
         HAS_ADX,
         HAS_IFMA,
         HAS_AVX512,
         HAS_AVX2,
+        HAS_FMA,
         HAS_NEON,
         PREFERS_NEON,
         KNOWN_MASK,
@@ -933,6 +949,7 @@ impl Selection {
             Exponentiation::Avx512Batch => {
                 self.0 & HAS_AVX512 != 0 && self.0 & DISABLE_AVX512_BATCH == 0
             }
+            Exponentiation::FmaBatch => self.0 & HAS_FMA != 0 && self.0 & DISABLE_FMA_BATCH == 0,
             _ => false,
         }
     }
@@ -989,6 +1006,7 @@ impl fmt::Display for Selection {
             (DISABLE_IFMA_BATCH, "ifma-batch"),
             (DISABLE_AVX2_BATCH, "avx2-batch"),
             (DISABLE_AVX512_BATCH, "avx512-batch"),
+            (DISABLE_FMA_BATCH, "fma-batch"),
             (DISABLE_AVX512_RADIX28, "avx512-radix28"),
             (DISABLE_IFMA_SQUARE, "ifma-square"),
             (DISABLE_AVX2_SQUARE, "avx2-square"),
@@ -1052,6 +1070,9 @@ fn detect() -> u32 {
     }
     if x86_64_mb::avx512::Avx512::detect().is_some() {
         bits |= HAS_AVX512;
+    }
+    if x86_64_mb::fma::Fma::detect().is_some() {
+        bits |= HAS_FMA;
     }
     bits | known_bits()
 }
@@ -1119,7 +1140,9 @@ fn parse_disable(list: &str) -> u32 {
     list.split(',').fold(0, |bits, word| {
         bits | match word.trim() {
             w if w.eq_ignore_ascii_case("adx") => DISABLE_ADX,
-            w if w.eq_ignore_ascii_case("avx2") => DISABLE_AVX2 | DISABLE_AVX2_BATCH,
+            w if w.eq_ignore_ascii_case("avx2") => {
+                DISABLE_AVX2 | DISABLE_AVX2_BATCH | DISABLE_FMA_BATCH
+            }
             w if w.eq_ignore_ascii_case("ifma") => {
                 DISABLE_IFMA256 | DISABLE_IFMA512 | DISABLE_IFMA_BATCH
             }
@@ -1129,13 +1152,14 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("ifma-batch") => DISABLE_IFMA_BATCH,
             w if w.eq_ignore_ascii_case("avx2-batch") => DISABLE_AVX2_BATCH,
             w if w.eq_ignore_ascii_case("avx512-batch") => DISABLE_AVX512_BATCH,
+            w if w.eq_ignore_ascii_case("fma-batch") => DISABLE_FMA_BATCH,
             w if w.eq_ignore_ascii_case("avx512-radix28") => DISABLE_AVX512_RADIX28,
             w if w.eq_ignore_ascii_case("ifma-square") => DISABLE_IFMA_SQUARE,
             w if w.eq_ignore_ascii_case("avx2-square") => DISABLE_AVX2_SQUARE,
             w if w.eq_ignore_ascii_case("race") => DISABLE_RACE,
             w if w.eq_ignore_ascii_case("avx512") => DISABLE_AVX512,
             w if w.eq_ignore_ascii_case("batch") => {
-                DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
+                DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH | DISABLE_FMA_BATCH
             }
             _ => 0,
         }
@@ -1154,11 +1178,15 @@ mod tests {
             parse_disable(" IFMA , adx"),
             DISABLE_ADX | DISABLE_IFMA256 | DISABLE_IFMA512 | DISABLE_IFMA_BATCH
         );
-        assert_eq!(parse_disable("avx2"), DISABLE_AVX2 | DISABLE_AVX2_BATCH);
+        assert_eq!(
+            parse_disable("avx2"),
+            DISABLE_AVX2 | DISABLE_AVX2_BATCH | DISABLE_FMA_BATCH
+        );
         assert_eq!(
             parse_disable("batch"),
-            DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH
+            DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH | DISABLE_FMA_BATCH
         );
+        assert_eq!(parse_disable("fma-batch"), DISABLE_FMA_BATCH);
         assert_eq!(
             parse_disable("avx512"),
             DISABLE_IFMA256

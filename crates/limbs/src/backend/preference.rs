@@ -30,8 +30,8 @@
 use core::ops::RangeInclusive;
 
 use super::Exponentiation::{
-    self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, Ifma256, Ifma256VectorQuotient, Ifma512,
-    IfmaBatch, LimbKernels, Neon,
+    self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, FmaBatch, Ifma256, Ifma256VectorQuotient,
+    Ifma512, IfmaBatch, LimbKernels, Neon,
 };
 use super::{BATCH, Cpu, SHORT_EXPONENT};
 
@@ -165,9 +165,11 @@ pub(crate) const UNMEASURED: &[Exponentiation] = &[Ifma256, Ifma512, Apart, Limb
 /// (`tools/mca_mb_x86_64.py`) where the single kernels sit at 1.15 to 4;
 /// the AVX2 ones on zmm registers before them (as many lane products a
 /// cycle as on ymm on Zen 4 and 5, 1.33 times on Sapphire Rapids, twice on
-/// Skylake-SP to Ice Lake: benches/RESULTS.md, "AVX-512F without IFMA").
+/// Skylake-SP to Ice Lake: benches/RESULTS.md, "AVX-512F without IFMA");
+/// the FMA units' kernels before AVX2's (0.80 to 0.94 of their cycles in
+/// every core model, `tools/mca_mb_x86_64.py`).
 pub(crate) const UNMEASURED_BATCH: &[Exponentiation] =
-    &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels];
+    &[IfmaBatch, Avx512Batch, FmaBatch, Avx2Batch, LimbKernels];
 
 /// A batch kernel's pass in exponentiations in pairs where no row says:
 /// about four on Sapphire Rapids at every size, either batch kernel
@@ -202,7 +204,9 @@ pub(crate) const KNOWN: &[Known] = &[
         // and for 1024-bit pairs (interleaved; AVX2 takes 1.03 to 1.08
         // times their time), and since their direct calls for 1024-bit
         // moduli one at a time too; behind AVX2 at 1536 bits;
-        // batches on the AVX2 batch kernel; to a short public exponent the
+        // batches on the AVX2 batch kernel, which races the FMA units'
+        // (modelled ahead: 0.80 to 0.89 of its cycles in `llvm-mca`'s
+        // `znver3`, not measured here); to a short public exponent the
         // limb kernels (AVX2's conversions cost about five
         // multiplications). The models: Milan, Chagall, Vermeer,
         // Rembrandt and Cezanne.
@@ -245,8 +249,8 @@ pub(crate) const KNOWN: &[Known] = &[
             },
             Row {
                 limbs: 1..=103,
-                shapes: BATCHES,
-                fastest_first: &[Avx2Batch, LimbKernels],
+                shapes: BATCHES | RACE_TWO,
+                fastest_first: &[FmaBatch, Avx2Batch, LimbKernels],
             },
             Row {
                 limbs: 1..=103,
@@ -268,11 +272,11 @@ pub(crate) const KNOWN: &[Known] = &[
         // on the IFMA batch kernel. With IFMA off: AVX2 up to 1280 bits and
         // AVX-512F's radix-2^28 kernels above (both with their dedicated
         // squares), pairs interleaved on them or apart (level); for
-        // batches AVX-512F's eight lanes, AVX2's four and pairs within a
-        // fifth of each other, in an order that changes from run to run
-        // (AVX2's 7 to 9 % ahead at 1536 and 2048 bits in one run, 5 to
-        // 15 % behind in the others): they race. A pass of a batch kernel
-        // costs about as much as three signatures one at a time.
+        // batches the FMA units' four lanes of 52-bit digits (0.84 to 0.87
+        // of AVX2's four lanes' time, 0.70 to 0.90 of pairs'), then
+        // AVX-512F's eight lanes and AVX2's four, whose order changes from
+        // run to run: the three race. A pass of a batch kernel costs about
+        // as much as three signatures one at a time.
         // Zen 3 models not listed above take this row (it skips what they
         // lack). Where a busy neighbour reorders them, the first two or
         // three race: the scalar quotient's pairs slow by up to a fifth
@@ -339,7 +343,7 @@ pub(crate) const KNOWN: &[Known] = &[
             Row {
                 limbs: 1..=103,
                 shapes: BATCHES | RACE_THREE | RACE_WITHOUT_FIRST,
-                fastest_first: &[IfmaBatch, Avx512Batch, Avx2Batch, LimbKernels],
+                fastest_first: &[IfmaBatch, FmaBatch, Avx512Batch, Avx2Batch, LimbKernels],
             },
             Row {
                 limbs: 21..=28,
@@ -420,7 +424,9 @@ pub(crate) const KNOWN: &[Known] = &[
         // of the limb kernels from 1536 bits (7 to 12 %; a pair runs apart,
         // on them, as fast as interleaved), behind at 1024; AVX2 last.
         // Batches: the IFMA batch kernel ahead of IFMA pairs, and with IFMA
-        // off the AVX-512F batch kernel. The squares came later: pairs of 10
+        // off the AVX-512F batch kernel, then the FMA units' (added later:
+        // 0.82 to 0.92 of AVX2's batch cycles in `llvm-mca`'s model of this
+        // core, not timed here). The squares came later: pairs of 10
         // to 12 vectors square in one loop, in 0.86 to 0.93 of two phases'
         // time in `llvm-mca`'s model (modelled, not measured).
         name: "Intel Xeon, Sapphire Rapids class",
@@ -484,6 +490,7 @@ pub(crate) const KNOWN: &[Known] = &[
                     Ifma256,
                     Ifma512,
                     Avx512Batch,
+                    FmaBatch,
                     Avx2Batch,
                     LimbKernels,
                     Avx2,
@@ -1230,7 +1237,8 @@ mod tests {
         };
         assert!(without_first(&zen4, 16, BATCH));
         assert!(!without_first(&zen4, 16, 2));
-        assert_eq!(racers(&zen3, 16, BATCH), 0);
+        // Zen 3's batches: the FMA units' kernel (modelled) races AVX2's.
+        assert_eq!(racers(&zen3, 16, BATCH), 2);
         assert_eq!(racers(&spr_guest, 16, 2), 0);
         assert_eq!(order(&icx, 24, 2), Some(Ifma512));
         assert_eq!(order(&icx, 32, 2), Some(Ifma256));
@@ -1279,7 +1287,8 @@ mod tests {
         for n in [21, 32, 45] {
             assert!(before(Avx512, Avx2, &zen4, n, 1));
         }
-        // With IFMA off, Zen 4's batch kernels and pairs race.
+        // With IFMA off, Zen 4's batch kernels race, the FMA units' first.
+        assert!(before(FmaBatch, Avx512Batch, &zen4, 16, BATCH));
         assert!(before(Avx512Batch, Avx2Batch, &zen4, 16, BATCH));
         assert!(before(Avx2Batch, LimbKernels, &zen4, 16, BATCH));
         // To a short public exponent with IFMA off, the limb kernels up to
@@ -1304,7 +1313,8 @@ mod tests {
         assert_eq!(order(&zen3, 24, 1), Some(Avx2));
         assert_eq!(order(&zen3, 32, 2), Some(LimbKernels));
         assert_eq!(order(&zen3, 32, 1), Some(LimbKernels));
-        assert_eq!(order(&zen3, 16, BATCH), Some(Avx2Batch));
+        assert_eq!(order(&zen3, 16, BATCH), Some(FmaBatch));
+        assert!(before(Avx2Batch, LimbKernels, &zen3, 16, BATCH));
         assert_eq!(order(&zen3, 16, SHORT_EXPONENT), Some(LimbKernels));
         let ones = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, 1));
         let shorts = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, SHORT_EXPONENT));

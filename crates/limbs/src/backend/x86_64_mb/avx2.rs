@@ -68,7 +68,11 @@ const CHUNK: usize = 12;
 /// `PACKED`, entries hold two digits a word (`LaneAmm::store_entry`),
 /// unpacked into `out`.
 #[target_feature(enable = "avx2")]
-fn lookup<const N: usize, const PACKED: bool>(out: &mut [u64], table: &[u64], index: &[u64]) {
+pub(super) fn lookup<const N: usize, const PACKED: bool>(
+    out: &mut [u64],
+    table: &[u64],
+    index: &[u64],
+) {
     let vectors = entry_vectors(N, PACKED);
     let stride = LANES * vectors;
     let index: &[u64; LANES] = index.try_into().expect("one index a lane");

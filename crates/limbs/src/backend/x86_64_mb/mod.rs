@@ -23,25 +23,31 @@
 //! - [`avx512`]: the same kernels on 512-bit registers, eight lanes,
 //!   AVX-512F without IFMA
 //!   ([`Exponentiation::Avx512Batch`](crate::backend::Exponentiation::Avx512Batch)).
+//! - [`fma`]: four lanes of 52-bit digits multiplied as doubles, each
+//!   product split exactly by two FMAs
+//!   ([`Exponentiation::FmaBatch`](crate::backend::Exponentiation::FmaBatch)).
 //!
-//! All three multiply with the almost-Montgomery multiplication of
+//! All four multiply with the almost-Montgomery multiplication of
 //! [`super::radix`] (inputs and outputs below twice the modulus) and have a
 //! dedicated square; the conversions in and out and the exponentiation
 //! itself are the shared ones (`radix::run_on_stack_with`, `ops::pow`).
-//! The two of 28-bit digits work modulo a multiple of each modulus whose
-//! lowest digit makes the quotient digits, and keep their window tables
-//! two digits a word (benches/RESULTS.md, "Batches without IFMA").
+//! All but the IFMA kernels work modulo a multiple of each modulus whose
+//! lowest digit makes the quotient digits; the two of 28-bit digits keep
+//! their window tables two digits a word (benches/RESULTS.md, "Batches
+//! without IFMA").
 //!
 //! # Constant time
 //! Loop counts and addresses depend on the digit count only; no branch or
 //! address depends on a digit or an exponent. The table lookup reads every
 //! entry and selects each lane's digits with a mask computed from that
 //! lane's window, in vector arithmetic. The instructions used (IFMA,
-//! `vpmuludq`, vector additions, shifts, logic and moves) have
-//! data-independent timing on the CPUs that have them.
+//! `vpmuludq`, FMAs and subtractions of doubles that are zero or normal,
+//! vector additions, shifts, logic and moves) have data-independent
+//! timing on the CPUs that have them.
 
 pub(crate) mod avx2;
 pub(crate) mod avx512;
+pub(crate) mod fma;
 pub(crate) mod ifma;
 
 use zeroize::Zeroize;
@@ -162,7 +168,8 @@ impl<P, const L: usize, const B: u32, const N: usize, const W: u32, const S: usi
         let len = L * N;
         let (out, a, b) = (&mut out[..len], &a[..len], &b[..len]);
         // SAFETY: `self._proof` proves the CPU has what the kernels need
-        // (AVX2; AVX-512F; AVX-512F and IFMA). `out`, `a`, `b` and `self.m` hold N
+        // (AVX2; AVX2, FMA and rounding as MXCSR says; AVX-512F; AVX-512F
+        // and IFMA). `out`, `a`, `b` and `self.m` hold N
         // vectors of L digits (checked above; `m` by its type), `k0` L
         // words, `scratch` the kernel's scratch, 64-byte aligned;
         // `self.amm` is the kernel for N digits (`LaneAmm::new`'s
