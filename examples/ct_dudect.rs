@@ -451,6 +451,7 @@ fn main() -> ExitCode {
         Exponentiation::IfmaBatch,
         Exponentiation::Avx2Batch,
         Exponentiation::FmaBatch,
+        Exponentiation::Fma512Batch,
         Exponentiation::Avx512Batch,
     ] {
         let lanes = kernel.lanes();

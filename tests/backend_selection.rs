@@ -39,6 +39,7 @@ fn each_setting() {
         "ifma,avx2-batch",
         "ifma,fma-batch",
         "ifma,avx2-batch,fma-batch",
+        "ifma,fma512-batch",
         "ifma,avx512-batch",
         "ifma,avx512-radix28",
         "avx512",
@@ -139,6 +140,7 @@ fn child() {
             Exponentiation::Avx2Batch,
             Exponentiation::Avx512Batch,
             Exponentiation::FmaBatch,
+            Exponentiation::Fma512Batch,
         ];
         if off("batch") {
             assert!(!kernels.contains(&batch));
@@ -159,6 +161,10 @@ fn child() {
         if off("avx2") || off("fma-batch") {
             assert_ne!(batch, Exponentiation::FmaBatch);
             assert!(!Exponentiation::FmaBatch.available(n, 4));
+        }
+        if off("avx512") || off("fma-batch") || off("fma512-batch") {
+            assert_ne!(batch, Exponentiation::Fma512Batch);
+            assert!(!Exponentiation::Fma512Batch.available(n, 8));
         }
         let at_once = match kernels.contains(&batch) {
             true => batch.lanes(),

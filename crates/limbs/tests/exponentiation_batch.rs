@@ -2,7 +2,7 @@
 //! on every implementation this CPU has, each named explicitly in the same
 //! run (`pow_bounded_batch_on`), against num-bigint, every lane checked:
 //! the multi-buffer kernels (eight lanes of AVX-512 IFMA or AVX-512F, four
-//! of AVX2 or of the FMA units) where the CPU has them, the pairs of the single kernels, and the limb
+//! of AVX2, four or eight of the FMA units) where the CPU has them, the pairs of the single kernels, and the limb
 //! kernels always. Lanes mix moduli of different bit lengths within one
 //! limb count, zero and `m − 1` bases, exponents of all ones, and a
 //! lane's result must not depend on what the other lanes hold.
@@ -18,11 +18,12 @@ use rand_core::Rng;
 
 /// Every implementation there is; each test skips those that cannot run.
 const ALL: [Exponentiation; Exponentiation::ALL.len()] = Exponentiation::ALL;
-const BATCH_KERNELS: [Exponentiation; 4] = [
+const BATCH_KERNELS: [Exponentiation; 5] = [
     Exponentiation::IfmaBatch,
     Exponentiation::Avx2Batch,
     Exponentiation::Avx512Batch,
     Exponentiation::FmaBatch,
+    Exponentiation::Fma512Batch,
 ];
 
 /// The limb counts of the IFMA batch kernels (RSA-2048, 3072, 4096 and
@@ -302,9 +303,13 @@ fn batch_backends_present() {
         && std::env::var_os("NUMCRYPT_DISABLE").is_none()
     {
         assert!(Exponentiation::FmaBatch.available(16, 4));
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            assert!(Exponentiation::Fma512Batch.available(16, 8));
+        }
     }
     assert_eq!(Exponentiation::IfmaBatch.lanes(), 8);
     assert_eq!(Exponentiation::Avx2Batch.lanes(), 4);
     assert_eq!(Exponentiation::Avx512Batch.lanes(), 8);
     assert_eq!(Exponentiation::FmaBatch.lanes(), 4);
+    assert_eq!(Exponentiation::Fma512Batch.lanes(), 8);
 }

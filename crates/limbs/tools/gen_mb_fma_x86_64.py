@@ -6,7 +6,10 @@ squares in radix 2^52 on double-precision FMA (AVX2 and FMA3, no IFMA):
 
 (`.ci/run` checks that the file matches this script's output; `--gas`
 prints the same kernels as GNU assembler functions with the System V
-calling convention, for experiments outside the crate.)
+calling convention, for experiments outside the crate; `--zmm W` makes
+them on zmm registers instead, for AVX-512F: eight lanes, W accumulators,
+the EVEX forms of the moves and logic, written to `gen/fma512.rs` with
+`--zmm 24`.)
 
 For a digit count N (21, 31 and 41: moduli of 1024, 1536 and 2048 bits),
 each lane k of four computes
@@ -84,7 +87,11 @@ kernels' instructions natively (valgrind cannot run them, see above) and
 
 import sys
 
-VB = 32  # bytes per vector (ymm)
+VB = 32  # bytes per vector (ymm; 64 with --zmm)
+REG = "ymm"
+REGISTERS = 16
+# EVEX forms for zmm registers (AVX-512F): the VEX mnemonics name ymm only.
+MNEMONIC = {}
 # Digit counts with kernels.
 SIZES = [21, 31, 41]
 # Accumulators per block of columns (the square keeps one register more).
@@ -103,6 +110,14 @@ MXCSR_CLEAR = 0xFFFF9FFF
 MXCSR_SET = 0x3F80
 
 
+def op(mnemonic):
+    return MNEMONIC.get(mnemonic, mnemonic)
+
+
+def lanes():
+    return VB // 8
+
+
 def scratch_vectors(N):
     """a, b, m' and the quotient digits as doubles, and a vector for
     MXCSR."""
@@ -113,9 +128,10 @@ def kernel(N, square):
     out = []
     e = out.append
     Wk = W - 1 if square else W
-    ACC = [f"ymm{i}" for i in range(Wk)]
-    SPILL, X, H, L, C1, C2R = (f"ymm{i}" for i in range(Wk, Wk + 6))
-    SPILLX = f"ymm{Wk + 6}" if square else None
+    ACC = [f"{REG}{i}" for i in range(Wk)]
+    SPILL, X, H, L, C1, C2R = (f"{REG}{i}" for i in range(Wk, Wk + 6))
+    SPILLX = f"{REG}{Wk + 6}" if square else None
+    assert Wk + 6 + square <= REGISTERS
     # Products a column's L (lo) and H (hi) receive, outside and inside
     # the square's doubled cross products: the exponent fields to subtract.
     lo, hi = [0] * (2 * N + 1), [0] * (2 * N + 1)
@@ -132,13 +148,13 @@ def kernel(N, square):
     e(f"mov [{{s}} + {VB * MX + 4}], {{t:e}}")
     e(f"vldmxcsr [{{s}} + {VB * MX + 4}]")
     # Digits to doubles: OR the exponent of 2^52 in, subtract 2^52.
-    e(f"vmovdqu {H}, [{{k}} + {K_B52}]")
+    e(f"{op('vmovdqu')} {H}, [{{k}} + {K_B52}]")
     sources = [("{a}", AD), ("{m}", MD)] + ([] if square else [("{b}", BD)])
     for src, dst in sources:
         for j in range(N):
             if src == "{m}" and j == 0:
                 continue  # m'_0 = 2^52 − 1 never multiplies
-            e(f"vpor {X}, {H}, [{src} + {VB * j}]")
+            e(f"{op('vpor')} {X}, {H}, [{src} + {VB * j}]")
             e(f"vsubpd {X}, {X}, {H}")
             e(f"vmovapd [{{s}} + {VB * (dst + j)}], {X}")
     e(f"vbroadcastsd {C1}, [{{k}} + {K_C1}]")
@@ -201,17 +217,17 @@ def kernel(N, square):
 
     # L lands in columns 0 to 2N − 2; column 2N − 1 takes H and the carry.
     columns = 2 * N
-    e(f"vpxor {SPILL}, {SPILL}, {SPILL}")
+    e(f"{op('vpxor')} {SPILL}, {SPILL}, {SPILL}")
     if square:
-        e(f"vpxor {SPILLX}, {SPILLX}, {SPILLX}")
+        e(f"{op('vpxor')} {SPILLX}, {SPILLX}, {SPILLX}")
     for c0 in range(0, columns, Wk):
         c1 = min(c0 + Wk, columns)
         cend = min(c1, 2 * N - 1)
         for x in ACC[1:c1 - c0]:
-            e(f"vpxor {x}, {x}, {x}")
+            e(f"{op('vpxor')} {x}, {x}, {x}")
         if square:
-            e(f"vmovdqa {ACC[0]}, {SPILLX}")
-            e(f"vpxor {SPILLX}, {SPILLX}, {SPILLX}")
+            e(f"{op('vmovdqa')} {ACC[0]}, {SPILLX}")
+            e(f"{op('vpxor')} {SPILLX}, {SPILLX}, {SPILLX}")
             cross = True
             products(c0, cend, c1, range(N), lambda c, i: i < c - i < N,
                      lambda i: AD + i, lambda j: AD + j)
@@ -219,14 +235,14 @@ def kernel(N, square):
             for x in ACC[:c1 - c0]:
                 e(f"vpaddq {x}, {x}, {x}")
             e(f"vpaddq {ACC[0]}, {ACC[0]}, {SPILL}")
-            e(f"vpxor {SPILL}, {SPILL}, {SPILL}")
+            e(f"{op('vpxor')} {SPILL}, {SPILL}, {SPILL}")
             for c in range(c0, cend):
                 if c % 2 == 0:
                     e(f"vmovapd {X}, [{{s}} + {VB * (AD + c // 2)}]")
                     product(c, *regs(c, c0, c1), X, X)
         else:
-            e(f"vmovdqa {ACC[0]}, {SPILL}")
-            e(f"vpxor {SPILL}, {SPILL}, {SPILL}")
+            e(f"{op('vmovdqa')} {ACC[0]}, {SPILL}")
+            e(f"{op('vpxor')} {SPILL}, {SPILL}, {SPILL}")
             products(c0, cend, c1, range(N), lambda c, i: 0 <= c - i < N,
                      lambda i: AD + i, lambda j: BD + j)
         # The q·m products of quotient digits from earlier blocks (never
@@ -240,13 +256,13 @@ def kernel(N, square):
             e(f"vpbroadcastq {H}, [{{bias}} + {8 * c}]")
             e(f"vpsubq {x}, {x}, {H}")
             if c == columns - 1:
-                e(f"vmovdqu [{{r}} + {VB * (N - 1)}], {x}")
+                e(f"{op('vmovdqu')} [{{r}} + {VB * (N - 1)}], {x}")
             elif c < N:
-                e(f"vpand {H}, {x}, [{{k}} + {K_MASK}]")
+                e(f"{op('vpand')} {H}, {x}, [{{k}} + {K_MASK}]")
                 e(f"vpsrlq {L}, {x}, 52")
                 e(f"vpaddq {L}, {L}, {H}")
                 e(f"vpaddq {nxt}, {nxt}, {L}")
-                e(f"vpor {X}, {H}, [{{k}} + {K_B52}]")
+                e(f"{op('vpor')} {X}, {H}, [{{k}} + {K_B52}]")
                 e(f"vsubpd {X}, {X}, [{{k}} + {K_B52}]")
                 e(f"vmovapd [{{s}} + {VB * (QD + c)}], {X}")
                 for later in range(c + 1, cend):
@@ -254,8 +270,8 @@ def kernel(N, square):
                         product(later, *regs(later, c0, c1), X,
                                 f"[{{s}} + {VB * (MD + later - c)}]")
             else:
-                e(f"vpand {H}, {x}, [{{k}} + {K_MASK}]")
-                e(f"vmovdqu [{{r}} + {VB * (c - N)}], {H}")
+                e(f"{op('vpand')} {H}, {x}, [{{k}} + {K_MASK}]")
+                e(f"{op('vmovdqu')} [{{r}} + {VB * (c - N)}], {H}")
                 e(f"vpsrlq {L}, {x}, 52")
                 e(f"vpaddq {nxt}, {nxt}, {L}")
     e(f"vldmxcsr [{{s}} + {VB * MX}]")
@@ -265,7 +281,7 @@ def kernel(N, square):
 
 
 def name(N, square):
-    return f"{'ams' if square else 'amm'}_fma4_d{N}"
+    return f"{'ams' if square else 'amm'}_fma{lanes()}_d{N}"
 
 
 def signature(fn, square):
@@ -289,21 +305,26 @@ def rust_words(words, per_line=1):
 def rust_kernel(N, square, lines):
     fn = name(N, square)
     body = "\n".join(f'            "{line}",' for line in lines)
-    clobbers = "".join(f'            out("ymm{i}") _,\n' for i in range(16))
+    clobbers = "".join(f'            out("{REG}{i}") _,\n' for i in range(REGISTERS))
     b_op = "" if square else "            b = in(reg) b,\n"
+    # A kernel whose blocks are wider than any full row has no loop.
+    loop = "".join(f"            {r} = out(reg) _,\n" for r in "pqn"
+                   if any(f"{{{r}}}" in line for line in lines))
     what = "a²" if square else "a·b"
     reads = "a" if square else "a, b"
     bias = f"BIAS_{'S' if square else 'M'}{N}"
+    count, cpu, feature = ("eight", "AVX-512F", "avx512f") if REG == "zmm" else (
+        "four", "AVX2 and FMA", "avx2,fma")
     return f'''
-/// {what}·2^(−{52 * N}) modulo m', four lanes of {N} digits (`_k0` unused: the
+/// {what}·2^(−{52 * N}) modulo m', {count} lanes of {N} digits (`_k0` unused: the
 /// lowest digit of m' makes the quotient digits).
 ///
 /// # Safety
-/// The CPU has AVX2 and FMA, and rounds FMAs as MXCSR says. `r`, `{reads}`
-/// and `m` point to {N} vectors of four digits and `s` to {scratch_vectors(N)} vectors,
-/// 32-byte aligned; `r` does not overlap the inputs; the operands meet the
+/// The CPU has {cpu}, and rounds FMAs as MXCSR says. `r`, `{reads}`
+/// and `m` point to {N} vectors of {count} digits and `s` to {scratch_vectors(N)} vectors,
+/// {VB}-byte aligned; `r` does not overlap the inputs; the operands meet the
 /// module's contract.
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "{feature}")]
 {signature(fn, square)}
     // SAFETY: the caller's contract: the block reads {reads}, m and the
     // constants, reads and writes the scratch at s and writes r; it
@@ -319,10 +340,7 @@ def rust_kernel(N, square, lines):
             k = in(reg) CONSTANTS.0.as_ptr(),
             bias = in(reg) {bias}.as_ptr(),
             t = out(reg) _,
-            p = out(reg) _,
-            q = out(reg) _,
-            n = out(reg) _,
-{clobbers}            options(nostack),
+{loop}{clobbers}            options(nostack),
         );
     }}
 }}
@@ -357,17 +375,30 @@ def gas_kernel(N, square, lines, bias):
     return "\n".join(out)
 
 
+def use_zmm(width):
+    """Makes the kernels that follow on zmm registers, `width`
+    accumulators a block (`--zmm`)."""
+    global VB, REG, REGISTERS, W, MNEMONIC, K_C1, K_C2, K_B52, K_MASK
+    VB, REG, REGISTERS, W = 64, "zmm", 32, width
+    MNEMONIC = {"vmovdqu": "vmovdqu64", "vmovdqa": "vmovdqa64", "vpxor": "vpxorq",
+                "vpand": "vpandq", "vpor": "vporq"}
+    K_C1, K_C2, K_B52, K_MASK = (VB * i for i in range(4))
+
+
 def main():
+    if "--zmm" in sys.argv:
+        use_zmm(int(sys.argv[sys.argv.index("--zmm") + 1]))
     kernels = [(N, sq, *kernel(N, sq)) for N in SIZES for sq in (False, True)]
     if "--gas" in sys.argv:
-        print(".intel_syntax noprefix\n.section .rodata\n.p2align 5\nfma_constants:")
+        print(".intel_syntax noprefix\n.section .rodata\n.p2align 6\nfma_constants:")
         for c in CONSTANTS:
-            print("  .quad " + ", ".join([f"{c:#x}"] * 4))
+            print("  .quad " + ", ".join([f"{c:#x}"] * lanes()))
         for N, sq, lines, bias in kernels:
             print(gas_kernel(N, sq, lines, bias))
         return
+    registers = " (zmm)" if REG == "zmm" else ""
     print("//! The multi-buffer almost-Montgomery multiplications and squares on")
-    print("//! double-precision FMA, radix 2^52.")
+    print(f"//! double-precision FMA{registers}, radix 2^52.")
     print("//!")
     print("//! GENERATED by `tools/gen_mb_fma_x86_64.py`; do not edit by hand (`.ci/run`")
     print("//! checks that this file matches the script). The script's docstring has")
@@ -390,13 +421,14 @@ def main():
     print("    }")
     print("}")
     print()
-    print("/// Four lanes each of 2^104, 2^104 + 2^52, 2^52 (their bits) and the")
+    count = "Eight" if REG == "zmm" else "Four"
+    print(f"/// {count} lanes each of 2^104, 2^104 + 2^52, 2^52 (their bits) and the")
     print("/// digit mask.")
-    print("#[repr(C, align(32))]")
-    print(f"struct Constants([u64; {4 * len(CONSTANTS)}]);")
+    print(f"#[repr(C, align({VB}))]")
+    print(f"struct Constants([u64; {lanes() * len(CONSTANTS)}]);")
     print()
-    print(f"static CONSTANTS: Constants = Constants([")
-    print(rust_words([c for c in CONSTANTS for _ in range(4)]), end="")
+    print("static CONSTANTS: Constants = Constants([")
+    print(rust_words([c for c in CONSTANTS for _ in range(lanes())]), end="")
     print("]);")
     for N, sq, lines, bias in kernels:
         print(rust_bias(N, sq, bias), end="")

@@ -21,7 +21,8 @@ measured issuing two 256-bit IFMA a cycle (benches/RESULTS.md, "Zen 4"),
 so the ratios on those cores compare the kernels with the model's bound,
 not with the hardware's. The FMA kernels (radix 2^52 on the FMA units)
 are printed against the AVX2 kernels for moduli of the same size: their
-cycles a call ÷ the AVX2 kernel's.
+cycles a call ÷ the AVX2 kernel's; their zmm form against the AVX2
+kernels' zmm form (AVX-512F), cycles a lane.
 """
 
 import os
@@ -142,6 +143,20 @@ def main():
                 cycles = run(mca, cpu, source, CALLS) / CALLS
                 cells.append(f"{cpu} {cycles:.0f} ({cycles / modelled[f'AVX2 {what}, {n28} digits', cpu]:.2f})")
             print(f"FMA {what}, {n} digits: " + "; ".join(cells))
+    print()
+    print("zmm: FMA kernel ÷ the AVX2 kernels on zmm (AVX-512F), cycles a call (eight lanes each)")
+    avx2.use_zmm(10)
+    fma.use_zmm(24)
+    zmm_cpus = ("skylake-avx512", "icelake-server", "sapphirerapids", "znver4", "znver5")
+    for n, n28 in zip(fma.SIZES, avx2.SIZES):
+        for square, what in ((False, "AMM"), (True, "AMS")):
+            ours = bind(straight_line(fma.kernel(n, square)[0]))
+            theirs = bind(straight_line(avx2.kernel(n28, square)))
+            cells = []
+            for cpu in zmm_cpus:
+                a, b = run(mca, cpu, ours, CALLS) / CALLS, run(mca, cpu, theirs, CALLS) / CALLS
+                cells.append(f"{cpu} {a:.0f} ({a / b:.2f})")
+            print(f"FMA zmm {what}, {n} digits: " + "; ".join(cells))
 
 
 if __name__ == "__main__":

@@ -18,9 +18,9 @@
 //!   several independent numbers in each register, for batches: eight
 //!   lanes of radix 2^52 with AVX-512 IFMA ([`Exponentiation::IfmaBatch`]),
 //!   four of radix 2^28 with AVX2 ([`Exponentiation::Avx2Batch`]), four
-//!   of radix 2^52 on the FMA units ([`Exponentiation::FmaBatch`]), eight
-//!   of radix 2^28 with AVX-512F and no IFMA
-//!   ([`Exponentiation::Avx512Batch`]).
+//!   or eight of radix 2^52 on the FMA units ([`Exponentiation::FmaBatch`],
+//!   [`Exponentiation::Fma512Batch`]), eight of radix 2^28 with AVX-512F
+//!   and no IFMA ([`Exponentiation::Avx512Batch`]).
 //! - `radix`: what the exponentiations in a radix of their own share (the
 //!   conversions in and out).
 //! - `aarch64`: the slice kernels with `mul`/`umulh`, and whole
@@ -33,7 +33,7 @@
 //!    feature only): a comma-separated list of `adx`, `avx2` (AVX2
 //!    exponentiation, the batch kernels included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
-//!    `fma-batch`, `avx512-batch`, `avx512-radix28`, `ifma-square` (the IFMA kernels'
+//!    `fma-batch` (both FMA batch kernels), `fma512-batch`, `avx512-batch`, `avx512-radix28`, `ifma-square` (the IFMA kernels'
 //!    dedicated squares, 256- and 512-bit), `avx2-square` (those of the
 //!    radix-2^28 kernels, AVX2's and AVX-512F's),
 //!    `batch` (every batch kernel),
@@ -188,6 +188,11 @@ pub enum Exponentiation {
     /// assembly; moduli of 16, 24 and 32 limbs. For batches where IFMA is
     /// missing or off.
     FmaBatch,
+    /// Multi-buffer: eight exponentiations at once, each in a lane of
+    /// 512-bit registers, radix 2^52 on the FMA units with AVX-512F (the
+    /// [`FmaBatch`](Self::FmaBatch) kernels on zmm registers); moduli of
+    /// 16, 24 and 32 limbs. For batches where IFMA is missing or off.
+    Fma512Batch,
     /// Radix 2^28 with AVX-512F on 512-bit (zmm) registers: the
     /// [`Avx2`](Self::Avx2) algorithm with eight digits a vector, and a
     /// pair's two multiplications interleaved in one kernel; moduli of 16
@@ -205,7 +210,7 @@ pub enum Exponentiation {
 impl Exponentiation {
     /// Every implementation, in a fixed order (the calibration's cache
     /// numbers them by it).
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::LimbKernels,
         Self::Ifma256,
         Self::Ifma256VectorQuotient,
@@ -218,6 +223,7 @@ impl Exponentiation {
         Self::Avx512Batch,
         Self::Avx512,
         Self::FmaBatch,
+        Self::Fma512Batch,
     ];
 
     /// Whether this implementation can run `interleave` exponentiations
@@ -247,7 +253,11 @@ impl Exponentiation {
             Self::Neon => {
                 selection.neon_usable() && neon_takes(nlimbs) && (1..=2).contains(&interleave)
             }
-            Self::IfmaBatch | Self::Avx2Batch | Self::Avx512Batch | Self::FmaBatch => {
+            Self::IfmaBatch
+            | Self::Avx2Batch
+            | Self::Avx512Batch
+            | Self::FmaBatch
+            | Self::Fma512Batch => {
                 selection.batch_usable(self)
                     && batch_takes(self, nlimbs)
                     && interleave == self.lanes()
@@ -267,7 +277,7 @@ impl Exponentiation {
     /// others.
     pub const fn lanes(self) -> usize {
         match self {
-            Self::IfmaBatch | Self::Avx512Batch => 8,
+            Self::IfmaBatch | Self::Avx512Batch | Self::Fma512Batch => 8,
             Self::Avx2Batch | Self::FmaBatch => 4,
             Self::LimbKernels
             | Self::Ifma256
@@ -294,6 +304,7 @@ impl Exponentiation {
             Self::Avx2Batch => "AVX2, 4 lanes",
             Self::Avx512Batch => "AVX-512F, 8 lanes",
             Self::FmaBatch => "FMA, 4 lanes",
+            Self::Fma512Batch => "FMA, 8 lanes (AVX-512F)",
             Self::Apart => "apart, each on the single choice",
         }
     }
@@ -383,6 +394,7 @@ fn batch_takes(e: Exponentiation, nlimbs: usize) -> bool {
         Exponentiation::Avx2Batch => x86_64_mb::avx2::takes(nlimbs),
         Exponentiation::Avx512Batch => x86_64_mb::avx512::takes(nlimbs),
         Exponentiation::FmaBatch => x86_64_mb::fma::takes(nlimbs),
+        Exponentiation::Fma512Batch => x86_64_mb::fma512::takes(nlimbs),
         _ => false,
     }
 }
@@ -431,6 +443,7 @@ fn run_vector_exponentiation<const K: usize>(
         (Exponentiation::Avx2Batch, None) => x86_64_mb::avx2::run(&k, job),
         (Exponentiation::Avx512Batch, None) => x86_64_mb::avx512::run(&k, job),
         (Exponentiation::FmaBatch, None) => x86_64_mb::fma::run(&k, job),
+        (Exponentiation::Fma512Batch, None) => x86_64_mb::fma512::run(&k, job),
         _ => false,
     })
 }
@@ -653,6 +666,7 @@ const DISABLE_IFMA_SQUARE: u32 = 1 << 15;
 const DISABLE_AVX2_SQUARE: u32 = 1 << 24;
 const DISABLE_RACE: u32 = 1 << 25;
 const DISABLE_FMA_BATCH: u32 = 1 << 26;
+const DISABLE_FMA512_BATCH: u32 = 1 << 28;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -689,6 +703,7 @@ const _: () = {
         DISABLE_AVX2_SQUARE,
         DISABLE_RACE,
         DISABLE_FMA_BATCH,
+        DISABLE_FMA512_BATCH,
         HAS_ADX,
         HAS_IFMA,
         HAS_AVX512,
@@ -950,6 +965,11 @@ impl Selection {
                 self.0 & HAS_AVX512 != 0 && self.0 & DISABLE_AVX512_BATCH == 0
             }
             Exponentiation::FmaBatch => self.0 & HAS_FMA != 0 && self.0 & DISABLE_FMA_BATCH == 0,
+            Exponentiation::Fma512Batch => {
+                self.0 & HAS_FMA != 0
+                    && self.0 & HAS_AVX512 != 0
+                    && self.0 & DISABLE_FMA512_BATCH == 0
+            }
             _ => false,
         }
     }
@@ -1007,6 +1027,7 @@ impl fmt::Display for Selection {
             (DISABLE_AVX2_BATCH, "avx2-batch"),
             (DISABLE_AVX512_BATCH, "avx512-batch"),
             (DISABLE_FMA_BATCH, "fma-batch"),
+            (DISABLE_FMA512_BATCH, "fma512-batch"),
             (DISABLE_AVX512_RADIX28, "avx512-radix28"),
             (DISABLE_IFMA_SQUARE, "ifma-square"),
             (DISABLE_AVX2_SQUARE, "avx2-square"),
@@ -1133,6 +1154,7 @@ const DISABLE_AVX512: u32 = DISABLE_IFMA256
     | DISABLE_IFMA512
     | DISABLE_IFMA_BATCH
     | DISABLE_AVX512_BATCH
+    | DISABLE_FMA512_BATCH
     | DISABLE_AVX512_RADIX28;
 
 #[cfg_attr(not(feature = "std"), allow(dead_code))]
@@ -1152,14 +1174,19 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("ifma-batch") => DISABLE_IFMA_BATCH,
             w if w.eq_ignore_ascii_case("avx2-batch") => DISABLE_AVX2_BATCH,
             w if w.eq_ignore_ascii_case("avx512-batch") => DISABLE_AVX512_BATCH,
-            w if w.eq_ignore_ascii_case("fma-batch") => DISABLE_FMA_BATCH,
+            w if w.eq_ignore_ascii_case("fma-batch") => DISABLE_FMA_BATCH | DISABLE_FMA512_BATCH,
+            w if w.eq_ignore_ascii_case("fma512-batch") => DISABLE_FMA512_BATCH,
             w if w.eq_ignore_ascii_case("avx512-radix28") => DISABLE_AVX512_RADIX28,
             w if w.eq_ignore_ascii_case("ifma-square") => DISABLE_IFMA_SQUARE,
             w if w.eq_ignore_ascii_case("avx2-square") => DISABLE_AVX2_SQUARE,
             w if w.eq_ignore_ascii_case("race") => DISABLE_RACE,
             w if w.eq_ignore_ascii_case("avx512") => DISABLE_AVX512,
             w if w.eq_ignore_ascii_case("batch") => {
-                DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH | DISABLE_FMA_BATCH
+                DISABLE_IFMA_BATCH
+                    | DISABLE_AVX2_BATCH
+                    | DISABLE_AVX512_BATCH
+                    | DISABLE_FMA_BATCH
+                    | DISABLE_FMA512_BATCH
             }
             _ => 0,
         }
@@ -1184,15 +1211,24 @@ mod tests {
         );
         assert_eq!(
             parse_disable("batch"),
-            DISABLE_IFMA_BATCH | DISABLE_AVX2_BATCH | DISABLE_AVX512_BATCH | DISABLE_FMA_BATCH
+            DISABLE_IFMA_BATCH
+                | DISABLE_AVX2_BATCH
+                | DISABLE_AVX512_BATCH
+                | DISABLE_FMA_BATCH
+                | DISABLE_FMA512_BATCH
         );
-        assert_eq!(parse_disable("fma-batch"), DISABLE_FMA_BATCH);
+        assert_eq!(
+            parse_disable("fma-batch"),
+            DISABLE_FMA_BATCH | DISABLE_FMA512_BATCH
+        );
+        assert_eq!(parse_disable("fma512-batch"), DISABLE_FMA512_BATCH);
         assert_eq!(
             parse_disable("avx512"),
             DISABLE_IFMA256
                 | DISABLE_IFMA512
                 | DISABLE_IFMA_BATCH
                 | DISABLE_AVX512_BATCH
+                | DISABLE_FMA512_BATCH
                 | DISABLE_AVX512_RADIX28
         );
         assert_eq!(parse_disable("avx512-batch"), DISABLE_AVX512_BATCH);

@@ -30,8 +30,8 @@
 use core::ops::RangeInclusive;
 
 use super::Exponentiation::{
-    self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, FmaBatch, Ifma256, Ifma256VectorQuotient,
-    Ifma512, IfmaBatch, LimbKernels, Neon,
+    self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, Fma512Batch, FmaBatch, Ifma256,
+    Ifma256VectorQuotient, Ifma512, IfmaBatch, LimbKernels, Neon,
 };
 use super::{BATCH, Cpu, SHORT_EXPONENT};
 
@@ -167,9 +167,15 @@ pub(crate) const UNMEASURED: &[Exponentiation] = &[Ifma256, Ifma512, Apart, Limb
 /// cycle as on ymm on Zen 4 and 5, 1.33 times on Sapphire Rapids, twice on
 /// Skylake-SP to Ice Lake: benches/RESULTS.md, "AVX-512F without IFMA");
 /// the FMA units' kernels before AVX2's (0.80 to 0.94 of their cycles in
-/// every core model, `tools/mca_mb_x86_64.py`).
-pub(crate) const UNMEASURED_BATCH: &[Exponentiation] =
-    &[IfmaBatch, Avx512Batch, FmaBatch, Avx2Batch, LimbKernels];
+/// every core model, `tools/mca_mb_x86_64.py`), their zmm form first.
+pub(crate) const UNMEASURED_BATCH: &[Exponentiation] = &[
+    IfmaBatch,
+    Fma512Batch,
+    Avx512Batch,
+    FmaBatch,
+    Avx2Batch,
+    LimbKernels,
+];
 
 /// A batch kernel's pass in exponentiations in pairs where no row says:
 /// about four on Sapphire Rapids at every size, either batch kernel
@@ -272,10 +278,11 @@ pub(crate) const KNOWN: &[Known] = &[
         // on the IFMA batch kernel. With IFMA off: AVX2 up to 1280 bits and
         // AVX-512F's radix-2^28 kernels above (both with their dedicated
         // squares), pairs interleaved on them or apart (level); for
-        // batches the FMA units' four lanes of 52-bit digits (0.84 to 0.87
-        // of AVX2's four lanes' time, 0.70 to 0.90 of pairs'), then
-        // AVX-512F's eight lanes and AVX2's four, whose order changes from
-        // run to run: the three race. A pass of a batch kernel costs about
+        // batches the FMA units' lanes of 52-bit digits, eight on zmm and
+        // four on ymm (0.57 to 0.78 and 0.79 to 0.86 of AVX2's four lanes'
+        // time a lane; the ymm kernel slows the most when a neighbour is
+        // busy), then AVX-512F's eight lanes and AVX2's four: the first
+        // three race. A pass of a batch kernel costs about
         // as much as three signatures one at a time.
         // Zen 3 models not listed above take this row (it skips what they
         // lack). Where a busy neighbour reorders them, the first two or
@@ -343,7 +350,14 @@ pub(crate) const KNOWN: &[Known] = &[
             Row {
                 limbs: 1..=103,
                 shapes: BATCHES | RACE_THREE | RACE_WITHOUT_FIRST,
-                fastest_first: &[IfmaBatch, FmaBatch, Avx512Batch, Avx2Batch, LimbKernels],
+                fastest_first: &[
+                    IfmaBatch,
+                    Fma512Batch,
+                    FmaBatch,
+                    Avx512Batch,
+                    Avx2Batch,
+                    LimbKernels,
+                ],
             },
             Row {
                 limbs: 21..=28,
@@ -424,9 +438,9 @@ pub(crate) const KNOWN: &[Known] = &[
         // of the limb kernels from 1536 bits (7 to 12 %; a pair runs apart,
         // on them, as fast as interleaved), behind at 1024; AVX2 last.
         // Batches: the IFMA batch kernel ahead of IFMA pairs, and with IFMA
-        // off the AVX-512F batch kernel, then the FMA units' (added later:
-        // 0.82 to 0.92 of AVX2's batch cycles in `llvm-mca`'s model of this
-        // core, not timed here). The squares came later: pairs of 10
+        // off the AVX-512F batch kernel, then the FMA units' (added later,
+        // zmm and ymm: the ymm ones at 0.82 to 0.92 of AVX2's batch cycles
+        // in `llvm-mca`'s model of this core; not timed here). The squares came later: pairs of 10
         // to 12 vectors square in one loop, in 0.86 to 0.93 of two phases'
         // time in `llvm-mca`'s model (modelled, not measured).
         name: "Intel Xeon, Sapphire Rapids class",
@@ -490,6 +504,7 @@ pub(crate) const KNOWN: &[Known] = &[
                     Ifma256,
                     Ifma512,
                     Avx512Batch,
+                    Fma512Batch,
                     FmaBatch,
                     Avx2Batch,
                     LimbKernels,
@@ -1288,6 +1303,7 @@ mod tests {
             assert!(before(Avx512, Avx2, &zen4, n, 1));
         }
         // With IFMA off, Zen 4's batch kernels race, the FMA units' first.
+        assert!(before(Fma512Batch, FmaBatch, &zen4, 16, BATCH));
         assert!(before(FmaBatch, Avx512Batch, &zen4, 16, BATCH));
         assert!(before(Avx512Batch, Avx2Batch, &zen4, 16, BATCH));
         assert!(before(Avx2Batch, LimbKernels, &zen4, 16, BATCH));

@@ -3,10 +3,10 @@
 //! register, each 52×52-bit product split exactly into its high and low
 //! halves by two FMAs rounding down (AVX2 and FMA3; no IFMA).
 //!
-//! A CPU without IFMA multiplies 52-bit digits on its FMA units at about
-//! the rate IFMA would, where `vpmuludq` takes 28-bit digits: the kernels
-//! do about four-fifths of the AVX2 batch kernels' work
-//! (benches/RESULTS.md, "Batches on the FMA units"). They reduce modulo
+//! A CPU without IFMA multiplies 52-bit digits on its FMA units, where
+//! `vpmuludq` takes 28-bit digits: the kernels take about four-fifths of
+//! the AVX2 batch kernels' time (benches/RESULTS.md, "Batches on the FMA
+//! units"); [`super::fma512`] has them on zmm registers. They reduce modulo
 //! `m' = m·k0` (`k0 = −m⁻¹ mod 2^52`), whose lowest digit makes each
 //! quotient digit, for one digit more: a residue is `N = ⌈(64n + 54)/52⌉`
 //! digits (room for `4m'`), 21 at 1024 bits, 31 at 1536, 41 at 2048. The
@@ -107,11 +107,11 @@ unsafe fn rounds_down() -> bool {
 
 /// Lanes of a 256-bit register: the exponentiations a pass runs.
 pub(crate) const LANES: usize = 4;
-const DIGIT_BITS: u32 = 52;
+pub(super) const DIGIT_BITS: u32 = 52;
 
 /// The digit count for an `n`-limb modulus, if a kernel takes it: the
 /// smallest that holds `4m'`, `m' = m·k0` having up to `64n + 52` bits.
-fn digits(n: usize) -> Option<usize> {
+pub(super) fn digits(n: usize) -> Option<usize> {
     let digits = (64 * n + 54).div_ceil(DIGIT_BITS as usize);
     generated::kernels(digits).map(|_| digits)
 }

@@ -26,8 +26,10 @@
 //! - [`fma`]: four lanes of 52-bit digits multiplied as doubles, each
 //!   product split exactly by two FMAs
 //!   ([`Exponentiation::FmaBatch`](crate::backend::Exponentiation::FmaBatch)).
+//! - [`fma512`]: the same on 512-bit registers, eight lanes, AVX-512F
+//!   ([`Exponentiation::Fma512Batch`](crate::backend::Exponentiation::Fma512Batch)).
 //!
-//! All four multiply with the almost-Montgomery multiplication of
+//! All of them multiply with the almost-Montgomery multiplication of
 //! [`super::radix`] (inputs and outputs below twice the modulus) and have a
 //! dedicated square; the conversions in and out and the exponentiation
 //! itself are the shared ones (`radix::run_on_stack_with`, `ops::pow`).
@@ -48,6 +50,7 @@
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 pub(crate) mod fma;
+pub(crate) mod fma512;
 pub(crate) mod ifma;
 
 use zeroize::Zeroize;
