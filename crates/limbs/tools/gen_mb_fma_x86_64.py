@@ -85,7 +85,12 @@ kernels' instructions natively (valgrind cannot run them, see above) and
 `.ci/ct-dudect` times them.
 """
 
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The kernels' Rust signature is the AVX2 batch kernels' (same arguments).
+from gen_mb_avx2_x86_64 import signature  # noqa: E402
 
 VB = 32  # bytes per vector (ymm; 64 with --zmm)
 REG = "ymm"
@@ -282,18 +287,6 @@ def kernel(N, square):
 
 def name(N, square):
     return f"{'ams' if square else 'amm'}_fma{lanes()}_d{N}"
-
-
-def signature(fn, square):
-    """The kernel's signature as rustfmt writes it: one line when it fits
-    in 100 columns, else one parameter a line."""
-    params = ["r: *mut u64", "a: *const u64"]
-    params += [] if square else ["b: *const u64"]
-    params += ["m: *const u64", "_k0: *const u64", "s: *mut u64"]
-    line = f"unsafe fn {fn}({', '.join(params)}) {{"
-    if len(line) <= 100:
-        return line
-    return f"unsafe fn {fn}(\n" + "".join(f"    {p},\n" for p in params) + ") {"
 
 
 def rust_words(words, per_line=1):

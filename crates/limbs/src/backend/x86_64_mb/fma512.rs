@@ -9,9 +9,8 @@
 //! table lookup is the IFMA batch's, which has the same eight 64-bit lanes.
 //! Where the core runs a 512-bit operation as two halves (Zen 4), a zmm
 //! kernel issues half the instructions of the ymm one for the same
-//! products: it leaves the front end room, which a busy sibling thread
-//! takes from the ymm kernel (benches/RESULTS.md, "Batches on the FMA
-//! units").
+//! products, and the front end is what a busy sibling thread takes from
+//! the ymm one (benches/RESULTS.md, "Batches on the FMA units").
 
 use super::avx512::Avx512;
 use super::fma::{DIGIT_BITS, Fma, digits};
