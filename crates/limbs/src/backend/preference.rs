@@ -204,6 +204,39 @@ const ZEN4_PAIRS: &[Exponentiation] = &[
 /// has the figures under each name).
 pub(crate) const KNOWN: &[Known] = &[
     Known {
+        // Measured on a KVM guest reporting family 0x17 model 0x01 (QEMU's
+        // `EPYC` model; Zen 1 hardware by its timings: 128-bit vector
+        // units, a ymm operation as two halves, one `mulx` every two
+        // cycles): the limb kernels one at a time, in pairs (interleaved,
+        // level with apart) and to `e`, with AVX2 at 1.4 to 1.9 times
+        // their time; batches on the FMA units' kernel (0.85 to 0.90 of
+        // the limb kernels' time an exponentiation, four lanes), then in
+        // pairs, with AVX2's batch kernel behind both. A pass of the FMA
+        // kernel costs 3.4 to 3.6 exponentiations in pairs. The APUs
+        // (0x11) and Zen+ (0x08, 0x18) have the same core; Zen 2's models
+        // (256-bit units) are not covered and calibrate.
+        name: "AMD Zen 1",
+        vendor: "AuthenticAMD",
+        family: 0x17,
+        models: &[0x01, 0x08, 0x11, 0x18],
+        needs_amx: false,
+        source: Source::Measured,
+        rows: &[
+            Row {
+                limbs: 1..=103,
+                shapes: BOTH | SHORT,
+                fastest_first: &[LimbKernels, Apart, Avx2],
+            },
+            Row {
+                limbs: 1..=103,
+                shapes: BATCHES,
+                fastest_first: &[FmaBatch, LimbKernels, Avx2Batch],
+            },
+        ],
+        two_phase_pair_squares: UNMEASURED_TWO_PHASE_PAIR_SQUARES,
+        pass_in_pairs: 4,
+    },
+    Known {
         // Measured on an EPYC of model 0x01 (`speed --variants`, paired
         // rounds): the limb kernels, since their window rows' zero
         // register and 24-limb square, ahead of AVX2 for 2048-bit moduli
@@ -1332,6 +1365,18 @@ mod tests {
         assert_eq!(order(&zen3, 16, BATCH), Some(FmaBatch));
         assert!(before(Avx2Batch, LimbKernels, &zen3, 16, BATCH));
         assert_eq!(order(&zen3, 16, SHORT_EXPONENT), Some(LimbKernels));
+        // Zen 1 (128-bit vector units): the limb kernels for every shape
+        // but batches, which the FMA units' kernel runs, then pairs; Zen 2
+        // (another family 0x17 model) calibrates.
+        let zen1 = cpu(b"AuthenticAMD", 0x17, 0x01, false);
+        for n in [16, 24, 32, 48, 64] {
+            for k in [1, 2, SHORT_EXPONENT] {
+                assert_eq!(order(&zen1, n, k), Some(LimbKernels), "{n} limbs, {k}");
+            }
+        }
+        assert_eq!(order(&zen1, 16, BATCH), Some(FmaBatch));
+        assert!(before(LimbKernels, Avx2Batch, &zen1, 32, BATCH));
+        assert_eq!(known(&cpu(b"AuthenticAMD", 0x17, 0x31, false)), None);
         let ones = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, 1));
         let shorts = |c: &Cpu, n| known(c).and_then(|i| KNOWN[i].order(n, SHORT_EXPONENT));
         assert_eq!(shorts(&spr_guest, 24), ones(&spr_guest, 24));
