@@ -205,16 +205,14 @@ const ZEN4_PAIRS: &[Exponentiation] = &[
 pub(crate) const KNOWN: &[Known] = &[
     Known {
         // Measured on a KVM guest reporting family 0x17 model 0x01 (QEMU's
-        // `EPYC` model; Zen 1 hardware by its timings: 128-bit vector
-        // units, a ymm operation as two halves, one `mulx` every two
-        // cycles): the limb kernels one at a time, in pairs (interleaved,
-        // level with apart) and to `e`, with AVX2 at 1.4 to 1.9 times
-        // their time; batches on the FMA units' kernel (0.85 to 0.90 of
-        // the limb kernels' time an exponentiation, four lanes), then in
-        // pairs, with AVX2's batch kernel behind both. A pass of the FMA
-        // kernel costs 3.4 to 3.6 exponentiations in pairs. The APUs
-        // (0x11) and Zen+ (0x08, 0x18) have the same core; Zen 2's models
-        // (256-bit units) are not covered and calibrate.
+        // `EPYC` model on Zen 1 hardware: 128-bit vector units, so AVX2's
+        // ymm instructions run as two halves and lose to `mulx`): the limb
+        // kernels one at a time, in pairs (interleaved, level with apart)
+        // and to `e`; batches on the FMA units' kernel, then in pairs,
+        // AVX2's batch kernel last; a pass of the FMA kernel costs under
+        // four exponentiations in pairs (benches/RESULTS.md, "Zen 1"). The
+        // APUs (0x11) and Zen+ (0x08, 0x18) have the same core; Zen 2's
+        // models (256-bit units) are not covered and calibrate.
         name: "AMD Zen 1",
         vendor: "AuthenticAMD",
         family: 0x17,
