@@ -453,6 +453,7 @@ fn main() -> ExitCode {
         Exponentiation::FmaBatch,
         Exponentiation::Fma512Batch,
         Exponentiation::Avx512Batch,
+        Exponentiation::FmaPair,
     ] {
         let lanes = kernel.lanes();
         if !kernel.available(batch[0].modulus().nlimbs(), lanes) {

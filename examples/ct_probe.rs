@@ -64,8 +64,8 @@ use numcrypt_limbs::{BoxedUint, MontyForm, MontyParams, Uint, Unsigned};
 const PATTERNS: [&str; 6] = ["zero", "one", "ones", "top", "alternating", "random"];
 
 /// The backend `CT_PROBE_BACKEND` names (`avx2`, `avx512-radix28`,
-/// `ifma-batch`, `avx2-batch`, `fma-batch`, `fma512-batch`, `avx512-batch`),
-/// if any.
+/// `ifma-batch`, `avx2-batch`, `fma-batch`, `fma512-batch`, `fma-pair`,
+/// `avx512-batch`), if any.
 fn named_backend() -> Option<Exponentiation> {
     match std::env::var("CT_PROBE_BACKEND").as_deref() {
         Ok("avx2") => Some(Exponentiation::Avx2),
@@ -74,6 +74,7 @@ fn named_backend() -> Option<Exponentiation> {
         Ok("avx2-batch") => Some(Exponentiation::Avx2Batch),
         Ok("fma-batch") => Some(Exponentiation::FmaBatch),
         Ok("fma512-batch") => Some(Exponentiation::Fma512Batch),
+        Ok("fma-pair") => Some(Exponentiation::FmaPair),
         Ok("avx512-batch") => Some(Exponentiation::Avx512Batch),
         _ => None,
     }
@@ -481,6 +482,7 @@ fn kernel_backend(nlimbs: usize, interleave: usize) -> &'static str {
         Exponentiation::Avx2Batch => return "x86_64 avx2 batch",
         Exponentiation::FmaBatch => return "x86_64 fma batch",
         Exponentiation::Fma512Batch => return "x86_64 fma512 batch",
+        Exponentiation::FmaPair => return "x86_64 fma pair",
         Exponentiation::Avx512Batch => return "x86_64 avx512 batch",
         Exponentiation::Apart => return kernel_backend(nlimbs, 1),
         _ => {}
@@ -557,7 +559,7 @@ fn main() -> ExitCode {
             None => {
                 eprintln!(
                     "1024batch needs CT_PROBE_BACKEND=ifma-batch, avx2-batch, fma-batch, \
-                     fma512-batch or avx512-batch"
+                     fma512-batch, fma-pair or avx512-batch"
                 );
                 return usage();
             }

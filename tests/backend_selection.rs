@@ -40,6 +40,7 @@ fn each_setting() {
         "ifma,fma-batch",
         "ifma,avx2-batch,fma-batch",
         "ifma,fma512-batch",
+        "fma-pair",
         "ifma,avx512-batch",
         "ifma,avx512-radix28",
         "avx512",
@@ -98,6 +99,10 @@ fn child() {
         if off("avx512") || off("avx512-radix28") {
             assert_ne!(chosen, Exponentiation::Avx512);
             assert!(!Exponentiation::Avx512.available(n, k));
+        }
+        if off("avx2") || off("fma-pair") {
+            assert_ne!(chosen, Exponentiation::FmaPair);
+            assert!(!Exponentiation::FmaPair.available(n, 2));
         }
         if off("ifma") && off("avx2") && off("avx512-radix28") {
             // A pair apart runs on the single choice.

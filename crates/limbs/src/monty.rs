@@ -623,7 +623,8 @@ impl<U: Unsigned> MontyParams<U> {
     }
 
     /// The constant-time exponentiation on `backend`, which can run it
-    /// ([`Exponentiation::Apart`]: on the single choice; the pairs-only
+    /// ([`Exponentiation::Apart`] and the pairs-only
+    /// [`Exponentiation::FmaPair`]: on the single choice; the pairs-only
     /// [`Exponentiation::Ifma256VectorQuotient`]: on its family's single
     /// kernel, as a pair's odd one out).
     fn pow_ct_on(
@@ -634,7 +635,9 @@ impl<U: Unsigned> MontyParams<U> {
         exp_bits: u32,
     ) -> MontyForm<U> {
         let backend = match backend {
-            Exponentiation::Apart => selection().exponentiation(self.modulus.nlimbs(), 1),
+            Exponentiation::Apart | Exponentiation::FmaPair => {
+                selection().exponentiation(self.modulus.nlimbs(), 1)
+            }
             Exponentiation::Ifma256VectorQuotient => Exponentiation::Ifma256,
             other => other,
         };

@@ -18,12 +18,13 @@ use rand_core::Rng;
 
 /// Every implementation there is; each test skips those that cannot run.
 const ALL: [Exponentiation; Exponentiation::ALL.len()] = Exponentiation::ALL;
-const BATCH_KERNELS: [Exponentiation; 5] = [
+const BATCH_KERNELS: [Exponentiation; 6] = [
     Exponentiation::IfmaBatch,
     Exponentiation::Avx2Batch,
     Exponentiation::Avx512Batch,
     Exponentiation::FmaBatch,
     Exponentiation::Fma512Batch,
+    Exponentiation::FmaPair,
 ];
 
 /// The limb counts of the IFMA batch kernels (RSA-2048, 3072, 4096 and
@@ -303,6 +304,7 @@ fn batch_backends_present() {
         && std::env::var_os("NUMCRYPT_DISABLE").is_none()
     {
         assert!(Exponentiation::FmaBatch.available(16, 4));
+        assert!(Exponentiation::FmaPair.available(16, 2));
         if std::arch::is_x86_feature_detected!("avx512f") {
             assert!(Exponentiation::Fma512Batch.available(16, 8));
         }
@@ -312,4 +314,5 @@ fn batch_backends_present() {
     assert_eq!(Exponentiation::Avx512Batch.lanes(), 8);
     assert_eq!(Exponentiation::FmaBatch.lanes(), 4);
     assert_eq!(Exponentiation::Fma512Batch.lanes(), 8);
+    assert_eq!(Exponentiation::FmaPair.lanes(), 2);
 }

@@ -9,7 +9,9 @@ prints the same kernels as GNU assembler functions with the System V
 calling convention, for experiments outside the crate; `--zmm W` makes
 them on zmm registers instead, for AVX-512F: eight lanes, W accumulators,
 the EVEX forms of the moves and logic, written to `gen/fma512.rs` with
-`--zmm 24`.)
+`--zmm 24`; `--xmm` on xmm registers, two lanes, for the two halves of an
+RSA private key on cores with 128-bit vector units, written to
+`gen/fma128.rs`.)
 
 For a digit count N (21, 31 and 41: moduli of 1024, 1536 and 2048 bits),
 each lane k of four computes
@@ -92,7 +94,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The kernels' Rust signature is the AVX2 batch kernels' (same arguments).
 from gen_mb_avx2_x86_64 import signature  # noqa: E402
 
-VB = 32  # bytes per vector (ymm; 64 with --zmm)
+VB = 32  # bytes per vector (ymm; 64 with --zmm, 16 with --xmm)
 REG = "ymm"
 REGISTERS = 16
 # EVEX forms for zmm registers (AVX-512F): the VEX mnemonics name ymm only.
@@ -117,6 +119,9 @@ MXCSR_SET = 0x3F80
 
 def op(mnemonic):
     return MNEMONIC.get(mnemonic, mnemonic)
+
+
+LANE_WORDS = {2: "two", 4: "four", 8: "eight"}
 
 
 def lanes():
@@ -162,8 +167,10 @@ def kernel(N, square):
             e(f"{op('vpor')} {X}, {H}, [{src} + {VB * j}]")
             e(f"vsubpd {X}, {X}, {H}")
             e(f"vmovapd [{{s}} + {VB * (dst + j)}], {X}")
-    e(f"vbroadcastsd {C1}, [{{k}} + {K_C1}]")
-    e(f"vbroadcastsd {C2R}, [{{k}} + {K_C2}]")
+    # (No broadcast to xmm from memory: the constants are whole vectors.)
+    load = "vmovapd" if REG == "xmm" else "vbroadcastsd"
+    e(f"{load} {C1}, [{{k}} + {K_C1}]")
+    e(f"{load} {C2R}, [{{k}} + {K_C2}]")
 
     def count(c, times=1):
         if cross:
@@ -298,7 +305,10 @@ def rust_words(words, per_line=1):
 def rust_kernel(N, square, lines):
     fn = name(N, square)
     body = "\n".join(f'            "{line}",' for line in lines)
-    clobbers = "".join(f'            out("{REG}{i}") _,\n' for i in range(REGISTERS))
+    # The xmm kernels name their registers' ymm forms: the `vzeroupper`
+    # at the end clears the upper halves of all sixteen.
+    whole = "ymm" if REG == "xmm" else REG
+    clobbers = "".join(f'            out("{whole}{i}") _,\n' for i in range(REGISTERS))
     b_op = "" if square else "            b = in(reg) b,\n"
     # A kernel whose blocks are wider than any full row has no loop.
     loop = "".join(f"            {r} = out(reg) _,\n" for r in "pqn"
@@ -306,8 +316,8 @@ def rust_kernel(N, square, lines):
     what = "a²" if square else "a·b"
     reads = "a" if square else "a, b"
     bias = f"BIAS_{'S' if square else 'M'}{N}"
-    count, cpu, feature = ("eight", "AVX-512F", "avx512f") if REG == "zmm" else (
-        "four", "AVX2 and FMA", "avx2,fma")
+    count = LANE_WORDS[lanes()]
+    cpu, feature = ("AVX-512F", "avx512f") if REG == "zmm" else ("AVX2 and FMA", "avx2,fma")
     return f'''
 /// {what}·2^(−{52 * N}) modulo m', {count} lanes of {N} digits (`_k0` unused: the
 /// lowest digit of m' makes the quotient digits).
@@ -368,6 +378,14 @@ def gas_kernel(N, square, lines, bias):
     return "\n".join(out)
 
 
+def use_xmm():
+    """Makes the kernels that follow on xmm registers, two lanes
+    (`--xmm`)."""
+    global VB, REG, K_C1, K_C2, K_B52, K_MASK
+    VB, REG = 16, "xmm"
+    K_C1, K_C2, K_B52, K_MASK = (VB * i for i in range(4))
+
+
 def use_zmm(width):
     """Makes the kernels that follow on zmm registers, `width`
     accumulators a block (`--zmm`)."""
@@ -379,6 +397,8 @@ def use_zmm(width):
 
 
 def main():
+    if "--xmm" in sys.argv:
+        use_xmm()
     if "--zmm" in sys.argv:
         use_zmm(int(sys.argv[sys.argv.index("--zmm") + 1]))
     kernels = [(N, sq, *kernel(N, sq)) for N in SIZES for sq in (False, True)]
@@ -389,7 +409,7 @@ def main():
         for N, sq, lines, bias in kernels:
             print(gas_kernel(N, sq, lines, bias))
         return
-    registers = " (zmm)" if REG == "zmm" else ""
+    registers = f" ({REG})" if REG != "ymm" else ""
     print("//! The multi-buffer almost-Montgomery multiplications and squares on")
     print(f"//! double-precision FMA{registers}, radix 2^52.")
     print("//!")
@@ -414,7 +434,7 @@ def main():
     print("    }")
     print("}")
     print()
-    count = "Eight" if REG == "zmm" else "Four"
+    count = LANE_WORDS[lanes()].capitalize()
     print(f"/// {count} lanes each of 2^104, 2^104 + 2^52, 2^52 (their bits) and the")
     print("/// digit mask.")
     print(f"#[repr(C, align({VB}))]")

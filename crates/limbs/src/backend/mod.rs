@@ -33,7 +33,8 @@
 //!    feature only): a comma-separated list of `adx`, `avx2` (AVX2
 //!    exponentiation, the batch kernels included), `ifma` (every IFMA
 //!    kernel), `ifma256`, `ifma512`, `ifma-batch`, `avx2-batch`,
-//!    `fma-batch` (both FMA batch kernels), `fma512-batch`, `avx512-batch`, `avx512-radix28`, `ifma-square` (the IFMA kernels'
+//!    `fma-batch` (both FMA batch kernels), `fma512-batch`, `fma-pair`,
+//!    `avx512-batch`, `avx512-radix28`, `ifma-square` (the IFMA kernels'
 //!    dedicated squares, 256- and 512-bit), `avx2-square` (those of the
 //!    radix-2^28 kernels, AVX2's and AVX-512F's),
 //!    `batch` (every batch kernel),
@@ -193,6 +194,12 @@ pub enum Exponentiation {
     /// [`FmaBatch`](Self::FmaBatch) kernels on zmm registers); moduli of
     /// 16, 24 and 32 limbs. For batches where IFMA is missing or off.
     Fma512Batch,
+    /// Multi-buffer on 128-bit registers: two exponentiations at once, the
+    /// [`FmaBatch`](Self::FmaBatch) kernels with two lanes; moduli of 16,
+    /// 24 and 32 limbs. For pairs (a CRT's two halves) where the vector
+    /// units are 128 bits wide, so that four lanes run no faster a lane
+    /// than two.
+    FmaPair,
     /// Radix 2^28 with AVX-512F on 512-bit (zmm) registers: the
     /// [`Avx2`](Self::Avx2) algorithm with eight digits a vector, and a
     /// pair's two multiplications interleaved in one kernel; moduli of 16
@@ -210,7 +217,7 @@ pub enum Exponentiation {
 impl Exponentiation {
     /// Every implementation, in a fixed order (the calibration's cache
     /// numbers them by it).
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 14] = [
         Self::LimbKernels,
         Self::Ifma256,
         Self::Ifma256VectorQuotient,
@@ -224,6 +231,7 @@ impl Exponentiation {
         Self::Avx512,
         Self::FmaBatch,
         Self::Fma512Batch,
+        Self::FmaPair,
     ];
 
     /// Whether this implementation can run `interleave` exponentiations
@@ -257,7 +265,8 @@ impl Exponentiation {
             | Self::Avx2Batch
             | Self::Avx512Batch
             | Self::FmaBatch
-            | Self::Fma512Batch => {
+            | Self::Fma512Batch
+            | Self::FmaPair => {
                 selection.batch_usable(self)
                     && batch_takes(self, nlimbs)
                     && interleave == self.lanes()
@@ -279,6 +288,7 @@ impl Exponentiation {
         match self {
             Self::IfmaBatch | Self::Avx512Batch | Self::Fma512Batch => 8,
             Self::Avx2Batch | Self::FmaBatch => 4,
+            Self::FmaPair => 2,
             Self::LimbKernels
             | Self::Ifma256
             | Self::Ifma256VectorQuotient
@@ -305,6 +315,7 @@ impl Exponentiation {
             Self::Avx512Batch => "AVX-512F, 8 lanes",
             Self::FmaBatch => "FMA, 4 lanes",
             Self::Fma512Batch => "FMA, 8 lanes (AVX-512F)",
+            Self::FmaPair => "FMA, 2 lanes",
             Self::Apart => "apart, each on the single choice",
         }
     }
@@ -395,6 +406,7 @@ fn batch_takes(e: Exponentiation, nlimbs: usize) -> bool {
         Exponentiation::Avx512Batch => x86_64_mb::avx512::takes(nlimbs),
         Exponentiation::FmaBatch => x86_64_mb::fma::takes(nlimbs),
         Exponentiation::Fma512Batch => x86_64_mb::fma512::takes(nlimbs),
+        Exponentiation::FmaPair => x86_64_mb::fma128::takes(nlimbs),
         _ => false,
     }
 }
@@ -444,6 +456,7 @@ fn run_vector_exponentiation<const K: usize>(
         (Exponentiation::Avx512Batch, None) => x86_64_mb::avx512::run(&k, job),
         (Exponentiation::FmaBatch, None) => x86_64_mb::fma::run(&k, job),
         (Exponentiation::Fma512Batch, None) => x86_64_mb::fma512::run(&k, job),
+        (Exponentiation::FmaPair, None) => x86_64_mb::fma128::run(&k, job),
         _ => false,
     })
 }
@@ -667,6 +680,7 @@ const DISABLE_AVX2_SQUARE: u32 = 1 << 24;
 const DISABLE_RACE: u32 = 1 << 25;
 const DISABLE_FMA_BATCH: u32 = 1 << 26;
 const DISABLE_FMA512_BATCH: u32 = 1 << 28;
+const DISABLE_FMA_PAIR: u32 = 1 << 29;
 
 /// What the CPU has.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // x86_64 CPUs only
@@ -704,6 +718,7 @@ const _: () = {
         DISABLE_RACE,
         DISABLE_FMA_BATCH,
         DISABLE_FMA512_BATCH,
+        DISABLE_FMA_PAIR,
         HAS_ADX,
         HAS_IFMA,
         HAS_AVX512,
@@ -970,6 +985,7 @@ impl Selection {
                     && self.0 & HAS_AVX512 != 0
                     && self.0 & DISABLE_FMA512_BATCH == 0
             }
+            Exponentiation::FmaPair => self.0 & HAS_FMA != 0 && self.0 & DISABLE_FMA_PAIR == 0,
             _ => false,
         }
     }
@@ -1028,6 +1044,7 @@ impl fmt::Display for Selection {
             (DISABLE_AVX512_BATCH, "avx512-batch"),
             (DISABLE_FMA_BATCH, "fma-batch"),
             (DISABLE_FMA512_BATCH, "fma512-batch"),
+            (DISABLE_FMA_PAIR, "fma-pair"),
             (DISABLE_AVX512_RADIX28, "avx512-radix28"),
             (DISABLE_IFMA_SQUARE, "ifma-square"),
             (DISABLE_AVX2_SQUARE, "avx2-square"),
@@ -1163,7 +1180,7 @@ fn parse_disable(list: &str) -> u32 {
         bits | match word.trim() {
             w if w.eq_ignore_ascii_case("adx") => DISABLE_ADX,
             w if w.eq_ignore_ascii_case("avx2") => {
-                DISABLE_AVX2 | DISABLE_AVX2_BATCH | DISABLE_FMA_BATCH
+                DISABLE_AVX2 | DISABLE_AVX2_BATCH | DISABLE_FMA_BATCH | DISABLE_FMA_PAIR
             }
             w if w.eq_ignore_ascii_case("ifma") => {
                 DISABLE_IFMA256 | DISABLE_IFMA512 | DISABLE_IFMA_BATCH
@@ -1176,6 +1193,7 @@ fn parse_disable(list: &str) -> u32 {
             w if w.eq_ignore_ascii_case("avx512-batch") => DISABLE_AVX512_BATCH,
             w if w.eq_ignore_ascii_case("fma-batch") => DISABLE_FMA_BATCH | DISABLE_FMA512_BATCH,
             w if w.eq_ignore_ascii_case("fma512-batch") => DISABLE_FMA512_BATCH,
+            w if w.eq_ignore_ascii_case("fma-pair") => DISABLE_FMA_PAIR,
             w if w.eq_ignore_ascii_case("avx512-radix28") => DISABLE_AVX512_RADIX28,
             w if w.eq_ignore_ascii_case("ifma-square") => DISABLE_IFMA_SQUARE,
             w if w.eq_ignore_ascii_case("avx2-square") => DISABLE_AVX2_SQUARE,
@@ -1207,8 +1225,9 @@ mod tests {
         );
         assert_eq!(
             parse_disable("avx2"),
-            DISABLE_AVX2 | DISABLE_AVX2_BATCH | DISABLE_FMA_BATCH
+            DISABLE_AVX2 | DISABLE_AVX2_BATCH | DISABLE_FMA_BATCH | DISABLE_FMA_PAIR
         );
+        assert_eq!(parse_disable("fma-pair"), DISABLE_FMA_PAIR);
         assert_eq!(
             parse_disable("batch"),
             DISABLE_IFMA_BATCH

@@ -30,7 +30,7 @@
 use core::ops::RangeInclusive;
 
 use super::Exponentiation::{
-    self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, Fma512Batch, FmaBatch, Ifma256,
+    self, Apart, Avx2, Avx2Batch, Avx512, Avx512Batch, Fma512Batch, FmaBatch, FmaPair, Ifma256,
     Ifma256VectorQuotient, Ifma512, IfmaBatch, LimbKernels, Neon,
 };
 use super::{BATCH, Cpu, SHORT_EXPONENT};
@@ -207,12 +207,16 @@ pub(crate) const KNOWN: &[Known] = &[
         // Measured on a KVM guest reporting family 0x17 model 0x01 (QEMU's
         // `EPYC` model on Zen 1 hardware: 128-bit vector units, so AVX2's
         // ymm instructions run as two halves and lose to `mulx`): the limb
-        // kernels one at a time, in pairs (interleaved, level with apart)
-        // and to `e`; batches on the FMA units' kernel, then in pairs,
-        // AVX2's batch kernel last; a pass of the FMA kernel costs under
-        // four exponentiations in pairs (benches/RESULTS.md, "Zen 1"). The
-        // APUs (0x11) and Zen+ (0x08, 0x18) have the same core; Zen 2's
-        // models (256-bit units) are not covered and calibrate.
+        // kernels one at a time and to `e`; pairs on the FMA units' kernel
+        // with two lanes where it has kernels (1024 to 2048 bits), racing
+        // the limb kernels (a busy neighbour slowed the vector kernels
+        // twice as much as `mulx`), else on the limb kernels (interleaved,
+        // level with apart); batches on the FMA units' four-lane kernel,
+        // then in pairs, AVX2's batch kernel last; a pass of the FMA kernel
+        // costs under four exponentiations in pairs (benches/RESULTS.md,
+        // "Zen 1"). The APUs (0x11) and Zen+ (0x08, 0x18) have the same
+        // core; Zen 2's models (256-bit units) are not covered and
+        // calibrate.
         name: "AMD Zen 1",
         vendor: "AuthenticAMD",
         family: 0x17,
@@ -220,6 +224,11 @@ pub(crate) const KNOWN: &[Known] = &[
         needs_amx: false,
         source: Source::Measured,
         rows: &[
+            Row {
+                limbs: 1..=40,
+                shapes: PAIR | RACE_TWO,
+                fastest_first: &[FmaPair, LimbKernels, Apart, Avx2],
+            },
             Row {
                 limbs: 1..=103,
                 shapes: BOTH | SHORT,
@@ -1364,14 +1373,22 @@ mod tests {
         assert!(before(Avx2Batch, LimbKernels, &zen3, 16, BATCH));
         assert_eq!(order(&zen3, 16, SHORT_EXPONENT), Some(LimbKernels));
         // Zen 1 (128-bit vector units): the limb kernels for every shape
-        // but batches, which the FMA units' kernel runs, then pairs; Zen 2
+        // but batches, which the FMA units' kernel runs, then pairs, and
+        // pairs of 1024 to 2048 bits, which its two-lane form runs; Zen 2
         // (another family 0x17 model) calibrates.
         let zen1 = cpu(b"AuthenticAMD", 0x17, 0x01, false);
         for n in [16, 24, 32, 48, 64] {
             for k in [1, 2, SHORT_EXPONENT] {
-                assert_eq!(order(&zen1, n, k), Some(LimbKernels), "{n} limbs, {k}");
+                let first = match (n, k) {
+                    (16 | 24 | 32, 2) => FmaPair,
+                    _ => LimbKernels,
+                };
+                assert_eq!(order(&zen1, n, k), Some(first), "{n} limbs, {k}");
             }
         }
+        assert!(before(LimbKernels, Avx2, &zen1, 24, 2));
+        let zen1_pairs = known(&zen1).and_then(|i| KNOWN[i].row(24, 2)).unwrap();
+        assert_eq!(zen1_pairs.racers(), 2);
         assert_eq!(order(&zen1, 16, BATCH), Some(FmaBatch));
         assert!(before(LimbKernels, Avx2Batch, &zen1, 32, BATCH));
         assert_eq!(known(&cpu(b"AuthenticAMD", 0x17, 0x31, false)), None);

@@ -28,6 +28,8 @@
 //!   ([`Exponentiation::FmaBatch`](crate::backend::Exponentiation::FmaBatch)).
 //! - [`fma512`]: the same on 512-bit registers, eight lanes, AVX-512F
 //!   ([`Exponentiation::Fma512Batch`](crate::backend::Exponentiation::Fma512Batch)).
+//! - [`fma128`]: the same on 128-bit registers, two lanes: a pair
+//!   ([`Exponentiation::FmaPair`](crate::backend::Exponentiation::FmaPair)).
 //!
 //! All of them multiply with the almost-Montgomery multiplication of
 //! [`super::radix`] (inputs and outputs below twice the modulus) and have a
@@ -50,6 +52,7 @@
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 pub(crate) mod fma;
+pub(crate) mod fma128;
 pub(crate) mod fma512;
 pub(crate) mod ifma;
 
