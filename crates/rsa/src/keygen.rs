@@ -208,12 +208,12 @@ impl KeyGen {
         let bound = BoxedUint::from_u64(1, p.nlimbs()).shl_vartime(half - 100);
         for _ in 0..MAX_DRAWS {
             let q = self.one_prime(half, rng)?;
-            let diff = if bool::from(q.ct_lt(&p)) {
-                p.wrapping_sub(&q)
-            } else {
-                q.wrapping_sub(&p)
-            };
-            if coprime_to_e(&q, self.e) && bool::from(bound.ct_lt(&diff)) {
+            // |p − q| without a branch on which is larger.
+            let mut diff = q.wrapping_sub(&p);
+            diff.conditional_assign(&p.wrapping_sub(&q), q.ct_lt(&p));
+            // A verdict the redraw reveals anyway.
+            let far_apart = numcrypt_limbs::ct_audit::declassify_choice(bound.ct_lt(&diff));
+            if coprime_to_e(&q, self.e) && far_apart {
                 return Ok((p, q));
             }
         }
@@ -349,6 +349,12 @@ mod tests {
             .generate(&mut rng)
             .unwrap();
         assert_eq!(key.public_key().bits(), 1024);
+        // The legacy path's primes: apart by more than 2^(nlen/2 − 100).
+        let (p, q) = key.primes();
+        let (p, q) = (big(&p), big(&q));
+        assert_eq!(&p * &q, big(key.public_key().n()));
+        let diff = if p > q { &p - &q } else { &q - &p };
+        assert!(diff > (BigUint::from(1u8) << (1024 / 2 - 100)));
         assert_eq!(
             KeyGen::new(512)
                 .allow_weak_key_size(true)
